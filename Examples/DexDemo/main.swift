@@ -1,0 +1,2 @@
+import DexKit
+print(DexPrompt.identification(hint: .plant))

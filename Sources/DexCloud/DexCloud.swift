@@ -1,0 +1,2 @@
+// DexCloud: see the module's DocC catalog.
+@_exported import DexModel

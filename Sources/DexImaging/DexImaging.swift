@@ -1,0 +1,2 @@
+// DexImaging: see the module's DocC catalog.
+@_exported import DexModel

@@ -1,0 +1,2 @@
+// DexKit: see the module's DocC catalog.
+@_exported import DexModel

@@ -1,0 +1,2 @@
+// DexStorage: see the module's DocC catalog.
+@_exported import DexModel
