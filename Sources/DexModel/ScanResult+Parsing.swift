@@ -1,17 +1,50 @@
 import Foundation
 
 extension ScanResult {
-  /// Parses a model reply tolerantly. (Filled in below.)
-  public init(jsonString: String) throws {
-    throw ParseError.noJSON
+  /// Parses a model's reply into a result, surviving the ways models fail to follow the prompt.
+  ///
+  /// The reply is read in layers:
+  /// 1. **Candidates.** A byte order mark, markdown fences (any language tag, any case) and HTML
+  ///    `<pre>`/`<code>` wrappers are looked through; every balanced `{…}` object is a
+  ///    candidate, tried in order (fenced blocks first) until one yields an entry, so prose like
+  ///    "I looked {carefully}" or a leading `{"thinking": …}` object does not hide the answer.
+  ///    An entry wrapped in a one-key object (`{"result": {…}}`), a one-element array, a chat
+  ///    completion (`choices[0].message.content`) or an escaped JSON string is unwrapped.
+  /// 2. **Lenient JSON** with ``LenientJSONReader``: trailing commas, single and typographic
+  ///    quotes, unquoted keys, comments, Python literals, missing commas and truncation.
+  /// 3. **Tolerant fields**: `snake_case` keys, confidence as a number, numeric string, `"87%"`
+  ///    or a 0–100 value (clamped to `0...1`), facts as an array or one string, rarity
+  ///    normalized to ``DexRarity``, names trimmed, nulls and wrong types replaced by defaults.
+  /// 4. **Rejection**: an empty name, "Unknown" with an empty summary, refusals, API error
+  ///    objects and empty objects throw a ``ParseError`` saying which.
+  ///
+  /// Any input is safe to pass: it never crashes, recursion is bounded and the work is linear
+  /// in the input's length.
+  ///
+  /// - Throws: ``ParseError``.
+  public init(jsonString: String) throws(ParseError) {
+    var extractor = ScanResultExtractor()
+    self = try extractor.extract(from: jsonString)
   }
 
-  /// Why a reply did not yield a result.
-  public enum ParseError: Error, Equatable, Sendable {
-    case noJSON
+  /// Picks the fields out of a JSON object tolerantly; never fails.
+  ///
+  /// Use it when you already hold a decoded object (for example from your own transport); it
+  /// applies layer 3 of ``init(jsonString:)`` but no rejection.
+  public init(fields members: [String: JSONValue]) {
+    self = ScanResult.decodeFields(from: members)
   }
 
   static func decodeFields(from members: [String: JSONValue]) -> ScanResult {
-    ScanResult(commonName: members["commonName"]?.stringValue ?? "", category: "unknown")
+    let fields = ScanResultFields(members)
+    return ScanResult(
+      commonName: fields.text(for: ScanResultFields.commonNameKeys),
+      category: fields.text(for: ScanResultFields.categoryKeys),
+      scientificName: fields.text(for: ScanResultFields.scientificNameKeys),
+      summary: fields.text(for: ScanResultFields.summaryKeys),
+      facts: fields.facts(),
+      rarity: fields.rarity(),
+      confidence: fields.confidence()
+    )
   }
 }

@@ -1,0 +1,253 @@
+import Foundation
+
+/// Layers 1 and 4 of ``ScanResult/init(jsonString:)``: finds candidate objects in a reply,
+/// unwraps wrappers, and decides between an entry and the most telling ``ScanResult/ParseError``.
+struct ScanResultExtractor {
+  private let reader = LenientJSONReader()
+  /// Bytes of parsing work left; bounds the total work to a small multiple of the input size.
+  private var budget = 0
+  /// The most specific failure seen so far.
+  private var failure: ScanResult.ParseError?
+
+  /// The most candidate objects tried in one text.
+  private static let maximumAttempts = 64
+  /// How deep wrappers (objects, arrays, strings holding JSON) are unwrapped.
+  private static let maximumNesting = 6
+
+  mutating func extract(from reply: String) throws(ScanResult.ParseError) -> ScanResult {
+    let trimmed = reply.trimmingCharacters(in: Self.outerTrimmed)
+    guard !trimmed.isEmpty else { throw .emptyReply }
+    budget = trimmed.utf8.count * 4 + 65_536
+    if let result = search(trimmed, nesting: 0) { return result }
+    if let failure { throw failure }
+    if let reason = Self.refusalReason(inProse: trimmed) { throw .refusal(reason) }
+    throw .noJSON
+  }
+
+  private static let outerTrimmed = CharacterSet.whitespacesAndNewlines
+    .union(CharacterSet(charactersIn: "\u{FEFF}\u{200B}"))
+
+  // MARK: Candidates
+
+  private mutating func search(_ text: String, nesting: Int) -> ScanResult? {
+    let source = Self.containsHTMLCode(text) ? Self.strippingHTMLCode(text) : text
+    let bytes = Array(source.utf8)
+    let fenced = Self.fencedRegions(in: bytes)
+    for region in fenced {
+      if let result = scanCandidates(bytes, in: region, nesting: nesting) { return result }
+    }
+    if let result = scanCandidates(bytes, in: 0..<bytes.count, nesting: nesting) { return result }
+    // The whole reply may be one escaped JSON string: "{\"commonName\": …}".
+    if nesting < Self.maximumNesting, let first = bytes.firstIndex(where: { $0 > 0x20 }),
+      bytes[first] == UInt8(ascii: "\"") || bytes[first] == UInt8(ascii: "'"),
+      let document = try? reader.document(from: bytes, at: first),
+      case .string(let inner) = document.value, inner.contains("{")
+    {
+      return search(inner, nesting: nesting + 1)
+    }
+    return nil
+  }
+
+  private mutating func scanCandidates(
+    _ bytes: [UInt8], in region: Range<Int>, nesting: Int
+  ) -> ScanResult? {
+    var cursor = region.lowerBound
+    var attempts = 0
+    while cursor < region.upperBound, attempts < Self.maximumAttempts, budget > 0 {
+      guard let start = bytes[cursor..<region.upperBound].firstIndex(of: UInt8(ascii: "{")) else {
+        return nil
+      }
+      attempts += 1
+      do {
+        let document = try reader.document(from: bytes, at: start)
+        budget -= document.endOffset - start
+        if let result = evaluate(document.value, nesting: nesting) { return result }
+        cursor = document.isTruncated ? region.upperBound : max(document.endOffset, start + 1)
+      } catch {
+        budget -= max(error.offset - start, 1)
+        note(.malformedJSON)
+        cursor = start + 1
+      }
+    }
+    return nil
+  }
+
+  // MARK: Evaluating a candidate
+
+  private mutating func evaluate(_ value: JSONValue, nesting: Int) -> ScanResult? {
+    switch value {
+    case .object(let members):
+      return evaluate(object: members, nesting: nesting)
+    case .array(let elements):
+      guard nesting < Self.maximumNesting else { return nil }
+      for element in elements.prefix(4) {
+        if let result = evaluate(element, nesting: nesting + 1) { return result }
+      }
+      return nil
+    case .string(let text):
+      guard nesting < Self.maximumNesting, text.contains("{") else { return nil }
+      return search(text, nesting: nesting + 1)
+    case .null, .bool, .number:
+      return nil
+    }
+  }
+
+  private mutating func evaluate(object members: [String: JSONValue], nesting: Int) -> ScanResult?
+  {
+    guard !members.isEmpty else {
+      note(.emptyObject)
+      return nil
+    }
+    let fields = ScanResultFields(members)
+    if let error = fields.value("error"), error != .null, !fields.hasNameKey {
+      note(.apiError(Self.apiErrorMessage(error)))
+      return nil
+    }
+    if let refusal = fields.value("refusal"), refusal != .null, !fields.hasNameKey {
+      note(.refusal(Self.excerpt(ScanResultFields.text(of: refusal) ?? "")))
+      return nil
+    }
+    if fields.hasNameKey {
+      let result = ScanResult.decodeFields(from: members)
+      if Self.identifiesSomething(result) { return result }
+      note(.noIdentification)
+      return nil
+    }
+    if fields.hasEntryKey {
+      note(.noIdentification)  // entry fields, but no name at all
+    }
+    guard nesting < Self.maximumNesting else { return nil }
+    // A chat-completion body: choices[0].message.content.
+    if let first = fields.value("choices")?.arrayElements?.first,
+      let content = first["message"]?["content"] ?? first["text"]
+    {
+      return evaluate(content, nesting: nesting + 1)
+    }
+    if members.count == 1, let only = members.values.first {
+      return evaluate(only, nesting: nesting + 1)
+    }
+    for key in Self.wrapperKeys {
+      if let wrapped = fields.value(key), let result = evaluate(wrapped, nesting: nesting + 1) {
+        return result
+      }
+    }
+    return nil
+  }
+
+  private static let wrapperKeys = [
+    "result", "data", "entry", "dexentry", "response", "output", "answer", "json", "content",
+    "identification", "scan", "scanresult", "item", "message",
+  ]
+
+  /// The reference's rule, extended: a result must have a name, and a placeholder name
+  /// ("Unknown", "N/A") needs a real summary and category to count.
+  static func identifiesSomething(_ result: ScanResult) -> Bool {
+    let name = result.commonName.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !name.isEmpty else { return false }
+    let placeholder = placeholderNames.contains(name.lowercased())
+    return !(placeholder && (result.summary.isEmpty || result.dexCategory == .unknown))
+  }
+
+  private static let placeholderNames: Set<String> = [
+    "unknown", "n/a", "na", "none", "null", "unidentified", "unknown object", "not sure",
+    "unsure", "?", "-",
+  ]
+
+  private mutating func note(_ candidate: ScanResult.ParseError) {
+    if let current = failure, Self.priority(current) >= Self.priority(candidate) { return }
+    failure = candidate
+  }
+
+  private static func priority(_ error: ScanResult.ParseError) -> Int {
+    switch error {
+    case .apiError: 6
+    case .refusal: 5
+    case .noIdentification: 4
+    case .emptyObject: 3
+    case .malformedJSON: 2
+    case .noJSON: 1
+    case .emptyReply: 0
+    }
+  }
+
+  // MARK: Messages
+
+  private static func apiErrorMessage(_ error: JSONValue) -> String {
+    if let message = error["message"].flatMap(ScanResultFields.text(of:)) {
+      return excerpt(message)
+    }
+    return excerpt(ScanResultFields.text(of: error) ?? "")
+  }
+
+  /// A single-line excerpt of at most 120 characters, so that errors never carry a whole reply.
+  static func excerpt(_ text: String) -> String {
+    let line = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    return line.count > 120 ? String(line.prefix(119)) + "…" : line
+  }
+
+  /// The prose refusal, if the reply reads like one ("I'm sorry, I can't identify…").
+  static func refusalReason(inProse text: String) -> String? {
+    let head = String(text.prefix(600)).lowercased().replacingOccurrences(of: "’", with: "'")
+    return refusalMarkers.contains(where: head.contains) ? excerpt(String(text.prefix(600))) : nil
+  }
+
+  private static let refusalMarkers = [
+    "i'm sorry", "i am sorry", "sorry, ", "i can't", "i cannot", "i can not", "i'm unable",
+    "i am unable", "unable to identify", "unable to help", "i'm not able", "i am not able",
+    "i won't", "i will not", "can't assist", "cannot assist", "can't help", "cannot help",
+    "not able to identify", "as an ai",
+  ]
+
+  // MARK: Fences and HTML
+
+  /// The contents of markdown code fences (``` or ~~~, any language tag); an unclosed fence
+  /// (a truncated reply) runs to the end.
+  static func fencedRegions(in bytes: [UInt8]) -> [Range<Int>] {
+    var regions: [Range<Int>] = []
+    var index = 0
+    var openContentStart: Int? = nil
+    while index + 2 < bytes.count {
+      let marker = bytes[index]
+      let isFence =
+        (marker == UInt8(ascii: "`") || marker == UInt8(ascii: "~"))
+        && bytes[index + 1] == marker && bytes[index + 2] == marker
+      guard isFence else {
+        index += 1
+        continue
+      }
+      if let start = openContentStart {
+        regions.append(start..<index)
+        openContentStart = nil
+        index += 3
+      } else {
+        // Content starts after the info string (language tag) on the opening line.
+        var lineEnd = index + 3
+        while lineEnd < bytes.count, bytes[lineEnd] != 0x0A, bytes[lineEnd] != UInt8(ascii: "{") {
+          lineEnd += 1
+        }
+        openContentStart = lineEnd
+        index = lineEnd
+      }
+    }
+    if let start = openContentStart, start < bytes.count { regions.append(start..<bytes.count) }
+    return regions
+  }
+
+  static func containsHTMLCode(_ text: String) -> Bool {
+    text.range(of: "<pre", options: .caseInsensitive) != nil
+      || text.range(of: "<code", options: .caseInsensitive) != nil
+  }
+
+  /// Removes `<pre>`/`<code>` tags and decodes the entities HTML escapes JSON with.
+  static func strippingHTMLCode(_ text: String) -> String {
+    var result = text.replacingOccurrences(
+      of: "</?(pre|code)\\b[^>]*>", with: "", options: [.regularExpression, .caseInsensitive])
+    for (entity, character) in [
+      ("&quot;", "\""), ("&#34;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&lt;", "<"),
+      ("&gt;", ">"), ("&nbsp;", " "), ("&amp;", "&"),
+    ] {
+      result = result.replacingOccurrences(of: entity, with: character)
+    }
+    return result
+  }
+}
