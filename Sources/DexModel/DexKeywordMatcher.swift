@@ -1,0 +1,148 @@
+import Foundation
+
+/// Maps free-form labels (classifier identifiers, a cloud reply's category) onto ``DexCategory``
+/// with ordered keyword heuristics.
+///
+/// Use it through ``DexCategory/matching(_:)`` and ``DexCategory/matching(fromLabels:)``, which
+/// consult ``current``. To teach DexKit new words without forking, extend the standard matcher
+/// and install it once at start-up:
+///
+/// ```swift
+/// var matcher = DexKeywordMatcher.standard
+/// matcher.addKeywords(["axolotl", "=olm"], for: .reptile)  // your rules win ties
+/// DexKeywordMatcher.current = matcher
+/// ```
+///
+/// How a label is matched:
+/// - Labels and keywords are folded to lower-case ASCII (diacritics removed: "Pokémon" is
+///   "pokemon"), apostrophes dropped, split into words at underscores, hyphens and punctuation,
+///   and each word singularized ("berries" → "berry", "leaves" → "leaf", "fungi" → "fungus").
+/// - Commas, semicolons, slashes and parentheses separate alternatives ("tench, Tinca tinca",
+///   "Plant/Flower"); the first alternative that matches decides.
+/// - A keyword of four letters or more matches inside a word ("fish" in "goldfish", "plant" in
+///   "houseplant"); a shorter keyword, or one written `=word`, matches whole words only, so
+///   "ant" never matches "elephant" or "pants". A keyword with spaces matches consecutive words.
+///   A keyword written `~word` is weak: it counts only when nothing else matched.
+/// - When several keywords match, the match ending furthest to the right wins (the head noun of
+///   an English compound: "tuna sandwich" is food), then the longest ("jellyfish" beats
+///   "fish"), then the earlier rule. A Pokémon keyword anywhere wins outright, so a "Pikachu
+///   plush" is a Pokémon, not an object.
+public struct DexKeywordMatcher: Sendable {
+  /// One category and the keywords that select it, in the syntax described on
+  /// ``DexKeywordMatcher``.
+  public struct Rule: Hashable, Sendable {
+    /// The category these keywords select.
+    public var category: DexCategory
+    /// The keywords: `word` (substring when four letters or more), `=word` (whole word),
+    /// `two words` (phrase) or `~word` (weak).
+    public var keywords: [String]
+
+    /// Creates a rule.
+    public init(category: DexCategory, keywords: [String]) {
+      self.category = category
+      self.keywords = keywords
+    }
+  }
+
+  /// The rules in tie-breaking order: an earlier rule wins when two matches are otherwise equal.
+  public private(set) var rules: [Rule]
+  private var index: KeywordIndex
+
+  /// Creates a matcher from rules; an earlier rule wins exact ties.
+  public init(rules: [Rule]) {
+    self.rules = rules
+    self.index = KeywordIndex(rules: rules)
+  }
+
+  /// The built-in vocabulary: broad coverage of animals, plants, fungi, minerals, foods,
+  /// Pokémon and man-made objects, with the traps ("antelope", "jellyfish", "beer bottle")
+  /// handled.
+  public static let standard = DexKeywordMatcher(
+    rules: standardGroups.map { Rule(category: $0.0, keywords: $0.1) })
+
+  /// Adds keywords for `category` ahead of every existing rule, so they win ties with the
+  /// built-in vocabulary.
+  public mutating func addKeywords(_ keywords: [String], for category: DexCategory) {
+    rules.insert(Rule(category: category, keywords: keywords), at: 0)
+    index = KeywordIndex(rules: rules)
+  }
+
+  /// Returns a copy with keywords added ahead of every existing rule.
+  public func addingKeywords(_ keywords: [String], for category: DexCategory) -> DexKeywordMatcher
+  {
+    var copy = self
+    copy.addKeywords(keywords, for: category)
+    return copy
+  }
+
+  /// Removes a keyword (as written in its rule) from every rule.
+  public mutating func removeKeyword(_ keyword: String) {
+    for position in rules.indices { rules[position].keywords.removeAll { $0 == keyword } }
+    index = KeywordIndex(rules: rules)
+  }
+
+  // MARK: Matching
+
+  /// The category whose raw value *is* the label ("Plant", "birds", "Pokémon"), ignoring
+  /// ``DexCategory/unknown``; `nil` otherwise.
+  public func exactCategory(for label: String) -> DexCategory? {
+    let words = LabelText(label).segments.flatMap { $0 }
+    guard words.count == 1, let word = words.first,
+      let category = DexCategory(rawValue: word.singular) ?? DexCategory(rawValue: word.raw),
+      category != .unknown
+    else { return nil }
+    return category
+  }
+
+  /// The category the keyword heuristics give one label, or `nil` when no keyword matches.
+  public func keywordCategory(for label: String) -> DexCategory? {
+    for segment in LabelText(label).segments {
+      if let category = index.bestCategory(in: segment) { return category }
+    }
+    return nil
+  }
+
+  /// One free-form string (a cloud reply's category): an exact raw value, else keywords,
+  /// else ``DexCategory/unknown``.
+  public func category(for string: String) -> DexCategory {
+    if let exact = exactCategory(for: string) { return exact }
+    if LabelText(string).segments.flatMap({ $0 }).map(\.singular) == ["unknown"] {
+      return .unknown
+    }
+    return keywordCategory(for: string) ?? .unknown
+  }
+
+  /// Ranked labels, highest confidence first: an exact raw value anywhere wins; otherwise the
+  /// first label any keyword matches decides; otherwise ``DexCategory/unknown``.
+  public func category(forLabels labels: [String]) -> DexCategory {
+    for label in labels {
+      if let exact = exactCategory(for: label) { return exact }
+    }
+    for label in labels {
+      if let matched = keywordCategory(for: label) { return matched }
+    }
+    return .unknown
+  }
+}
+
+extension DexKeywordMatcher {
+  private final class Shared: @unchecked Sendable {
+    // Guarded by `lock`; a plain lock keeps DexModel free of platform-version requirements.
+    private let lock = NSLock()
+    private var matcher = DexKeywordMatcher.standard
+
+    var value: DexKeywordMatcher {
+      get { lock.withLock { matcher } }
+      set { lock.withLock { matcher = newValue } }
+    }
+  }
+
+  private static let shared = Shared()
+
+  /// The matcher ``DexCategory/matching(_:)`` and ``DexCategory/matching(fromLabels:)`` use;
+  /// ``standard`` unless the host installs its own (thread-safe; set it once at start-up).
+  public static var current: DexKeywordMatcher {
+    get { shared.value }
+    set { shared.value = newValue }
+  }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import DexModel
-
-@Test func categories() { #expect(DexCategory.allCases.count == 12) }
