@@ -234,12 +234,18 @@ struct LenientJSONParser {
 
   /// Parses a quoted string; `nil` when the input ends before the closing quote.
   private mutating func parseString() -> String? {
-    // Which bytes close this string: the same ASCII quote, or any typographic quote of the
-    // same family (double: “ ”, single: ‘ ’).
+    // Which bytes close this string: the same ASCII quote; for “ only ”, for ‘ only ’ (so a
+    // nested “quote” stays content); a string opened with a closing mark (”…” or ’…’) closes
+    // on either mark of its family.
     let opener = bytes[position]
     var closingTypographic: ClosedRange<UInt8>? = nil
     if opener == 0xE2, let third = byte(at: 2) {
-      closingTypographic = third >= 0x9C ? 0x9C...0x9D : 0x98...0x99
+      switch third {
+      case 0x9C: closingTypographic = 0x9D...0x9D
+      case 0x9D: closingTypographic = 0x9C...0x9D
+      case 0x98: closingTypographic = 0x99...0x99
+      default: closingTypographic = 0x98...0x99
+      }
       position += 3
     } else {
       position += 1

@@ -9,16 +9,16 @@ struct ScanResultExtractor {
   /// The most specific failure seen so far.
   private var failure: ScanResult.ParseError?
 
-  /// The most candidate objects tried in one text.
-  private static let maximumAttempts = 64
   /// How deep wrappers (objects, arrays, strings holding JSON) are unwrapped.
   private static let maximumNesting = 6
 
   mutating func extract(from reply: String) throws(ScanResult.ParseError) -> ScanResult {
     let trimmed = reply.trimmingCharacters(in: Self.outerTrimmed)
     guard !trimmed.isEmpty else { throw .emptyReply }
-    budget = trimmed.utf8.count * 4 + 65_536
-    if let result = search(trimmed, nesting: 0) { return result }
+    budget = reply.utf8.count * 4 + 65_536
+    // The untrimmed reply is searched: a trailing newline after a cut-off number is what
+    // shows that the number was complete.
+    if let result = search(reply, nesting: 0) { return result }
     if let failure { throw failure }
     if let reason = Self.refusalReason(inProse: trimmed) { throw .refusal(reason) }
     throw .noJSON
@@ -52,12 +52,10 @@ struct ScanResultExtractor {
     _ bytes: [UInt8], in region: Range<Int>, nesting: Int
   ) -> ScanResult? {
     var cursor = region.lowerBound
-    var attempts = 0
-    while cursor < region.upperBound, attempts < Self.maximumAttempts, budget > 0 {
+    while cursor < region.upperBound, budget > 0 {
       guard let start = bytes[cursor..<region.upperBound].firstIndex(of: UInt8(ascii: "{")) else {
         return nil
       }
-      attempts += 1
       do {
         let document = try reader.document(from: bytes, at: start)
         budget -= document.endOffset - start
