@@ -23,7 +23,9 @@ extension DexCategory {
 
   /// ``matching(fromLabels:)`` with a specific matcher instead of
   /// ``DexKeywordMatcher/current``.
-  public static func matching(fromLabels labels: [String], using matcher: DexKeywordMatcher)
+  public static func matching(
+    fromLabels labels: [String], using matcher: DexKeywordMatcher
+  )
     -> DexCategory
   {
     matcher.category(forLabels: labels)

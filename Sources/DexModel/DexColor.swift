@@ -19,10 +19,11 @@ public struct DexColor: Hashable, Sendable, Codable {
 
   /// The colour as a lower-case CSS hex string, for example `#34a853`.
   public var cssHex: String {
-    "#" + [red, green, blue].map { component in
-      let hex = String(component, radix: 16)
-      return hex.count == 1 ? "0" + hex : hex
-    }.joined()
+    "#"
+      + [red, green, blue].map { component in
+        let hex = String(component, radix: 16)
+        return hex.count == 1 ? "0" + hex : hex
+      }.joined()
   }
 
   /// The components scaled to `0...1`, the form SwiftUI's `Color(red:green:blue:)` takes.

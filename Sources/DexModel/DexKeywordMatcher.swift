@@ -68,8 +68,7 @@ public struct DexKeywordMatcher: Sendable {
   }
 
   /// Returns a copy with keywords added ahead of every existing rule.
-  public func addingKeywords(_ keywords: [String], for category: DexCategory) -> DexKeywordMatcher
-  {
+  public func addingKeywords(_ keywords: [String], for category: DexCategory) -> DexKeywordMatcher {
     var copy = self
     copy.addKeywords(keywords, for: category)
     return copy

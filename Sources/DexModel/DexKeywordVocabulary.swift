@@ -289,7 +289,8 @@ extension DexKeywordMatcher {
     "=nigiri", "=maki", "=udon", "=soba", "=gyoza", "=bao", "=congee", "=poke bowl",
     "=shawarma", "=gyro", "=meatball", "=meatloaf", "=pot roast", "=barbecue", "=bbq",
     "=jerky", "=pickle", "=pickles", "=sauerkraut", "=coleslaw", "=bruschetta", "=carbonara",
-    "food item", "food product", "=bolognese", "=stroganoff", "=goulash", "=biryani", "=tikka", "=masala", "=dal",
+    "food item", "food product", "=bolognese", "=stroganoff", "=goulash", "=biryani", "=tikka",
+    "=masala", "=dal",
     "=tagine", "=couscous", "=quinoa", "=grain", "=flour", "=dough", "=edible",
     "=confectionery", "=trifle", "=flan", "=custard", "=eclair", "=strudel", "=cannoli",
     "=jackfruit", "=rambutan", "=mangosteen", "=starfruit", "=plantain", "=kumquat",
@@ -319,7 +320,8 @@ extension DexKeywordMatcher {
   ]
 
   static let objectKeywords = [
-    "~object", "~objects", "~thing", "~things", "~item", "~items", "~artifact", "~artefact", "man made",
+    "~object", "~objects", "~thing", "~things", "~item", "~items", "~artifact", "~artefact",
+    "man made",
     "manmade", "=tool", "=tools", "=toy", "=toys", "=device", "gadget", "machine",
     "=machinery", "vehicle", "=car", "=cars", "=truck", "=bus", "bicycle", "=bike",
     "motorcycle", "scooter", "=train", "locomotive", "airplane", "aeroplane", "aircraft",

@@ -58,7 +58,9 @@ public enum DexPrompt {
   static func sanitizedHint(_ hint: String?) -> String? {
     guard let hint else { return nil }
     let cleaned = hint.unicodeScalars
-      .map { CharacterSet.alphanumerics.contains($0) || $0 == " " || $0 == "-" ? Character($0) : " " }
+      .map {
+        CharacterSet.alphanumerics.contains($0) || $0 == " " || $0 == "-" ? Character($0) : " "
+      }
       .reduce(into: "") { $0.append($1) }
       .split(separator: " ", omittingEmptySubsequences: true)
       .joined(separator: " ")

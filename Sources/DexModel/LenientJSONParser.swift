@@ -183,7 +183,9 @@ struct LenientJSONParser {
   private mutating func parseBareWord() -> JSONValue? {
     let start = position
     while let next = byte(), !Self.bareWordTerminators.contains(next) {
-      if next == UInt8(ascii: "/"), byte(at: 1) == UInt8(ascii: "/") || byte(at: 1) == UInt8(ascii: "*") {
+      if next == UInt8(ascii: "/"),
+        byte(at: 1) == UInt8(ascii: "/") || byte(at: 1) == UInt8(ascii: "*")
+      {
         break
       }
       position += 1

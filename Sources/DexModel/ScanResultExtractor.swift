@@ -90,8 +90,7 @@ struct ScanResultExtractor {
     }
   }
 
-  private mutating func evaluate(object members: [String: JSONValue], nesting: Int) -> ScanResult?
-  {
+  private mutating func evaluate(object members: [String: JSONValue], nesting: Int) -> ScanResult? {
     guard !members.isEmpty else {
       note(.emptyObject)
       return nil

@@ -19,9 +19,11 @@ struct ScanResultFields {
   }
 
   static func normalizedKey(_ key: String) -> String {
-    String(String.UnicodeScalarView(key.lowercased().unicodeScalars.filter {
-      CharacterSet.alphanumerics.contains($0)
-    }))
+    String(
+      String.UnicodeScalarView(
+        key.lowercased().unicodeScalars.filter {
+          CharacterSet.alphanumerics.contains($0)
+        }))
   }
 
   static let commonNameKeys = ["commonname", "name", "common", "displayname", "title"]
@@ -32,7 +34,9 @@ struct ScanResultFields {
   static let summaryKeys = ["summary", "description", "desc", "overview", "about"]
   static let factsKeys = ["facts", "funfacts", "fieldnotes", "fact", "trivia", "notes"]
   static let rarityKeys = ["rarity", "raritylevel", "rareness"]
-  static let confidenceKeys = ["confidence", "confidencescore", "certainty", "probability", "score"]
+  static let confidenceKeys = [
+    "confidence", "confidencescore", "certainty", "probability", "score",
+  ]
 
   /// Every key that marks an object as a (possibly partial) entry.
   static let entryKeys = Set(
@@ -105,7 +109,8 @@ struct ScanResultFields {
     } else {
       let digits = text.prefix(while: \.isNumber)
       let rest = text.dropFirst(digits.count)
-      if !digits.isEmpty, digits.count <= 2, let marker = rest.first, marker == "." || marker == ")",
+      if !digits.isEmpty, digits.count <= 2, let marker = rest.first,
+        marker == "." || marker == ")",
         rest.dropFirst().first?.isWhitespace ?? false
       {
         text = rest.dropFirst()
@@ -139,7 +144,8 @@ struct ScanResultFields {
   static func confidence(from string: String) -> Double? {
     let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     let isPercent = trimmed.hasSuffix("%")
-    let numeric = isPercent ? String(trimmed.dropLast()).trimmingCharacters(in: .whitespaces) : trimmed
+    let numeric =
+      isPercent ? String(trimmed.dropLast()).trimmingCharacters(in: .whitespaces) : trimmed
     if let number = Double(numeric) { return unitConfidence(number, isPercent: isPercent) }
     switch trimmed {
     case "very high", "certain": return 0.95

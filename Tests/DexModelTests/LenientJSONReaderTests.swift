@@ -16,15 +16,20 @@ struct LenientJSONReaderTests {
   }
 
   @Test func trailingAndRepeatedCommas() throws {
-    #expect(try read(#"{"a": 1,, "b": [1, 2,],}"#) == .object(["a": .number(1), "b": .array([.number(1), .number(2)])]))
+    #expect(
+      try read(#"{"a": 1,, "b": [1, 2,],}"#)
+        == .object(["a": .number(1), "b": .array([.number(1), .number(2)])]))
   }
 
   @Test func singleAndTypographicQuotes() throws {
     #expect(try read("{'name': 'Red Fox'}")["name"] == .string("Red Fox"))
     #expect(try read("{“name”: “Red “Fox””}")["name"] == .string("Red “Fox"))
     #expect(try read("{”name”: ”Fox”}")["name"] == .string("Fox"))
-    #expect(try read("{“name”: “Snow Owl”, ‘kind’: ‘bird’}") == .object(["name": .string("Snow Owl"), "kind": .string("bird")]))
-    #expect(try read(#"{"quote": "say \"hi\" and 'bye'"}"#)["quote"] == .string(#"say "hi" and 'bye'"#))
+    #expect(
+      try read("{“name”: “Snow Owl”, ‘kind’: ‘bird’}")
+        == .object(["name": .string("Snow Owl"), "kind": .string("bird")]))
+    #expect(
+      try read(#"{"quote": "say \"hi\" and 'bye'"}"#)["quote"] == .string(#"say "hi" and 'bye'"#))
   }
 
   @Test func unquotedKeysAndBareValues() throws {
@@ -43,11 +48,15 @@ struct LenientJSONReaderTests {
         "c": "http://not-a-comment"
       }
       """
-    #expect(try read(text) == .object(["a": .number(1), "b": .number(2), "c": .string("http://not-a-comment")]))
+    #expect(
+      try read(text)
+        == .object(["a": .number(1), "b": .number(2), "c": .string("http://not-a-comment")]))
   }
 
   @Test func pythonLiterals() throws {
-    #expect(try read("[True, False, None, nil, undefined, NaN, Infinity, -Infinity]") == .array([.bool(true), .bool(false), .null, .null, .null, .null, .null, .null]))
+    #expect(
+      try read("[True, False, None, nil, undefined, NaN, Infinity, -Infinity]")
+        == .array([.bool(true), .bool(false), .null, .null, .null, .null, .null, .null]))
   }
 
   @Test func missingCommasBetweenLines() throws {
@@ -58,21 +67,30 @@ struct LenientJSONReaderTests {
         "c": ["x" "y"]
       }
       """
-    #expect(try read(text) == .object(["a": .string("one"), "b": .number(2), "c": .array([.string("x"), .string("y")])]))
+    #expect(
+      try read(text)
+        == .object([
+          "a": .string("one"), "b": .number(2), "c": .array([.string("x"), .string("y")]),
+        ]))
   }
 
   @Test func numbersAndPercent() throws {
-    #expect(try read("[0.87, -1e3, +5, .5, 87%]") == .array([.number(0.87), .number(-1000), .number(5), .number(0.5), .number(87)]))
+    #expect(
+      try read("[0.87, -1e3, +5, .5, 87%]")
+        == .array([.number(0.87), .number(-1000), .number(5), .number(0.5), .number(87)]))
   }
 
   @Test func wrongClosersCloseTheInnermostContainer() throws {
-    #expect(try read(#"{"facts": ["a", "b"}"#) == .object(["facts": .array([.string("a"), .string("b")])]))
+    #expect(
+      try read(#"{"facts": ["a", "b"}"#)
+        == .object(["facts": .array([.string("a"), .string("b")])]))
   }
 
   @Test func truncationKeepsCompleteMembersAndClosesContainers() throws {
     let document = try reader.document(from: #"{"a": "done", "b": ["x", "y", "partial str"#)
     #expect(document.isTruncated)
-    #expect(document.value == .object(["a": .string("done"), "b": .array([.string("x"), .string("y")])]))
+    #expect(
+      document.value == .object(["a": .string("done"), "b": .array([.string("x"), .string("y")])]))
     // A number at the very end might have had more digits: dropped.
     #expect(try read(#"{"a": 1, "b": 0.9"#) == .object(["a": .number(1)]))
     // A key without its value is dropped.
@@ -91,7 +109,9 @@ struct LenientJSONReaderTests {
     #expect(throws: LenientJSONError(kind: .empty, offset: 3)) { try read("   ") }
     #expect(throws: LenientJSONError(kind: .empty, offset: 10)) { try read("// nothing") }
     #expect(throws: LenientJSONError(kind: .unexpectedCharacter("@"), offset: 0)) { try read("@") }
-    #expect(throws: LenientJSONError(kind: .unexpectedCharacter("}"), offset: 10)) { try read("{carefully}") }
+    #expect(throws: LenientJSONError(kind: .unexpectedCharacter("}"), offset: 10)) {
+      try read("{carefully}")
+    }
     let error = LenientJSONError(kind: .unexpectedCharacter("@"), offset: 4)
     #expect(error.description == "Unexpected character \"@\" at byte 4")
   }
@@ -107,7 +127,9 @@ struct LenientJSONReaderTests {
   }
 
   @Test func brokenEscapesBecomeReplacementCharacters() throws {
-    #expect(try read(#"["\uZZZZ", "\ud800x", "a\qb"]"#) == .array([.string("\u{FFFD}ZZZZ"), .string("\u{FFFD}x"), .string("aqb")]))
+    #expect(
+      try read(#"["\uZZZZ", "\ud800x", "a\qb"]"#)
+        == .array([.string("\u{FFFD}ZZZZ"), .string("\u{FFFD}x"), .string("aqb")]))
   }
 
   @Test func randomInputNeverCrashes() {

@@ -98,7 +98,9 @@ struct ScanResultParsingTests {
 
   @Test func snakeCaseAndSynonyms() throws {
     let result = try ScanResult(
-      jsonString: #"{"common_name": " Red Fox ", "scientific_name": "_Vulpes vulpes_", "Category": "Mammal", "description": "Clever.", "fun_facts": "- Eats berries\n- Hunts mice", "rarity_level": "common", "confidence_score": "87%"}"#)
+      jsonString:
+        #"{"common_name": " Red Fox ", "scientific_name": "_Vulpes vulpes_", "Category": "Mammal", "description": "Clever.", "fun_facts": "- Eats berries\n- Hunts mice", "rarity_level": "common", "confidence_score": "87%"}"#
+    )
     #expect(result.commonName == "Red Fox")
     #expect(result.scientificName == "Vulpes vulpes")
     #expect(result.summary == "Clever.")
@@ -117,7 +119,8 @@ struct ScanResultParsingTests {
       ("1e-1", 0.1),
     ])
   func confidence(raw: String, expected: Double) throws {
-    let result = try ScanResult(jsonString: #"{"commonName": "Fox", "summary": "x", "confidence": \#(raw)}"#)
+    let result = try ScanResult(
+      jsonString: #"{"commonName": "Fox", "summary": "x", "confidence": \#(raw)}"#)
     #expect(abs(result.confidence - expected) < 1e-9, "\(raw)")
   }
 
@@ -128,7 +131,8 @@ struct ScanResultParsingTests {
       ("\"Very Rare\"", "Rare"), ("\"mythic\"", "Common"), ("null", "Common"), ("3", "Common"),
     ])
   func rarity(raw: String, expected: String) throws {
-    let result = try ScanResult(jsonString: #"{"commonName": "Fox", "summary": "x", "rarity": \#(raw)}"#)
+    let result = try ScanResult(
+      jsonString: #"{"commonName": "Fox", "summary": "x", "rarity": \#(raw)}"#)
     #expect(result.rarity == expected)
   }
 
@@ -145,8 +149,14 @@ struct ScanResultParsingTests {
 
   @Test func nullsAndWrongTypesFallBackToDefaults() throws {
     let result = try ScanResult(
-      jsonString: #"{"commonName": "Fox", "category": null, "scientificName": 42, "summary": ["Clever", "quick"], "facts": 7, "rarity": {}, "confidence": "n/a"}"#)
-    #expect(result == ScanResult(commonName: "Fox", category: "", scientificName: "42", summary: "Clever, quick", facts: [], rarity: "Common", confidence: 0))
+      jsonString:
+        #"{"commonName": "Fox", "category": null, "scientificName": 42, "summary": ["Clever", "quick"], "facts": 7, "rarity": {}, "confidence": "n/a"}"#
+    )
+    #expect(
+      result
+        == ScanResult(
+          commonName: "Fox", category: "", scientificName: "42", summary: "Clever, quick",
+          facts: [], rarity: "Common", confidence: 0))
     #expect(result.dexCategory == .unknown)
   }
 
@@ -169,12 +179,24 @@ struct ScanResultParsingTests {
       ("```json\n{}\n```", .emptyObject),
       (#"{"commonName": "", "summary": "Something"}"#, .noIdentification),
       (#"{"commonName": "Unknown", "summary": ""}"#, .noIdentification),
-      (#"{"commonName": "unknown", "category": "unknown", "summary": "I could not tell."}"#, .noIdentification),
+      (
+        #"{"commonName": "unknown", "category": "unknown", "summary": "I could not tell."}"#,
+        .noIdentification
+      ),
       (#"{"commonName": "N/A"}"#, .noIdentification),
       (#"{"summary": "A blurry photo"}"#, .noIdentification),
-      (#"{"refusal": "I can't help with identifying people."}"#, .refusal("I can't help with identifying people.")),
-      ("I'm sorry, but I can't identify people in photos.", .refusal("I'm sorry, but I can't identify people in photos.")),
-      (#"{"error": {"message": "Rate limit reached for gpt-4o", "type": "requests", "code": "rate_limit_exceeded"}}"#, .apiError("Rate limit reached for gpt-4o")),
+      (
+        #"{"refusal": "I can't help with identifying people."}"#,
+        .refusal("I can't help with identifying people.")
+      ),
+      (
+        "I'm sorry, but I can't identify people in photos.",
+        .refusal("I'm sorry, but I can't identify people in photos.")
+      ),
+      (
+        #"{"error": {"message": "Rate limit reached for gpt-4o", "type": "requests", "code": "rate_limit_exceeded"}}"#,
+        .apiError("Rate limit reached for gpt-4o")
+      ),
       (#"{"error": "upstream timeout"}"#, .apiError("upstream timeout")),
       ("{ @@@ }", .malformedJSON),
     ])
@@ -185,7 +207,9 @@ struct ScanResultParsingTests {
   @Test func unknownWithARealSummaryAndCategoryIsKept() throws {
     // The reference's rule: "Unknown" is only rejected with an empty summary (or, here, an
     // unknown category).
-    let result = try ScanResult(jsonString: #"{"commonName": "Unknown", "category": "mineral", "summary": "A grey, glittering rock."}"#)
+    let result = try ScanResult(
+      jsonString:
+        #"{"commonName": "Unknown", "category": "mineral", "summary": "A grey, glittering rock."}"#)
     #expect(result.dexCategory == .mineral)
   }
 
@@ -193,8 +217,12 @@ struct ScanResultParsingTests {
     let long = String(repeating: "word ", count: 200)
     let error = ScanResultExtractor.excerpt(long)
     #expect(error.count == 120)
-    #expect(ScanResult.ParseError.apiError("quota").localizedDescription == "The identification service returned an error: quota")
-    #expect(ScanResult.ParseError.noJSON.description == "The identification reply contained no JSON object.")
+    #expect(
+      ScanResult.ParseError.apiError("quota").localizedDescription
+        == "The identification service returned an error: quota")
+    #expect(
+      ScanResult.ParseError.noJSON.description
+        == "The identification reply contained no JSON object.")
   }
 
   // MARK: Robustness
@@ -217,7 +245,8 @@ struct ScanResultParsingTests {
 
   @Test func megabytesOfProseFinish() throws {
     // Linear time: a quadratic scan over 2 MB of brace-laden prose would not finish.
-    let prose = String(repeating: "Lorem ipsum {dolor} sit amet, consectetur { adipiscing: elit. ", count: 35_000)
+    let prose = String(
+      repeating: "Lorem ipsum {dolor} sit amet, consectetur { adipiscing: elit. ", count: 35_000)
     #expect(prose.utf8.count > 2_000_000)
     #expect(throws: ScanResult.ParseError.self) { try ScanResult(jsonString: prose) }
     // Thousands of brace-laden sentences before the answer do not hide it.
@@ -226,7 +255,11 @@ struct ScanResultParsingTests {
 
   @Test func randomRepliesNeverCrash() {
     var generator = SeededGenerator(seed: 7)
-    let pieces = ["{", "}", "[", "]", "\"", "'", ":", ",", "```json\n", "```", "commonName", "summary", "\"Fox\"", "null", "87%", "\\", "\n", " ", "“", "”", "<code>", "&quot;", "{\"result\":", "0.5", "True"]
+    let pieces = [
+      "{", "}", "[", "]", "\"", "'", ":", ",", "```json\n", "```", "commonName", "summary",
+      "\"Fox\"", "null", "87%", "\\", "\n", " ", "“", "”", "<code>", "&quot;", "{\"result\":",
+      "0.5", "True",
+    ]
     for _ in 0..<3000 {
       let count = Int.random(in: 0..<40, using: &generator)
       let reply = (0..<count).map { _ in pieces.randomElement(using: &generator) ?? "" }.joined()

@@ -24,7 +24,8 @@ struct ScanResultPropertyTests {
       category: categories.randomElement(using: &generator) ?? "",
       scientificName: Bool.random(using: &generator) ? "" : "Genus " + phrase(1...2) + " sp",
       summary: Bool.random(using: &generator) ? "" : "About " + phrase(1...12) + ".",
-      facts: (0..<Int.random(in: 0...5, using: &generator)).map { _ in "Fact " + phrase(1...6) + "." },
+      facts: (0..<Int.random(in: 0...5, using: &generator)).map { _ in "Fact " + phrase(1...6) + "."
+      },
       rarity: DexRarity.allCases.randomElement(using: &generator)?.rawValue ?? "Common",
       confidence: Double(Int.random(in: 0...1000, using: &generator)) / 1000)
   }
@@ -34,7 +35,11 @@ struct ScanResultPropertyTests {
     let encoder = JSONEncoder()
     for iteration in 0..<500 {
       let original = Self.randomResult(using: &generator)
-      if iteration.isMultiple(of: 2) { encoder.outputFormatting = [.prettyPrinted, .sortedKeys] } else { encoder.outputFormatting = [] }
+      if iteration.isMultiple(of: 2) {
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      } else {
+        encoder.outputFormatting = []
+      }
       let text = String(decoding: try encoder.encode(original), as: UTF8.self)
       let parsed = try ScanResult(jsonString: text)
       #expect(parsed == original)
@@ -64,8 +69,14 @@ struct ScanResultPropertyTests {
       ("commonName", "\"Fly Agaric\""),
       ("category", "\"fungus\""),
       ("scientificName", "\"Amanita muscaria\""),
-      ("summary", "\"The iconic red-and-white toadstool of fairy tales — beautiful and poisonous.\""),
-      ("facts", "[\"Forms partnerships with birch roots\", \"Toxic but rarely deadly\", \"Used in folklore\"]"),
+      (
+        "summary",
+        "\"The iconic red-and-white toadstool of fairy tales — beautiful and poisonous.\""
+      ),
+      (
+        "facts",
+        "[\"Forms partnerships with birch roots\", \"Toxic but rarely deadly\", \"Used in folklore\"]"
+      ),
       ("rarity", "\"Uncommon\""),
       ("confidence", "0.88"),
     ])

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what building DexKit needs on a fresh Debian machine, and nothing when it is
+# already there. Sourced by Scripts/demo.sh and Scripts/test.sh; safe to run again.
+set -euo pipefail
+
+dexkit_system_packages=(libjpeg62-turbo-dev libpng-dev libssl-dev libsqlite3-dev pkg-config)
+
+dexkit_bootstrap() {
+  local missing=()
+  for package in "${dexkit_system_packages[@]}"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  done
+  if ((${#missing[@]})); then
+    echo "DexKit: installing ${missing[*]}" >&2
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+  if ! command -v swift >/dev/null 2>&1; then
+    echo "DexKit: a Swift 6 toolchain is required (https://swift.org/install)" >&2
+    exit 1
+  fi
+}
+
+dexkit_bootstrap
