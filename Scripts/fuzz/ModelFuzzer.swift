@@ -1,6 +1,7 @@
 // libFuzzer entry point for DexModel's parsers; built by Scripts/fuzz-model.sh together with
 // the module's sources (one module, so no import is needed).
 
+/// The libFuzzer entry point: feeds one input to every DexModel parser.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func dexModelFuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
