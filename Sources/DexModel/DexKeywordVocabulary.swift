@@ -34,10 +34,29 @@ extension DexKeywordMatcher {
     (.food, foodKeywords),
     (.mineral, mineralKeywords),
     (.object, objectKeywords),
+    (.unknown, nonSubjectKeywords),
   ]
 
-  static let pokemonKeywords = [
-    "pokemon", "pokedex", "pokeball", "poke ball", "pocket monster", "pikachu", "raichu", "pichu",
+  /// People and scenery: a label made of these says nothing about a collectable subject, so
+  /// it resolves to no category and the next label decides ("baseball player" is not an
+  /// object).
+  static let nonSubjectKeywords = [
+    "=person", "=people", "=man", "=woman", "=men", "=women", "=child", "=children", "=kid",
+    "=baby", "=adult", "=boy", "=girl", "=human", "=player", "ballplayer", "=diver",
+    "scuba diver", "=groom", "=bride", "=face", "=selfie", "=portrait", "=crowd", "=sky",
+    "=cloud", "=clouds", "=outdoor", "=indoor", "=landscape", "=sunset", "=sunrise", "=night",
+    "=water", "=ocean", "=sea", "=lake", "=river", "=beach", "=seashore", "=lakeside",
+    "=mountain", "=valley", "=cliff", "=volcano", "=snow", "=ice", "=fog", "=rain",
+    "=document", "=text", "=screenshot", "=blurry", "=dark", "=background",
+  ]
+
+  static let pokemonKeywords =
+    ["pokemon", "pokedex", "pokeball", "pocket monster"] + pokemonNames.map { "=" + $0 }
+
+  /// Pokémon names match whole words only: short names hide inside ordinary words ("gible" in
+  /// "dirigible").
+  static let pokemonNames = [
+    "poke ball", "pikachu", "raichu", "pichu",
     "bulbasaur", "ivysaur", "venusaur", "charmander", "charmeleon", "charizard", "squirtle",
     "wartortle", "blastoise", "caterpie", "metapod", "butterfree", "weedle", "kakuna", "beedrill",
     "pidgey", "pidgeotto", "pidgeot", "rattata", "raticate", "spearow", "fearow", "ekans", "arbok",
@@ -100,7 +119,7 @@ extension DexKeywordMatcher {
     "hymenoptera", "lepidoptera", "coleoptera", "diptera", "orthoptera", "odonata", "hemiptera",
     "arachnid", "arachnida", "araneae", "spider", "tarantula", "black widow", "orb weaver",
     "harvestman", "daddy longleg", "scorpion", "=tick", "=mite", "centipede", "millipede",
-    "myriapod", "cobweb", "spiderweb", "spider web", "web spinner", "=arthropod",
+    "myriapod", "web spinner", "=arthropod", "leafhopper", "=admiral", "=hopper",
   ]
 
   static let fishKeywords = [
@@ -118,7 +137,8 @@ extension DexKeywordMatcher {
     "=koi fish", "arowana", "=oscar fish", "gourami", "=molly fish", "=pleco", "loach", "=danio",
     "rasbora", "=barb fish", "mudskipper", "coelacanth", "=skate fish", "monkfish", "anglerfish",
     "=char fish", "=pollock", "=hake", "=smelt", "=shad", "=sole fish", "=plaice", "=turbot",
-    "=mahi", "mahi mahi", "=wahoo", "=bonito", "=tarpon", "=bonefish", "=pike fish",
+    "=mahi", "mahi mahi", "=wahoo", "=bonito", "=tarpon", "=bonefish", "=pike fish", "barracouta",
+    "=snoek", "rock beauty",
   ]
 
   static let birdKeywords = [
@@ -145,7 +165,9 @@ extension DexKeywordMatcher {
     "moorhen", "gallinule", "=auk", "guillemot", "=petrel", "=shearwater", "frigatebird",
     "=booby bird", "=gannet", "anhinga", "=heron", "=lapwing", "=dodo", "=quetzal", "trogon",
     "=barbet", "=tui", "=kea", "=kakapo", "=macaw", "=conure", "=amazon parrot",
-    "=psittaciformes", "=accipitriformes", "strigiformes", "anseriformes", "passeriformes",
+    "=cock", "=crane", "limpkin", "bustard", "turnstone", "redshank", "dowitcher",
+    "african grey", "african gray", "=psittaciformes", "=accipitriformes", "strigiformes",
+    "anseriformes", "passeriformes",
     "galliformes", "columbiformes", "piciformes", "=bird feather",
   ]
 
@@ -202,6 +224,11 @@ extension DexKeywordMatcher {
     "salamander", "=newt", "axolotl", "amphibian", "amphibia", "tadpole", "caecilian",
     "mammoth", "=yeti", "=kitty cat", "=vole", "=lemming", "=capybara", "chinchilla", "=coati",
     "=kinkajou", "=civet", "=genet", "=quokka", "=numbat", "=tarsier", "=loris", "=bonobo",
+    "=eft", "tusker", "isopod", "ridgeback", "bluetick", "=redbone", "elkhound", "deerhound",
+    "short haired pointer", "=pointer dog", "kuvasz", "schipperke", "groenendael", "malinois",
+    "=briard", "komondor", "bouvier", "appenzeller", "entlebucher", "=boxer dog", "=boxer",
+    "leonberg", "great pyrenees", "=chow", "keeshond", "=griffon", "mexican hairless",
+    "hartebeest", "polecat", "siamang", "=indri", "hound", "=terrier", "chiton", "=sorrel horse",
     "=mandrill", "=gelada", "=colobus", "=langur", "=howler", "=tamarin", "=alpine ibex",
     "=mountain goat", "=musk ox", "=yak", "=water buffalo", "=hedgehog", "=shetland pony",
     "=cnidaria", "=echinodermata", "=crustacea", "=felidae", "=canidae", "=ursidae",
@@ -232,7 +259,8 @@ extension DexKeywordMatcher {
     "pitcher plant", "sundew", "lady slipper", "ladys slipper", "=hay", "wheat field",
     "=wildflower", "wildflowers", "=meadow flower", "=angiosperm", "=gymnosperm", "conifer",
     "evergreen", "deciduous", "=tracheophyta", "=magnoliophyta", "=bryophyta", "=spermatophyta",
-    "=leaves", "=garden", "=hosta", "=coleus", "=calathea", "=dracaena", "=yucca", "=croton",
+    "rapeseed", "buckeye", "horse chestnut", "=conker", "=leaves", "=garden", "=hosta", "=coleus",
+    "=calathea", "=dracaena", "=yucca", "=croton",
     "=anthurium", "=gerbera", "=freesia", "=gladiolus", "=ranunculus", "=anemone flower",
     "=protea", "=lantana", "=verbena", "=salvia", "=sage plant", "=rosemary plant", "=mint plant",
     "=basil plant", "=clematis", "=honeysuckle", "=holly", "=mistletoe", "=boxwood",
@@ -289,7 +317,9 @@ extension DexKeywordMatcher {
     "=nigiri", "=maki", "=udon", "=soba", "=gyoza", "=bao", "=congee", "=poke bowl",
     "=shawarma", "=gyro", "=meatball", "=meatloaf", "=pot roast", "=barbecue", "=bbq",
     "=jerky", "=pickle", "=pickles", "=sauerkraut", "=coleslaw", "=bruschetta", "=carbonara",
-    "food item", "food product", "=bolognese", "=stroganoff", "=goulash", "=biryani", "=tikka",
+    "food item", "food product", "consomme", "french loaf", "cardoon", "granny smith",
+    "potpie", "pot pie", "eggnog", "hot pot", "hotpot", "=bolognese", "=stroganoff", "=goulash",
+    "=biryani", "=tikka",
     "=masala", "=dal",
     "=tagine", "=couscous", "=quinoa", "=grain", "=flour", "=dough", "=edible",
     "=confectionery", "=trifle", "=flan", "=custard", "=eclair", "=strudel", "=cannoli",
@@ -398,6 +428,42 @@ extension DexKeywordMatcher {
     "=street lamp", "=swing", "=slide", "=trampoline", "=pool table", "=dartboard",
     "tableware", "kitchenware", "=utensil", "cutlery", "electronics", "electronic device",
     "appliance", "=art", "artwork", "=craft", "=jewel", "rubber duck", "rocking horse",
-    "horseshoe", "spider man", "spiderman", "satellite dish", "x ray", "=hose", "=gnome",
+    "horseshoe", "spider man", "spiderman", "satellite dish", "x ray", "=hose", "=gnome", "abacus",
+    "=abaya", "academic gown", "=altar", "=apron", "rifle", "=balance beam",
+    "band aid", "bannister", "banister", "barbell", "barbershop", "=barn", "barometer",
+    "bassinet", "bassoon", "=beaker", "bearskin", "=bib", "bikini", "boathouse", "bobsled",
+    "bonnet", "bookshop", "=bow", "brassiere", "=bra", "breastplate", "buckle", "bulletproof",
+    "=caldron", "cauldron", "cannon", "cardigan", "carousel", "carton", "=chest", "chiffonier",
+    "stocking", "=cloak", "=clog", "=coil", "cuirass", "=dam", "dishrag", "disk brake",
+    "=dock", "=dome", "doormat", "drilling platform", "drumstick", "dumbbell",
+    "entertainment center", "face powder", "fireboat", "flagpole", "french horn", "gas pump",
+    "goblet", "go kart", "golfcart", "golf cart", "gondola", "=gong", "=gown", "greenhouse",
+    "grille", "guillotine", "hair spray", "half track", "hamper", "handkerchief", "hard disc",
+    "hard disk", "harvester", "holster", "=hook", "hoopskirt", "skirt", "horizontal bar",
+    "hourglass", "=ipod", "=jean", "jinrikisha", "rickshaw", "kimono", "knee pad", "=knot",
+    "lawn mower", "library", "lifeboat", "lighter", "=liner", "=loupe", "lumbermill",
+    "sawmill", "mailbag", "maillot", "manhole", "maraca", "matchstick", "maypole", "=maze",
+    "minibus", "miniskirt", "missile", "mitten", "mobile home", "model t", "=modem",
+    "monastery", "=moped", "=mortar", "mortarboard", "mousetrap", "=muzzle", "=nail",
+    "neck brace", "obelisk", "=oboe", "odometer", "oil filter", "overskirt", "oxcart",
+    "=packet", "paddlewheel", "pajama", "pyjama", "parallel bar", "=patio", "pedestal",
+    "photocopier", "=pick", "pickelhaube", "=pier", "piggy bank", "pinwheel", "planetarium",
+    "=plow", "=plough", "plunger", "=pole", "poncho", "potters wheel", "projectile", "=puck",
+    "radiator", "=reel", "revolver", "rotisserie", "=safe", "safety pin", "saltshaker",
+    "salt shaker", "=sarong", "scabbard", "schooner", "scoreboard", "=screw", "=shoji",
+    "shopping cart", "=slot", "snorkel", "snowmobile", "snowplow", "sombrero", "space bar",
+    "space shuttle", "speedboat", "=spindle", "spotlight", "=stage", "stethoscope", "=stole",
+    "strainer", "stretcher", "=stupa", "sundial", "sunglass", "sweatshirt", "swimming trunk",
+    "syringe", "tape player", "=thatch", "thimble", "=throne", "tile roof", "tobacco shop",
+    "totem pole", "toyshop", "toy shop", "tricycle", "trimaran", "tripod", "triumphal arch",
+    "=tub", "turnstile", "unicycle", "=vault", "=velvet", "vestment", "=vest", "viaduct",
+    "washbasin", "=wig", "=wool", "=wreck", "shipwreck", "=yawl", "=yurt", "web site",
+    "website", "cassette player", "cd player", "dvd player", "record player", "=menu", "=bubble",
+    "=wing", "=shop", "=store", "=storefront", "=boat",
+    "airship", "dirigible", "amphibious vehicle", "feather boa", "mosquito net",
+    "spider web", "cocktail shaker", "coffeepot", "espresso maker", "petri dish",
+    "solar dish", "dogsled", "dog sled", "horse cart", "horse drawn", "meat cleaver",
+    "=cleaver", "grocery store", "butcher shop", "candy store", "breakwater", "=jetty",
+    "seawall", "=wheelbarrow", "garden cart", "=lawn cart", "=barrow", "oscilloscope",
   ]
 }

@@ -123,7 +123,9 @@ struct KeywordIndex: Sendable {
             length: keyword.length, rule: keyword.rule, isWeak: false))
       }
     }
-    return (best ?? bestWeak)?.category
+    // A winning people-or-scenery word means "nothing collectable here": no category.
+    guard let winner = (best ?? bestWeak)?.category, winner != .unknown else { return nil }
+    return winner
   }
 
   /// The end offset of the last occurrence of `pattern` in `text`.
