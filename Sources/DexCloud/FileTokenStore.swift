@@ -1,6 +1,14 @@
 import Foundation
 import Logging
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A ``TokenStore`` backed by one JSON file readable only by its owner (mode 0600).
 ///
 /// Writes go to a temporary 0600 file in the same directory that then replaces the target, so a
@@ -71,10 +79,9 @@ public struct FileTokenStore: TokenStore {
       defer { try? handle.close() }
       try handle.write(contentsOf: data)
       try handle.synchronize()
-      if manager.fileExists(atPath: fileURL.path) {
-        _ = try manager.replaceItemAt(fileURL, withItemAt: temporary)
-      } else {
-        try manager.moveItem(at: temporary, to: fileURL)
+      // rename(2) replaces the target atomically, on every POSIX platform.
+      guard rename(temporary.path, fileURL.path) == 0 else {
+        throw Self.storeError("Cannot replace the token file.")
       }
       try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: fileURL.path)
     } catch {

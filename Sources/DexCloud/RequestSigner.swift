@@ -16,8 +16,12 @@ public struct RequestSigner: Sendable {
 
   /// The raw 32-byte HMAC-SHA256 of the canonical string.
   func authenticationCode(for canonical: CanonicalRequest) -> [UInt8] {
-    Array(HMAC<SHA256>.authenticationCode(
-      for: Data(canonical.stringValue.utf8), using: secret.symmetricKey))
+    Self.hmacSHA256(key: secret.symmetricKey, message: Data(canonical.stringValue.utf8))
+  }
+
+  /// The HMAC-SHA256 core every signature goes through (checked against RFC 4231 in tests).
+  static func hmacSHA256(key: SymmetricKey, message: Data) -> [UInt8] {
+    Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
   }
 
   /// The lower-case hex signature of `canonical`, as sent in `x-signature`.
