@@ -14,6 +14,7 @@ extension ApiClient {
     var attempt = 0
     var correctedClock = false
     var refreshedAfter401 = false
+    var resignedAfterReplay = false
 
     while true {
       attempt += 1
@@ -67,6 +68,14 @@ extension ApiClient {
             metadata: ["endpoint": "\(endpoint.path)", "offset_s": "\(Int(clockOffset))"])
           continue
         }
+        if failure.apiError?.code == RequestVerificationError.replayed.code, !resignedAfterReplay {
+          // Another client instance sent an identical request in the same second; the next
+          // signing picks a later timestamp because this signature is remembered.
+          resignedAfterReplay = true
+          attempt -= 1
+          logger.notice("Server saw our signature before; re-signing", metadata: ["endpoint": "\(endpoint.path)"])
+          continue
+        }
         if endpoint.signing == .session, !refreshedAfter401 {
           refreshedAfter401 = true
           attempt -= 1
@@ -102,15 +111,36 @@ extension ApiClient {
   private func sign(
     _ endpoint: Endpoint, url: URL, path: String, body: Data, session: SessionCredential?
   ) -> (request: TransportRequest, signature: String) {
-    let secret = session?.secret ?? configuration.bootstrapKey
-    let timestamp = Int64((now().timeIntervalSince1970 + clockOffset).rounded(.down))
-    var headers = RequestSigner(secret: secret).headers(
+    let signer = RequestSigner(secret: session?.secret ?? configuration.bootstrapKey)
+    let local = now()
+    var timestamp = Int64((local.timeIntervalSince1970 + clockOffset).rounded(.down))
+    var headers = signer.headers(
       method: endpoint.method, path: path, body: body, timestamp: timestamp)
+    // Timestamps have one-second resolution, so a retry (or an identical request) in the same
+    // second would repeat a signature the server's replay cache already holds. Move the
+    // timestamp forward until the signature is new; the window is ±300 s, a few seconds ahead
+    // is harmless.
+    while let signature = headers[DexCloudHeader.signature], recentSignatures[signature] != nil {
+      timestamp += 1
+      headers = signer.headers(
+        method: endpoint.method, path: path, body: body, timestamp: timestamp)
+    }
     let signature = headers[DexCloudHeader.signature] ?? ""
+    rememberSignature(signature, at: local)
     if let session { headers[DexCloudHeader.session] = session.sessionID }
     headers["content-type"] = "application/json"
     headers["accept"] = "application/json"
     return (TransportRequest(method: endpoint.method, url: url, headers: headers, body: body), signature)
+  }
+
+  /// Remembers a sent signature for the replay window, keeping the set bounded.
+  private func rememberSignature(_ signature: String, at date: Date) {
+    if recentSignatures.count >= 1024 {
+      let horizon = date.addingTimeInterval(-610)
+      recentSignatures = recentSignatures.filter { $0.value > horizon }
+      if recentSignatures.count >= 1024 { recentSignatures.removeAll() }
+    }
+    recentSignatures[signature] = date
   }
 
   /// Waits between attempts; cancellation during the wait ends the call.

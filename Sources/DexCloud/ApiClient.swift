@@ -30,6 +30,8 @@ public actor ApiClient {
   var credential: SessionCredential?
   var triedStore = false
   var refreshTask: Task<SessionCredential, any Error>?
+  /// Signatures sent recently, so a repeat inside the same second gets a later timestamp.
+  var recentSignatures: [String: Date] = [:]
 
   /// Creates a client.
   ///

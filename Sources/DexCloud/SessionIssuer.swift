@@ -3,7 +3,8 @@ import Foundation
 
 /// Issues and checks stateless session credentials on the server.
 ///
-/// A session id is `dx1.<keyID>.<base64url(subject)>.<expiry>.<tag>`, where `tag` is the
+/// A session id is `dx1.<keyID>.<base64url(subject)>.<expiry>.<nonce>.<tag>`, where `nonce` is
+/// 16 random bytes (so two sessions for one subject in the same second differ) and `tag` is the
 /// base64url HMAC-SHA256 of everything before it under the server key, so the id carries its
 /// subject and expiry and cannot be forged. The session secret is the base64url
 /// HMAC-SHA256 of `"dex-session-secret:v1\n" + id` under the same key: any instance holding the
@@ -48,8 +49,12 @@ public struct SessionIssuer: Sendable {
     let key = keyring.current
     let lifetimeSeconds = max(1, lifetime.components.seconds)
     let expiry = Int64(now().timeIntervalSince1970.rounded(.down)) + lifetimeSeconds
-    let unsigned = [Self.idPrefix, key.id, Base64URL.encode(Array(subject.utf8)), String(expiry)]
-      .joined(separator: ".")
+    var generator = SystemRandomNumberGenerator()
+    let nonce = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    let unsigned = [
+      Self.idPrefix, key.id, Base64URL.encode(Array(subject.utf8)), String(expiry),
+      Base64URL.encode(nonce),
+    ].joined(separator: ".")
     let id = unsigned + "." + Base64URL.encode(Self.tag(for: unsigned, key: key))
     return AuthTokenResponse(
       sessionID: id, sessionSecret: Self.secret(forID: id, key: key),
@@ -74,15 +79,16 @@ public struct SessionIssuer: Sendable {
   ) {
     guard sessionID.utf8.count <= Self.maximumIDLength else { throw .invalidSession }
     let parts = sessionID.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-    guard parts.count == 5, parts[0] == Self.idPrefix,
+    guard parts.count == 6, parts[0] == Self.idPrefix,
       let subjectData = Base64URL.decode(parts[2]),
       let subject = String(data: subjectData, encoding: .utf8),
       let expiry = RequestVerifier.parseTimestamp(parts[3]),
-      let tag = Base64URL.decode(parts[4]), tag.count == 32
+      Base64URL.decode(parts[4])?.count == 16,
+      let tag = Base64URL.decode(parts[5]), tag.count == 32
     else { throw .invalidSession }
     let current = now()
     guard let key = keyring.key(id: parts[1], at: current) else { throw .invalidSession }
-    let unsigned = parts[0..<4].joined(separator: ".")
+    let unsigned = parts[0..<5].joined(separator: ".")
     guard
       HMAC<SHA256>.isValidAuthenticationCode(
         tag, authenticating: Data(unsigned.utf8), using: key.secret.symmetricKey)

@@ -1,4 +1,4 @@
-import DexCloud
+@testable import DexCloud
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -27,8 +27,9 @@ final class ServerState: @unchecked Sendable {
   private var scripts: [String: [ScriptedAction]] = [:]
   private var received: [ReceivedRequest] = []
   private var counts: [String: Int] = [:]
-  private var offset: TimeInterval = 0
   private var reply = VisionResponse(role: "assistant", content: "A tabby cat on a sofa.")
+  private var revoked: Set<String> = []
+  private var lastBody: Data?
 
   func enqueue(_ actions: [ScriptedAction], for route: String) {
     lock.withLock { scripts[route, default: []].append(contentsOf: actions) }
@@ -53,10 +54,16 @@ final class ServerState: @unchecked Sendable {
   func count(_ route: String) -> Int { lock.withLock { counts[route] ?? 0 } }
   var requests: [ReceivedRequest] { lock.withLock { received } }
 
-  /// Server clock = real clock + offset.
-  var clockOffset: TimeInterval {
-    get { lock.withLock { offset } }
-    set { lock.withLock { offset = newValue } }
+  /// Session ids the server now refuses with 401 `invalid_session`.
+  func revoke(_ sessionID: String) { lock.withLock { _ = revoked.insert(sessionID) } }
+  func isRevoked(_ sessionID: String?) -> Bool {
+    lock.withLock { sessionID.map(revoked.contains) ?? false }
+  }
+
+  /// The body of the last verified `/vision` request.
+  var lastVisionBody: Data? {
+    get { lock.withLock { lastBody } }
+    set { lock.withLock { lastBody = newValue } }
   }
 
   var visionReply: VisionResponse {
@@ -97,24 +104,23 @@ struct TestServer: Sendable {
 
   static func start(sessionLifetime: Duration) async throws -> TestServer {
     let state = ServerState()
-    let clock: @Sendable () -> Date = { Date().addingTimeInterval(state.clockOffset) }
     let keyring = ServerKeyring(current: ServerKey(id: "k1", secret: serverSecret)!)
     let authenticator = RequestAuthenticator(
       bootstrapKeys: [bootstrapKey],
-      issuer: SessionIssuer(keyring: keyring, lifetime: sessionLifetime, now: clock),
-      verifier: RequestVerifier(now: clock))
+      issuer: SessionIssuer(keyring: keyring, lifetime: sessionLifetime),
+      verifier: RequestVerifier())
 
     let router = Router()
     router.post("/auth_token") { request, _ -> Response in
-      try await handleAuthToken(request, state: state, authenticator: authenticator, clock: clock)
+      try await handleAuthToken(request, state: state, authenticator: authenticator)
     }
     router.post("/vision") { request, _ -> Response in
       try await handleSession(request, route: "/vision", state: state,
-        authenticator: authenticator, clock: clock)
+        authenticator: authenticator)
     }
     router.post("/echo") { request, _ -> Response in
       try await handleSession(request, route: "/echo", state: state,
-        authenticator: authenticator, clock: clock)
+        authenticator: authenticator)
     }
 
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -184,10 +190,10 @@ struct TestServer: Sendable {
     }
   }
 
-  private static func refusal(_ error: RequestVerificationError, clock: () -> Date) -> Response {
+  private static func refusal(_ error: RequestVerificationError) -> Response {
     var fields = HTTPFields()
     fields[.contentType] = "application/json"
-    fields[HTTPField.Name("Date")!] = httpDate(clock())
+    // Hummingbird adds the `Date` header the client reads for clock correction.
     return Response(
       status: .init(code: error.httpStatus), headers: fields,
       body: .init(byteBuffer: ByteBuffer(bytes: Array(error.responseBody))))
@@ -201,8 +207,7 @@ struct TestServer: Sendable {
   }
 
   private static func handleAuthToken(
-    _ request: Request, state: ServerState, authenticator: RequestAuthenticator,
-    clock: @Sendable () -> Date
+    _ request: Request, state: ServerState, authenticator: RequestAuthenticator
   ) async throws -> Response {
     let (record, headers) = received(request)
     state.record(record, route: "/auth_token")
@@ -211,36 +216,32 @@ struct TestServer: Sendable {
     do {
       try await authenticator.authenticateBootstrap(signed)
     } catch {
-      return refusal(error, clock: clock)
+      return refusal(error)
     }
     let subject = (try? JSONDecoder().decode(AuthTokenRequest.self, from: signed.body))?.subject
     return try json(try authenticator.issuer.issue(subject: subject ?? "anonymous"))
   }
 
   private static func handleSession(
-    _ request: Request, route: String, state: ServerState, authenticator: RequestAuthenticator,
-    clock: @Sendable () -> Date
+    _ request: Request, route: String, state: ServerState, authenticator: RequestAuthenticator
   ) async throws -> Response {
     let (record, headers) = received(request)
     state.record(record, route: route)
     if let response = try await scripted(route, state: state) { return response }
     let signed = try await signedRequest(request, headers: headers)
+    if state.isRevoked(record.sessionID) {
+      return refusal(.invalidSession)
+    }
     do {
       _ = try await authenticator.authenticateSession(signed)
     } catch {
-      return refusal(error, clock: clock)
+      return refusal(error)
     }
+    if route == "/vision" { state.lastVisionBody = signed.body }
     if route == "/echo" {
       return try json(VisionResponse(role: "echo", content: record.path))
     }
     return try json(state.visionReply)
   }
 
-  static func httpDate(_ date: Date) -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "GMT")
-    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-    return formatter.string(from: date)
-  }
 }
