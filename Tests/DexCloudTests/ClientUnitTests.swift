@@ -12,10 +12,10 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
 
   init(_ steps: [Step]) { self.steps = steps }
 
-  var sentCount: Int { lock.withLock { sent.count } }
+  var sentCount: Int { lock.sync { sent.count } }
 
   func send(_ request: TransportRequest, timeout: Duration) async throws -> TransportResponse {
-    let step: Step? = lock.withLock {
+    let step: Step? = lock.sync {
       sent.append(request)
       return steps.isEmpty ? nil : steps.removeFirst()
     }

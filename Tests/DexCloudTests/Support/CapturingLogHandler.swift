@@ -46,3 +46,12 @@ struct CapturingLogHandler: LogHandler {
     capture.append("[\(event.level)] \(label): \(event.message) \(rendered)")
   }
 }
+
+extension NSLock {
+  /// Runs `body` holding the lock (`withLock` needs macOS 14 on Apple platforms).
+  func sync<T>(_ body: () throws -> T) rethrows -> T {
+    lock()
+    defer { unlock() }
+    return try body()
+  }
+}

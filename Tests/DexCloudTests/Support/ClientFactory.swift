@@ -15,11 +15,11 @@ final class SleepRecorder: @unchecked Sendable {
     self.actual = actual
   }
 
-  var requested: [Duration] { lock.withLock { storage } }
+  var requested: [Duration] { lock.sync { storage } }
 
   var sleep: @Sendable (Duration) async throws -> Void {
     { duration in
-      self.lock.withLock { self.storage.append(duration) }
+      self.lock.sync { self.storage.append(duration) }
       try await Task.sleep(for: self.actual ?? duration)
     }
   }
@@ -32,8 +32,8 @@ final class MovableClock: @unchecked Sendable {
 
   init(offset: TimeInterval = 0) { self.offset = offset }
 
-  func advance(by seconds: TimeInterval) { lock.withLock { offset += seconds } }
-  var now: @Sendable () -> Date { { Date().addingTimeInterval(self.lock.withLock { self.offset }) } }
+  func advance(by seconds: TimeInterval) { lock.sync { offset += seconds } }
+  var now: @Sendable () -> Date { { Date().addingTimeInterval(self.lock.sync { self.offset }) } }
 }
 
 /// Retries that never wait long: tests run in milliseconds.

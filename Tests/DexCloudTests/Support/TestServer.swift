@@ -32,11 +32,11 @@ final class ServerState: @unchecked Sendable {
   private var lastBody: Data?
 
   func enqueue(_ actions: [ScriptedAction], for route: String) {
-    lock.withLock { scripts[route, default: []].append(contentsOf: actions) }
+    lock.sync { scripts[route, default: []].append(contentsOf: actions) }
   }
 
   func nextAction(for route: String) -> ScriptedAction? {
-    lock.withLock {
+    lock.sync {
       guard var queue = scripts[route], !queue.isEmpty else { return nil }
       let first = queue.removeFirst()
       scripts[route] = queue
@@ -45,30 +45,30 @@ final class ServerState: @unchecked Sendable {
   }
 
   func record(_ request: ReceivedRequest, route: String) {
-    lock.withLock {
+    lock.sync {
       received.append(request)
       counts[route, default: 0] += 1
     }
   }
 
-  func count(_ route: String) -> Int { lock.withLock { counts[route] ?? 0 } }
-  var requests: [ReceivedRequest] { lock.withLock { received } }
+  func count(_ route: String) -> Int { lock.sync { counts[route] ?? 0 } }
+  var requests: [ReceivedRequest] { lock.sync { received } }
 
   /// Session ids the server now refuses with 401 `invalid_session`.
-  func revoke(_ sessionID: String) { lock.withLock { _ = revoked.insert(sessionID) } }
+  func revoke(_ sessionID: String) { lock.sync { _ = revoked.insert(sessionID) } }
   func isRevoked(_ sessionID: String?) -> Bool {
-    lock.withLock { sessionID.map(revoked.contains) ?? false }
+    lock.sync { sessionID.map(revoked.contains) ?? false }
   }
 
   /// The body of the last verified `/vision` request.
   var lastVisionBody: Data? {
-    get { lock.withLock { lastBody } }
-    set { lock.withLock { lastBody = newValue } }
+    get { lock.sync { lastBody } }
+    set { lock.sync { lastBody = newValue } }
   }
 
   var visionReply: VisionResponse {
-    get { lock.withLock { reply } }
-    set { lock.withLock { reply = newValue } }
+    get { lock.sync { reply } }
+    set { lock.sync { reply = newValue } }
   }
 }
 
