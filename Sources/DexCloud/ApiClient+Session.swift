@@ -12,6 +12,9 @@ extension ApiClient {
 
   /// Replaces the session `staleID`; callers that arrive while a refresh is running share it,
   /// and a caller whose stale session was already replaced gets the replacement at once.
+  ///
+  /// Each caller waits on its own continuation, so a cancelled caller returns at once while the
+  /// shared refresh carries on for the others.
   func refreshCredential(replacing staleID: String?) async throws(DexCloudError)
     -> SessionCredential
   {
@@ -20,23 +23,50 @@ extension ApiClient {
     {
       return credential
     }
-    let task: Task<SessionCredential, any Error>
-    if let running = refreshTask {
-      task = running
-    } else {
-      task = Task { try await self.obtainCredential(discarding: staleID) }
-      refreshTask = task
+    if refreshTask == nil {
+      refreshTask = Task { await self.runRefresh(discarding: staleID) }
     }
+    let waiter = nextWaiterID
+    nextWaiterID &+= 1
     do {
-      let fresh = try await task.value
-      if refreshTask == task { refreshTask = nil }
-      if Task.isCancelled { throw DexCloudError.cancelled() }
-      return fresh
+      return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation {
+          (continuation: CheckedContinuation<SessionCredential, any Error>) in
+          if Task.isCancelled {
+            continuation.resume(throwing: CancellationError())
+          } else {
+            refreshWaiters[waiter] = continuation
+          }
+        }
+      } onCancel: {
+        Task { await self.cancelWaiter(waiter) }
+      }
+    } catch let error as DexCloudError {
+      throw error
+    } catch is CancellationError {
+      throw .cancelled()
     } catch {
-      if refreshTask == task { refreshTask = nil }
-      if let error = error as? DexCloudError { throw error }
       throw DexCloudError(kind: .authentication, message: "Could not obtain a session.")
     }
+  }
+
+  /// The shared refresh: obtains a session, then hands the outcome to every waiter.
+  private func runRefresh(discarding staleID: String?) async {
+    let outcome: Result<SessionCredential, any Error>
+    do {
+      outcome = .success(try await obtainCredential(discarding: staleID))
+    } catch {
+      outcome = .failure(error)
+    }
+    refreshTask = nil
+    let waiters = refreshWaiters
+    refreshWaiters.removeAll()
+    for continuation in waiters.values { continuation.resume(with: outcome) }
+  }
+
+  /// Releases one cancelled waiter; the refresh itself continues for the others.
+  private func cancelWaiter(_ waiter: UInt64) {
+    refreshWaiters.removeValue(forKey: waiter)?.resume(throwing: CancellationError())
   }
 
   /// Loads a usable session from the store on first use, otherwise asks `/auth_token`.

@@ -29,7 +29,9 @@ public actor ApiClient {
   public internal(set) var clockOffset: TimeInterval = 0
   var credential: SessionCredential?
   var triedStore = false
-  var refreshTask: Task<SessionCredential, any Error>?
+  var refreshTask: Task<Void, Never>?
+  var refreshWaiters: [UInt64: CheckedContinuation<SessionCredential, any Error>] = [:]
+  var nextWaiterID: UInt64 = 0
   /// Signatures sent recently, so a repeat inside the same second gets a later timestamp.
   var recentSignatures: [String: Date] = [:]
 

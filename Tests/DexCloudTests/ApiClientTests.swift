@@ -113,6 +113,25 @@ struct ApiClientTests {
     }
   }
 
+  @Test("A caller cancelled while waiting for the shared refresh returns at once")
+  func cancelWhileWaitingForRefresh() async throws {
+    try await TestServer.with { server in
+      let client = makeClient(server)
+      server.state.enqueue([.delay(.seconds(2))], for: "/auth_token")
+      let other = Task { try await vision(client) }
+      let cancelled = Task { try await vision(client) }
+      let started = try await eventually { server.state.count("/auth_token") == 1 }
+      #expect(started)
+      cancelled.cancel()
+      let error = try #require(await cancelled.result.failureValue as? DexCloudError)
+      #expect(error.kind == .cancelled)
+      #expect(server.state.count("/vision") == 0, "returned before the refresh finished")
+      let response = try await other.value
+      #expect(response.role == "assistant")
+      #expect(server.state.count("/auth_token") == 1)
+    }
+  }
+
   @Test("429 and 503 with Retry-After (seconds and HTTP date) are honoured, then succeed")
   func retryAfter() async throws {
     try await TestServer.with { server in
