@@ -66,8 +66,12 @@ public actor ApiClient {
   /// Sends `body` to `endpoint` and decodes a `Response` from the JSON reply, as in the
   /// reference app.
   ///
-  /// - Parameter timeout: this request's timeout per attempt; the configuration's default
-  ///   (120 s) when `nil`.
+  /// - Parameters:
+  ///   - endpoint: the route, for example ``Endpoints/vision``.
+  ///   - body: the JSON body bytes, sent and signed as is.
+  ///   - responseModel: the type decoded from a 2xx reply.
+  ///   - timeout: this request's timeout per attempt; the configuration's default (120 s) when
+  ///     `nil`.
   public func sendRequest<Response: Decodable & Sendable>(
     endpoint: Endpoint, body: Data, responseModel: Response.Type, timeout: Duration? = nil
   ) async -> Result<Response, DexCloudError> {

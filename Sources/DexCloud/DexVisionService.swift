@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 
-/// Identifies a photo through the signed `/vision` endpoint, with ``DexPrompt`` as the prompt
-/// and ``ScanResult/init(jsonString:)`` as the parser.
+/// Identifies a photo through the signed `/vision` endpoint, with `DexPrompt` (DexModel) as the prompt
+/// and `ScanResult(jsonString:)` as the parser.
 ///
 /// Oversized images are refused before they are encoded or sent, with an error telling the
 /// caller to downscale.
@@ -20,7 +20,7 @@ public struct DexVisionService: DexVisionServicing {
   /// See ``DexVisionServicing/identify(imageData:categoryHint:)``.
   ///
   /// - Throws: ``DexCloudError`` for transport, status and size failures;
-  ///   ``ScanResult/ParseError`` when the model's reply holds no usable identification.
+  ///   `ScanResult.ParseError` when the model's reply holds no usable identification.
   public func identify(imageData: Data, categoryHint: String?) async throws -> ScanResult {
     let limit = client.configuration.maximumRequestBodyBytes
     // Base64 grows the image by 4/3; refuse before allocating the encoded copy.

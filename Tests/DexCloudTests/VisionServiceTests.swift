@@ -77,6 +77,22 @@ struct VisionServiceTests {
     }
   }
 
+  @Test("The typed conveniences encode, send and decode")
+  func conveniences() async throws {
+    try await TestServer.with { server in
+      let client = makeClient(server)
+      let reply = try await client.send(
+        Endpoints.vision, json: VisionRequest(image: "AA==", prompt: "hi"), as: VisionResponse.self)
+      #expect(reply.content == "A tabby cat on a sofa.")
+      let sent = try JSONDecoder().decode(VisionRequest.self, from: try #require(server.state.lastVisionBody))
+      #expect(sent.prompt == "hi")
+      let wrongModel = await expectedError {
+        _ = try await client.send(Endpoints.vision, body: Data("{}".utf8), as: [Int].self)
+      }
+      #expect(wrongModel?.kind == .decoding)
+    }
+  }
+
   @Test("Server errors surface as DexCloudError from both services")
   func serverErrors() async throws {
     try await TestServer.with { server in
