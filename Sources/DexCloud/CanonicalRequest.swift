@@ -39,4 +39,19 @@ public struct CanonicalRequest: Sendable, Equatable {
 
   /// The string that is fed to HMAC-SHA256.
   public var stringValue: String { "\(method)\n\(path)\n\(timestamp)\n\(bodySHA256)" }
+
+  /// The UTF-8 bytes of ``stringValue``, built without an intermediate string.
+  var utf8Bytes: [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(
+      method.utf8.count + path.utf8.count + timestamp.utf8.count + bodySHA256.utf8.count + 3)
+    bytes.append(contentsOf: method.utf8)
+    bytes.append(0x0A)
+    bytes.append(contentsOf: path.utf8)
+    bytes.append(0x0A)
+    bytes.append(contentsOf: timestamp.utf8)
+    bytes.append(0x0A)
+    bytes.append(contentsOf: bodySHA256.utf8)
+    return bytes
+  }
 }

@@ -6,13 +6,16 @@ enum Hex {
 
   /// Lower-case hex of `bytes`.
   static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.underestimatedCount * 2)
-    for byte in bytes {
-      out.append(digits[Int(byte >> 4)])
-      out.append(digits[Int(byte & 0x0F)])
+    let input = Array(bytes)
+    return String(unsafeUninitializedCapacity: input.count * 2) { buffer in
+      var index = 0
+      for byte in input {
+        buffer[index] = digits[Int(byte >> 4)]
+        buffer[index + 1] = digits[Int(byte & 0x0F)]
+        index += 2
+      }
+      return index
     }
-    return String(decoding: out, as: UTF8.self)
   }
 
   /// Decodes lower-case hex only; `nil` for odd lengths, upper-case or any other character.

@@ -7,20 +7,27 @@ import Foundation
 /// everything else; the verifier uses the same code path to recompute signatures, so the two
 /// sides can never drift apart.
 public struct RequestSigner: Sendable {
-  private let secret: SigningSecret
+  /// `SymmetricKey` is an immutable value (copy-on-write storage that is never mutated after
+  /// creation) but swift-crypto 3 does not mark it `Sendable` on Linux; the box says so.
+  private struct KeyBox: @unchecked Sendable {
+    let key: SymmetricKey
+  }
 
-  /// Creates a signer for `secret`.
+  private let box: KeyBox
+  private var key: SymmetricKey { box.key }
+
+  /// Creates a signer for `secret`; the key is derived once and reused for every signature.
   public init(secret: SigningSecret) {
-    self.secret = secret
+    self.box = KeyBox(key: secret.symmetricKey)
   }
 
   /// The raw 32-byte HMAC-SHA256 of the canonical string.
   func authenticationCode(for canonical: CanonicalRequest) -> [UInt8] {
-    Self.hmacSHA256(key: secret.symmetricKey, message: Data(canonical.stringValue.utf8))
+    Self.hmacSHA256(key: key, message: canonical.utf8Bytes)
   }
 
   /// The HMAC-SHA256 core every signature goes through (checked against RFC 4231 in tests).
-  static func hmacSHA256(key: SymmetricKey, message: Data) -> [UInt8] {
+  static func hmacSHA256<Message: DataProtocol>(key: SymmetricKey, message: Message) -> [UInt8] {
     Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
   }
 
@@ -32,8 +39,7 @@ public struct RequestSigner: Sendable {
   /// Whether `signatureBytes` is the HMAC of `canonical`, compared in constant time.
   func isValid(signatureBytes: [UInt8], for canonical: CanonicalRequest) -> Bool {
     HMAC<SHA256>.isValidAuthenticationCode(
-      signatureBytes, authenticating: Data(canonical.stringValue.utf8),
-      using: secret.symmetricKey)
+      signatureBytes, authenticating: canonical.utf8Bytes, using: key)
   }
 
   /// The `x-timestamp` and `x-signature` headers for one request.
