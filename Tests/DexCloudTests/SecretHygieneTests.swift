@@ -40,8 +40,9 @@ struct SecretHygieneTests {
       secrets.append("wrong-bootstrap-key-99")
       secrets += server.state.requests.compactMap(\.signature)
 
-      let lines = logs.lines
+      let lines = logs.lines + server.logs.lines
       #expect(lines.count > 10, "the scenario must have produced logs to inspect")
+      #expect(server.logs.lines.contains { $0.contains("reason=invalid_signature") })
       #expect(errors.count == 3)
       let texts = lines + errors.map { "\($0) \($0.localizedDescription) \(String(reflecting: $0))" }
       // Report only indices on failure, so a leak is not itself printed.

@@ -81,6 +81,8 @@ struct TestServer: Sendable {
 
   let port: Int
   let state: ServerState
+  /// Everything the server-side verifier logged.
+  let logs: LogCapture
   let authenticator: RequestAuthenticator
   private let task: Task<Void, any Error>
 
@@ -104,11 +106,12 @@ struct TestServer: Sendable {
 
   static func start(sessionLifetime: Duration) async throws -> TestServer {
     let state = ServerState()
+    let logs = LogCapture()
     let keyring = ServerKeyring(current: ServerKey(id: "k1", secret: serverSecret)!)
     let authenticator = RequestAuthenticator(
       bootstrapKeys: [bootstrapKey],
       issuer: SessionIssuer(keyring: keyring, lifetime: sessionLifetime),
-      verifier: RequestVerifier())
+      verifier: RequestVerifier(logger: logs.logger("verifier")))
 
     let router = Router()
     router.post("/auth_token") { request, _ -> Response in
@@ -141,7 +144,8 @@ struct TestServer: Sendable {
       task.cancel()
       throw ServerFailed()
     }
-    return TestServer(port: port, state: state, authenticator: authenticator, task: task)
+    return TestServer(
+      port: port, state: state, logs: logs, authenticator: authenticator, task: task)
   }
 
   struct ServerFailed: Error {}
