@@ -26,7 +26,10 @@ public struct URLSessionTransport: HTTPTransport {
     try Task.checkCancellation()
     var urlRequest = URLRequest(url: request.url)
     urlRequest.httpMethod = request.method
-    urlRequest.timeoutInterval = max(0.001, timeout.timeInterval)
+    // FoundationNetworking truncates the request timeout to whole seconds (0.3 s becomes an
+    // immediate timeout), so the exact timeout is enforced by our own timer below and the
+    // session's is only a rounded-up backstop.
+    urlRequest.timeoutInterval = max(1, timeout.timeInterval.rounded(.up)) + 1
     urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
     for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
     // libcurl would otherwise add `Expect: 100-continue` and wait before sending large bodies.
@@ -35,12 +38,19 @@ public struct URLSessionTransport: HTTPTransport {
 
     let box = DataTaskBox()
     let limit = maximumResponseBytes
+    let timer = Task {
+      try await Task.sleep(for: timeout)
+      box.timeOut()
+    }
+    defer { timer.cancel() }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<TransportResponse, any Error>) in
         let task = session.dataTask(with: urlRequest) { data, response, error in
           if let error {
-            continuation.resume(throwing: Self.map(error, timeout: timeout))
+            let failure =
+              box.didTimeOut ? DexCloudError.timedOut(after: timeout) : Self.map(error, timeout: timeout)
+            continuation.resume(throwing: failure)
             return
           }
           guard let http = response as? HTTPURLResponse else {
@@ -91,6 +101,7 @@ private final class DataTaskBox: @unchecked Sendable {
   private let lock = NSLock()
   private var task: URLSessionDataTask?
   private var cancelled = false
+  private var timedOut = false
 
   func start(_ task: URLSessionDataTask) {
     lock.lock()
@@ -106,5 +117,19 @@ private final class DataTaskBox: @unchecked Sendable {
     let task = self.task
     lock.unlock()
     task?.cancel()
+  }
+
+  /// Cancels the data task because the timeout elapsed; its error then reads as a timeout.
+  func timeOut() {
+    lock.lock()
+    timedOut = true
+    lock.unlock()
+    cancel()
+  }
+
+  var didTimeOut: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return timedOut
   }
 }
