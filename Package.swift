@@ -15,7 +15,11 @@ let package = Package(
     .executable(name: "dex-demo", targets: ["DexDemo"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-log", from: "1.16.2")
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    // Test-only: the real HTTP server DexCloudTests start on 127.0.0.1.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
   ],
   targets: [
     // MARK: Model (no dependencies at all)
@@ -36,6 +40,7 @@ let package = Package(
       dependencies: [
         "DexModel",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
 
@@ -68,7 +73,16 @@ let package = Package(
     // MARK: Tests
     .testTarget(name: "DexModelTests", dependencies: ["DexModel"], resources: [.copy("Fixtures")]),
     .testTarget(name: "DexImagingTests", dependencies: ["DexImaging"]),
-    .testTarget(name: "DexCloudTests", dependencies: ["DexCloud"]),
+    .testTarget(
+      name: "DexCloudTests",
+      dependencies: [
+        "DexCloud",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ]
+    ),
     .testTarget(name: "DexStorageTests", dependencies: ["DexStorage"]),
     .testTarget(name: "DexKitTests", dependencies: ["DexKit"]),
   ],

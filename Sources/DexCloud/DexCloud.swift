@@ -1,2 +1,2 @@
-// DexCloud: see the module's DocC catalog.
+// DexCloud: the signed cloud pass. See the module's DocC catalog (DexCloud.docc).
 @_exported import DexModel
