@@ -3,10 +3,6 @@ import Testing
 
 @testable import DexCloud
 
-/// True once DexModel's tolerant parser is in (it is a stub that always throws on this branch).
-let scanParserAvailable =
-  (try? ScanResult(jsonString: #"{"commonName":"Clownfish","category":"fish","summary":"Orange."}"#)) != nil
-
 @Suite("Vision services over real HTTP")
 struct VisionServiceTests {
   static let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 0x42, count: 300) + [0xFF, 0xD9])
@@ -41,9 +37,7 @@ struct VisionServiceTests {
   }
 
   /// Needs the lead's `ScanResult(jsonString:)` parser; enabled automatically once it is merged.
-  @Test(
-    "DexVisionService parses a fenced JSON reply into a ScanResult",
-    .enabled(if: scanParserAvailable, "needs DexModel's ScanResult parser (lead, parallel work)"))
+  @Test("DexVisionService parses a fenced JSON reply into a ScanResult")
   func identifyParses() async throws {
     try await TestServer.with { server in
       server.state.visionReply = VisionResponse(
