@@ -59,16 +59,18 @@ public final class ClassifierModel: Sendable {
     Bundle.module.url(forResource: name, withExtension: ext, subdirectory: "ClassifierResources")
   }
 
-  /// The network's raw scores for `image` (cropped, resampled and normalised first).
-  public func logits(for image: RGBImage) throws(ClassifierError) -> [Float] {
-    try network.logits(forNormalizedInput: preprocessor.networkInput(from: image))
+  /// The network's raw scores for `image` (cropped, resampled and normalised first), computed
+  /// on `threads` cores.
+  public func logits(for image: RGBImage, threads: Int = 1) throws(ClassifierError) -> [Float] {
+    try network.logits(forNormalizedInput: preprocessor.networkInput(from: image), threads: threads)
   }
 
-  /// All classes ranked by probability (softmax of ``logits(for:)``), best first, at most `limit`.
-  public func rankedLabels(for image: RGBImage, limit: Int) throws(ClassifierError)
-    -> [ClassificationLabel]
+  /// All classes ranked by probability (softmax of ``logits(for:threads:)``), best first, at most
+  /// `limit`.
+  public func rankedLabels(for image: RGBImage, limit: Int, threads: Int = 1)
+    throws(ClassifierError) -> [ClassificationLabel]
   {
-    rankedLabels(logits: try logits(for: image), limit: limit)
+    rankedLabels(logits: try logits(for: image, threads: threads), limit: limit)
   }
 
   /// Softmax over `logits`, then the `limit` most probable classes, best first.

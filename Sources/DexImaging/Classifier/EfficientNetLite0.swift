@@ -144,9 +144,14 @@ public final class EfficientNetLite0: Sendable {
   /// Runs the network on a normalised `224 × 224 × 3` input (NHWC, see ``ImagePreprocessor``)
   /// and returns one raw score (logit) per class.
   ///
+  /// `threads` spreads this one inference over that many cores (1, the default, keeps it on the
+  /// calling thread; a server classifying many photos at once gets more throughput that way).
+  ///
   /// - Throws: ``ClassifierError/invalidInput(_:)`` for a wrongly sized input,
   ///   ``ClassifierError/cancelled`` when the current task is cancelled mid-way.
-  public func logits(forNormalizedInput input: [Float]) throws(ClassifierError) -> [Float] {
+  public func logits(forNormalizedInput input: [Float], threads: Int = 1) throws(ClassifierError)
+    -> [Float]
+  {
     let size = Self.inputSize
     guard input.count == size * size * 3 else {
       throw .invalidInput("expected \(size * size * 3) values, got \(input.count)")
@@ -173,17 +178,18 @@ public final class EfficientNetLite0: Sendable {
       let pixels = height * width
       var expanded = UnsafePointer(current)
       if let expand = block.expand {
-        expand.apply(UnsafePointer(current), pixels: pixels, into: b)
+        expand.apply(UnsafePointer(current), pixels: pixels, into: b, threads: threads)
         expanded = UnsafePointer(b)
       }
-      (height, width) = block.depthwise.apply(expanded, height: height, width: width, into: c)
+      (height, width) = block.depthwise.apply(
+        expanded, height: height, width: width, into: c, threads: threads)
       block.project.apply(
         UnsafePointer(c), pixels: height * width, into: spare,
-        residual: block.hasResidual ? UnsafePointer(current) : nil)
+        residual: block.hasResidual ? UnsafePointer(current) : nil, threads: threads)
       swap(&current, &spare)
     }
     let pixels = height * width
-    head.apply(UnsafePointer(current), pixels: pixels, into: b)
+    head.apply(UnsafePointer(current), pixels: pixels, into: b, threads: threads)
     return classify(pooling: UnsafePointer(b), pixels: pixels)
   }
 

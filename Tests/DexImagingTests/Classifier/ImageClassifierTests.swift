@@ -59,6 +59,8 @@ import Testing
     let (first, second) = try await (a, b)
     #expect(first == second)
     #expect(first.count == 1000)
+    // Spreading one inference over several cores changes nothing in the arithmetic.
+    #expect(try model.logits(for: image, threads: 3) == first)
   }
 
   @Test func cancelledTaskGivesNil() async throws {

@@ -1,9 +1,10 @@
 // Times DexImaging's classifier: the network alone and end to end from encoded bytes.
 //
-//   classifier-bench <image.ppm> [--runs N] [--warmup N] [--concurrency K]
+//   classifier-bench <image.ppm> [--runs N] [--warmup N] [--threads T] [--concurrency K]
 //
 // Prints one JSON object: per-run latencies in milliseconds for "network" (preprocessed input to
-// logits) and "endToEnd" (encoded bytes to LocalGuess), with K requests in flight at once.
+// logits) and "endToEnd" (encoded bytes to LocalGuess), each inference spread over T cores, with
+// K requests in flight at once.
 import DexImaging
 import Foundation
 
@@ -12,6 +13,7 @@ struct Options {
   var runs = 50
   var warmup = 3
   var concurrency = 1
+  var threads = 1
 }
 
 func parse() -> Options? {
@@ -22,6 +24,7 @@ func parse() -> Options? {
     case "--runs": options.runs = Int(args.popFirst() ?? "") ?? options.runs
     case "--warmup": options.warmup = Int(args.popFirst() ?? "") ?? options.warmup
     case "--concurrency": options.concurrency = max(1, Int(args.popFirst() ?? "") ?? 1)
+    case "--threads": options.threads = max(1, Int(args.popFirst() ?? "") ?? 1)
     default: options.path = arg
     }
   }
@@ -60,20 +63,23 @@ do {
   let model = try ClassifierModel.bundled()
   let image = try PPMDecoder().decodePixels(from: data)
   let input = model.preprocessor.networkInput(from: image)
-  let classifier = ImageClassifier(model: model, decoder: PPMDecoder())
+  let threads = options.threads
+  let classifier = ImageClassifier(
+    model: model, decoder: PPMDecoder(), configuration: .init(threads: threads))
   for _ in 0..<options.warmup { _ = try model.network.logits(forNormalizedInput: input) }
   let network = measure(runs: options.runs, concurrency: options.concurrency) {
-    _ = try model.network.logits(forNormalizedInput: input)
+    _ = try model.network.logits(forNormalizedInput: input, threads: threads)
   }
   let endToEnd = measure(runs: options.runs, concurrency: options.concurrency) {
     let image = try PPMDecoder().decodePixels(from: data)
-    let ranked = try model.rankedLabels(for: image, limit: classifier.configuration.topK)
+    let ranked = try model.rankedLabels(
+      for: image, limit: classifier.configuration.topK, threads: threads)
     _ = ImageClassifier.guess(from: ranked)
   }
   let top = model.rankedLabels(logits: try model.network.logits(forNormalizedInput: input), limit: 1)
   let result: [String: Any] = [
     "loadMs": loadMs, "network": network, "endToEnd": endToEnd,
-    "top1": top.first?.label ?? "", "concurrency": options.concurrency,
+    "top1": top.first?.label ?? "", "concurrency": options.concurrency, "threads": threads,
   ]
   let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
   print(String(decoding: json, as: UTF8.self))

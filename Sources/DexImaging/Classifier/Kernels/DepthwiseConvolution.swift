@@ -36,18 +36,22 @@ struct DepthwiseConvolution: Sendable {
   }
 
   /// Applies the layer to an `height × width × channels` input; returns the output size.
+  /// `threads > 1` splits the output rows.
   @discardableResult
   func apply(
-    _ input: UnsafePointer<Float>, height: Int, width: Int, into output: UnsafeMutablePointer<Float>
+    _ input: UnsafePointer<Float>, height: Int, width: Int, into output: UnsafeMutablePointer<Float>,
+    threads: Int = 1
   ) -> (height: Int, width: Int) {
     let (oh, padTop) = Self.samePadding(input: height, kernel: kernel, stride: stride)
     let (ow, padLeft) = Self.samePadding(input: width, kernel: kernel, stride: stride)
     weights.withUnsafeBufferPointer { w in
       bias.withUnsafeBufferPointer { b in
         guard let w = w.baseAddress, let b = b.baseAddress else { return }
-        run(
-          input, height: height, width: width, output: output, outHeight: oh, outWidth: ow,
-          padTop: padTop, padLeft: padLeft, weights: w, bias: b)
+        forEachChunk(of: oh, threads: threads, multiple: 1) { rows in
+          run(
+            input, height: height, width: width, output: output, outRows: rows, outWidth: ow,
+            padTop: padTop, padLeft: padLeft, weights: w, bias: b)
+        }
       }
     }
     return (oh, ow)
@@ -56,13 +60,13 @@ struct DepthwiseConvolution: Sendable {
   @inline(__always)
   private func run(
     _ x: UnsafePointer<Float>, height: Int, width: Int, output y: UnsafeMutablePointer<Float>,
-    outHeight: Int, outWidth: Int, padTop: Int, padLeft: Int,
+    outRows: Range<Int>, outWidth: Int, padTop: Int, padLeft: Int,
     weights w: UnsafePointer<Float>, bias b: UnsafePointer<Float>
   ) {
     let c = channels
     let k = kernel
     let s = stride
-    for oy in 0..<outHeight {
+    for oy in outRows {
       let iy0 = oy * s - padTop
       let kyStart = max(0, -iy0)
       let kyEnd = min(k, height - iy0)

@@ -3,7 +3,7 @@
 /// `output[p][o] = activation(bias[o] + Σᵢ input[p][i] · weight[i][o] (+ residual[p][o]))`.
 /// The weights are packed at load time into panels of eight output channels
 /// (`panel[i][0..<8]` contiguous), so the inner loop broadcasts one input value and multiplies it
-/// with eight weights for four pixels at once: a 4 × 8 tile of accumulators that stays in
+/// with eight weights for six pixels at once: a 6 × 8 tile of accumulators that stays in
 /// registers for the whole reduction. Pixels are processed in cache-sized blocks so that a
 /// block's inputs are reused by every panel.
 struct PointwiseConvolution: Sendable {
@@ -44,22 +44,24 @@ struct PointwiseConvolution: Sendable {
   }
 
   /// Runs the convolution on `pixels` rows of `input` into `output`, optionally adding
-  /// `residual` (same shape as `output`) after the bias.
+  /// `residual` (same shape as `output`) after the bias; `threads > 1` splits the pixels.
   func apply(
     _ input: UnsafePointer<Float>, pixels: Int, into output: UnsafeMutablePointer<Float>,
-    residual: UnsafePointer<Float>? = nil
+    residual: UnsafePointer<Float>? = nil, threads: Int = 1
   ) {
     packedWeights.withUnsafeBufferPointer { w in
       bias.withUnsafeBufferPointer { b in
         guard let w = w.baseAddress, let b = b.baseAddress else { return }
-        run(input, pixels: pixels, weights: w, bias: b, output: output, residual: residual)
+        forEachChunk(of: pixels, threads: threads, multiple: 6) { range in
+          run(input, pixels: range, weights: w, bias: b, output: output, residual: residual)
+        }
       }
     }
   }
 
   @inline(__always)
   private func run(
-    _ x: UnsafePointer<Float>, pixels: Int, weights: UnsafePointer<Float>,
+    _ x: UnsafePointer<Float>, pixels: Range<Int>, weights: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>,
     residual: UnsafePointer<Float>?
   ) {
@@ -70,23 +72,25 @@ struct PointwiseConvolution: Sendable {
     let panels = cout / lanes
 
     // Pixels are processed in blocks whose inputs stay in cache while every panel passes over them.
-    let block = max(4, (16_384 / cin) & ~3)
-    var start = 0
-    while start < pixels {
-      let end = min(start + block, pixels)
+    let block = max(6, 16_384 / cin / 6 * 6)
+    var start = pixels.lowerBound
+    while start < pixels.upperBound {
+      let end = min(start + block, pixels.upperBound)
       for panel in 0..<panels {
         let wp = weights + panel * cin * lanes
         let c = panel * lanes
         let b = bias + c
         var p = start
-        // Four pixels × eight channels: 32 scalar accumulators, which the optimiser keeps in
-        // eight SIMD registers (and which stay fast in unoptimised debug builds, unlike SIMD8).
-        while p + 4 <= end {
+        // Six pixels × eight channels: 48 scalar accumulators, which the optimiser keeps in
+        // twelve SSE registers (and which stay fast in unoptimised debug builds, unlike SIMD8).
+        while p + 6 <= end {
           let t = FloatOctet(bias: b)
           var r0 = t
           var r1 = t
           var r2 = t
           var r3 = t
+          var r4 = t
+          var r5 = t
           var x0 = x + p * cin
           var w = wp
           for _ in 0..<cin {
@@ -94,17 +98,19 @@ struct PointwiseConvolution: Sendable {
             r1.accumulate(w, x0[cin])
             r2.accumulate(w, x0[2 * cin])
             r3.accumulate(w, x0[3 * cin])
+            r4.accumulate(w, x0[4 * cin])
+            r5.accumulate(w, x0[5 * cin])
             x0 += 1
             w += lanes
           }
-          r0.store(y + p * cout + c, residual: residual.map { $0 + p * cout + c }, relu6: relu)
-          r1.store(
-            y + (p + 1) * cout + c, residual: residual.map { $0 + (p + 1) * cout + c }, relu6: relu)
-          r2.store(
-            y + (p + 2) * cout + c, residual: residual.map { $0 + (p + 2) * cout + c }, relu6: relu)
-          r3.store(
-            y + (p + 3) * cout + c, residual: residual.map { $0 + (p + 3) * cout + c }, relu6: relu)
-          p += 4
+          let o = p * cout + c
+          r0.store(y + o, residual: residual.map { $0 + o }, relu6: relu)
+          r1.store(y + o + cout, residual: residual.map { $0 + o + cout }, relu6: relu)
+          r2.store(y + o + 2 * cout, residual: residual.map { $0 + o + 2 * cout }, relu6: relu)
+          r3.store(y + o + 3 * cout, residual: residual.map { $0 + o + 3 * cout }, relu6: relu)
+          r4.store(y + o + 4 * cout, residual: residual.map { $0 + o + 4 * cout }, relu6: relu)
+          r5.store(y + o + 5 * cout, residual: residual.map { $0 + o + 5 * cout }, relu6: relu)
+          p += 6
         }
         while p < end {
           var r0 = FloatOctet(bias: b)
