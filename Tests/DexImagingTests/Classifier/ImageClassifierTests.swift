@@ -51,6 +51,29 @@ import Testing
     #expect(ranked.allSatisfy { $0.confidence.isFinite && $0.confidence >= 0 })
   }
 
+  @Test func fiftyMegapixelImageGivesASensibleAnswer() async throws {
+    // 8192 × 6144 = 50.3 MP of grey with a bright band: no crash, bounded memory, and either no
+    // guess or a well-formed one.
+    let width = 8192
+    let height = 6144
+    var pixels = [UInt8](repeating: 90, count: width * height * 3)
+    pixels.withUnsafeMutableBufferPointer { buffer in
+      for y in (height / 3)..<(height / 2) {
+        buffer.baseAddress.map { ($0 + y * width * 3).update(repeating: 230, count: width * 3) }
+      }
+    }
+    let image = try #require(RGBImage(width: width, height: height, pixels: pixels))
+    let ranked = try await classifier.rankedLabels(for: image, limit: 5)
+    #expect(ranked.count == 5)
+    #expect(ranked.allSatisfy { $0.confidence.isFinite && (0...1).contains($0.confidence) })
+    if let guess = ImageClassifier.guess(
+      from: ranked, minimumConfidence: classifier.configuration.minimumConfidence)
+    {
+      #expect(guess.confidence >= classifier.configuration.minimumConfidence)
+      #expect(!guess.label.isEmpty)
+    }
+  }
+
   @Test func concurrentCallsAgree() async throws {
     let image = try ClassifierFixtures.image("bird")
     let model = try ClassifierModel.bundled()
