@@ -191,12 +191,13 @@ def main():
     work = os.path.join(ROOT, "Benchmarks", ".work")
     os.makedirs(work, exist_ok=True)
     image = os.path.join(FIXTURES, args.image + ".ppm")
+    build = ["swift", "build", "-c", "release", "--package-path", HERE] + args.swift_flags.split()
+    if args.swift_flags:
+        build += ["--scratch-path", os.path.join(HERE, ".build-flags")]
     if not args.skip_build:
-        cmd = ["flock", "/tmp/dexkit-swift.lock", "swift", "build", "-c", "release",
-               "--package-path", HERE] + args.swift_flags.split()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    binary = subprocess.run(["swift", "build", "-c", "release", "--package-path", HERE, "--show-bin-path"]
-                            + args.swift_flags.split(), check=True, capture_output=True, text=True).stdout.strip()
+        subprocess.run(["flock", "/tmp/dexkit-swift.lock"] + build, check=True, stdout=subprocess.DEVNULL)
+    binary = subprocess.run(build + ["--show-bin-path"], check=True, capture_output=True,
+                            text=True).stdout.strip()
     binary = os.path.join(binary, "ClassifierBench")
 
     onnx_path = os.path.join(work, "efficientnet-lite0.onnx")
@@ -221,7 +222,8 @@ def main():
             rows.append((threads, what, om, op, pm, pp, om / pm, ours_rss, peer_rss))
     both_out, both_rss = run_child([binary, image, "--runs", str(args.runs), "--concurrency", "2"])
     both = json.loads(both_out)
-    print(f"image {args.image}.ppm, {args.runs} runs, onnxruntime {peer['version']}, "
+    flags = f", swift flags '{args.swift_flags}'" if args.swift_flags else ""
+    print(f"image {args.image}.ppm{flags}, {args.runs} runs, onnxruntime {peer['version']}, "
           f"ours top-1 '{ours['top1']}', weights load {ours['loadMs']:.0f} ms, "
           f"onnxruntime vs numpy max |dlogit| {drift:.4f}")
     print("| threads | measure | ours median ms | ours p95 ms | onnxruntime median ms | onnxruntime p95 ms "
