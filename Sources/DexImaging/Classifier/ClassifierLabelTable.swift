@@ -54,7 +54,9 @@ public struct ClassifierLabelTable: Sendable, Hashable {
       guard !label.isEmpty else { throw .invalidLabels("row \(index) has an empty label") }
       let synonyms =
         columns.count > 4
-        ? columns[4].split(separator: ",").map { Self.cleanedLabel(String($0)) }.filter { !$0.isEmpty }
+        ? columns[4].split(separator: ",").map { Self.cleanedLabel(String($0)) }.filter {
+          !$0.isEmpty
+        }
         : []
       let category: DexCategory
       if columns[2].isEmpty {

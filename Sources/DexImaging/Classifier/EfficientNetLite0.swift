@@ -41,7 +41,8 @@ public final class EfficientNetLite0: Sendable {
     do {
       manifestData = try Data(contentsOf: manifestURL)
     } catch {
-      throw .unreadableFile(path: manifestURL.lastPathComponent, reason: "\(error.localizedDescription)")
+      throw .unreadableFile(
+        path: manifestURL.lastPathComponent, reason: "\(error.localizedDescription)")
     }
     let manifest: WeightsManifest
     do {
@@ -76,7 +77,8 @@ public final class EfficientNetLite0: Sendable {
       (8...8192).contains(arch.stemChannels), (8...8192).contains(arch.headChannels)
     else { throw .invalidManifest("unsupported architecture parameters") }
     guard blob.count == manifest.weights.byteCount else {
-      throw .invalidWeights("blob has \(blob.count) bytes, manifest says \(manifest.weights.byteCount)")
+      throw .invalidWeights(
+        "blob has \(blob.count) bytes, manifest says \(manifest.weights.byteCount)")
     }
     let store = try TensorStore(manifest: manifest, blob: blob)
 
@@ -171,7 +173,7 @@ public final class EfficientNetLite0: Sendable {
     var spare = d
     var (height, width) = input.withUnsafeBufferPointer { buffer in
       guard let base = buffer.baseAddress else { return (0, 0) }
-      return stem.apply(base, height: size, width: size, into: current)
+      return stem.apply(base, height: size, width: size, into: current, threads: threads)
     }
     for block in blocks {
       if Task.isCancelled { throw .cancelled }

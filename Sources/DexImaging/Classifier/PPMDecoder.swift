@@ -55,7 +55,9 @@ public struct PPMDecoder: PixelDecoding, Hashable {
       fields.append(value)
     }
     // Exactly one whitespace byte separates the header from the samples.
-    guard index < bytes.count, Self.isSpace(bytes[index]) else { throw DecodingError.malformedHeader }
+    guard index < bytes.count, Self.isSpace(bytes[index]) else {
+      throw DecodingError.malformedHeader
+    }
     index += 1
     let (width, height, maxValue) = (fields[0], fields[1], fields[2])
     guard maxValue == 255 else { throw DecodingError.unsupportedDepth(maxValue) }

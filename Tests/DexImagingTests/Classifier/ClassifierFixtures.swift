@@ -42,7 +42,8 @@ enum ClassifierFixtures {
 
   /// The directory holding the bundled classifier resources.
   static func resourceDirectory() throws -> URL {
-    try #require(ClassifierModel.bundledResource("EfficientNetLite0", "json")).deletingLastPathComponent()
+    try #require(ClassifierModel.bundledResource("EfficientNetLite0", "json"))
+      .deletingLastPathComponent()
   }
 
   /// Copies the bundled resources into a fresh temporary directory (removed by the caller).

@@ -50,7 +50,10 @@ import Testing
       }
     }
     let ranked = await Fixed().rankedLabels(imageData: Data([1]), limit: 3)
-    #expect(ranked == [ClassificationLabel(identifier: "fern", label: "fern", confidence: 0.7, category: .plant)])
+    #expect(
+      ranked == [
+        ClassificationLabel(identifier: "fern", label: "fern", confidence: 0.7, category: .plant)
+      ])
     #expect(await Fixed().rankedLabels(imageData: Data(), limit: 3).isEmpty)
     #expect(await Fixed().rankedLabels(imageData: Data([1]), limit: 0).isEmpty)
   }

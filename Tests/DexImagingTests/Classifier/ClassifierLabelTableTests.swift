@@ -52,7 +52,9 @@ import Testing
 
   @Test func parsesCustomTableAndFallsBackToMatching() throws {
     let table = try ClassifierLabelTable(
-      tsv: "# comment\n0\tx0\tbird\tsnowy_owl\towl, Bubo scandiacus\n1\tx1\t\tplant\n\n2\tx2\t\tsomething\n")
+      tsv:
+        "# comment\n0\tx0\tbird\tsnowy_owl\towl, Bubo scandiacus\n1\tx1\t\tplant\n\n2\tx2\t\tsomething\n"
+    )
     #expect(table.entries.count == 3)
     #expect(table.entries[0].category == .bird)
     #expect(table.entries[0].label == "snowy owl")

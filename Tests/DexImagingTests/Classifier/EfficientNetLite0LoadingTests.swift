@@ -25,7 +25,11 @@ import Testing
     #expect {
       try EfficientNetLite0(manifestURL: nowhere)
     } throws: { error in
-      if case .unreadableFile(let path, _) = error as? ClassifierError { path == "EfficientNetLite0.json" } else { false }
+      if case .unreadableFile(let path, _) = error as? ClassifierError {
+        path == "EfficientNetLite0.json"
+      } else {
+        false
+      }
     }
   }
 
@@ -61,9 +65,13 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let manifest = directory.appendingPathComponent("EfficientNetLite0.json")
     let text = try String(contentsOf: manifest, encoding: .utf8)
-      .replacingOccurrences(of: #""file": "EfficientNetLite0.weights""#, with: #""file": "../../etc/passwd""#)
+      .replacingOccurrences(
+        of: #""file": "EfficientNetLite0.weights""#, with: #""file": "../../etc/passwd""#)
     try Data(text.utf8).write(to: manifest)
-    #expect(throws: ClassifierError.invalidManifest("weights file name ../../etc/passwd is not a plain file name")) {
+    #expect(
+      throws: ClassifierError.invalidManifest(
+        "weights file name ../../etc/passwd is not a plain file name")
+    ) {
       try EfficientNetLite0(manifestURL: manifest)
     }
   }
@@ -75,7 +83,10 @@ import Testing
     let text = try String(contentsOf: manifest, encoding: .utf8)
       .replacingOccurrences(of: #""classes": 1000"#, with: #""classes": 999"#)
     try Data(text.utf8).write(to: manifest)
-    #expect(throws: ClassifierError.invalidWeights("tensor classifier.weight has shape [1280, 1000], expected [1280, 999]")) {
+    #expect(
+      throws: ClassifierError.invalidWeights(
+        "tensor classifier.weight has shape [1280, 1000], expected [1280, 999]")
+    ) {
       try EfficientNetLite0(manifestURL: manifest)
     }
   }

@@ -8,7 +8,8 @@ import Testing
   let classifier = ImageClassifier(decoder: PPMDecoder())
 
   @Test func classifiesPhotoBytesIntoAGuess() async throws {
-    let guess = try #require(await classifier.classify(imageData: ClassifierFixtures.ppmData("mushroom")))
+    let guess = try #require(
+      await classifier.classify(imageData: ClassifierFixtures.ppmData("mushroom")))
     #expect(guess.category == .fungus)
     #expect(guess.label == "bolete")
     #expect(guess.confidence > 0.5 && guess.confidence <= 1)

@@ -14,9 +14,11 @@ import Testing
 
   @Test func constantImageStaysConstant() throws {
     let image = try #require(
-      RGBImage(width: 300, height: 200, pixels: [UInt8](repeating: 0, count: 300 * 200 * 3).enumerated().map {
-        [UInt8(255), 127, 0][$0.offset % 3]
-      }))
+      RGBImage(
+        width: 300, height: 200,
+        pixels: [UInt8](repeating: 0, count: 300 * 200 * 3).enumerated().map {
+          [UInt8(255), 127, 0][$0.offset % 3]
+        }))
     let input = ImagePreprocessor().networkInput(from: image)
     #expect(input.count == 224 * 224 * 3)
     let expected: [Float] = [1, 0, -127.0 / 128.0]

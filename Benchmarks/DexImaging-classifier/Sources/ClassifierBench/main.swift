@@ -38,7 +38,8 @@ func milliseconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 /// Runs `body` `runs` times on `concurrency` threads; returns every latency.
-func measure(runs: Int, concurrency: Int, _ body: @escaping @Sendable () throws -> Void) -> [Double] {
+func measure(runs: Int, concurrency: Int, _ body: @escaping @Sendable () throws -> Void) -> [Double]
+{
   let lock = NSLock()
   nonisolated(unsafe) var times: [Double] = []
   let perThread = (runs + concurrency - 1) / concurrency
@@ -54,7 +55,8 @@ func measure(runs: Int, concurrency: Int, _ body: @escaping @Sendable () throws 
 }
 
 guard let options = parse() else {
-  FileHandle.standardError.write(Data("usage: classifier-bench <image.ppm> [--runs N] [--concurrency K]\n".utf8))
+  FileHandle.standardError.write(
+    Data("usage: classifier-bench <image.ppm> [--runs N] [--concurrency K]\n".utf8))
   exit(2)
 }
 do {
@@ -76,7 +78,8 @@ do {
       for: image, limit: classifier.configuration.topK, threads: threads)
     _ = ImageClassifier.guess(from: ranked)
   }
-  let top = model.rankedLabels(logits: try model.network.logits(forNormalizedInput: input), limit: 1)
+  let top = model.rankedLabels(
+    logits: try model.network.logits(forNormalizedInput: input), limit: 1)
   let result: [String: Any] = [
     "loadMs": loadMs, "network": network, "endToEnd": endToEnd,
     "top1": top.first?.label ?? "", "concurrency": options.concurrency, "threads": threads,

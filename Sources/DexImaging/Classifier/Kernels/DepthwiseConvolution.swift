@@ -39,7 +39,8 @@ struct DepthwiseConvolution: Sendable {
   /// `threads > 1` splits the output rows.
   @discardableResult
   func apply(
-    _ input: UnsafePointer<Float>, height: Int, width: Int, into output: UnsafeMutablePointer<Float>,
+    _ input: UnsafePointer<Float>, height: Int, width: Int,
+    into output: UnsafeMutablePointer<Float>,
     threads: Int = 1
   ) -> (height: Int, width: Int) {
     let (oh, padTop) = Self.samePadding(input: height, kernel: kernel, stride: stride)

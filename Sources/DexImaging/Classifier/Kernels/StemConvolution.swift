@@ -28,40 +28,47 @@ struct StemConvolution: Sendable {
   }
 
   /// Applies the layer to an `height × width × 3` input; returns the output size.
+  /// `threads > 1` splits the output rows.
   @discardableResult
   func apply(
-    _ input: UnsafePointer<Float>, height: Int, width: Int, into output: UnsafeMutablePointer<Float>
+    _ input: UnsafePointer<Float>, height: Int, width: Int,
+    into output: UnsafeMutablePointer<Float>,
+    threads: Int = 1
   ) -> (height: Int, width: Int) {
-    let (oh, padTop) = DepthwiseConvolution.samePadding(input: height, kernel: kernel, stride: stride)
-    let (ow, padLeft) = DepthwiseConvolution.samePadding(input: width, kernel: kernel, stride: stride)
+    let (oh, padTop) = DepthwiseConvolution.samePadding(
+      input: height, kernel: kernel, stride: stride)
+    let (ow, padLeft) = DepthwiseConvolution.samePadding(
+      input: width, kernel: kernel, stride: stride)
     let co = outputChannels
     let k = kernel
     weights.withUnsafeBufferPointer { wb in
       bias.withUnsafeBufferPointer { bb in
         guard let w = wb.baseAddress, let b = bb.baseAddress else { return }
-        for oy in 0..<oh {
-          let iy0 = oy * stride - padTop
-          for ox in 0..<ow {
-            let ix0 = ox * stride - padLeft
-            let out = output + (oy * ow + ox) * co
-            var group = 0
-            while group < co {
-              var acc = FloatOctet(bias: b + group)
-              for ky in 0..<k {
-                let iy = iy0 + ky
-                guard iy >= 0, iy < height else { continue }
-                for kx in 0..<k {
-                  let ix = ix0 + kx
-                  guard ix >= 0, ix < width else { continue }
-                  let px = input + (iy * width + ix) * 3
-                  let wt = w + ((ky * k + kx) * 3) * co + group
-                  acc.accumulate(wt, px[0])
-                  acc.accumulate(wt + co, px[1])
-                  acc.accumulate(wt + 2 * co, px[2])
+        forEachChunk(of: oh, threads: threads, multiple: 1) { rows in
+          for oy in rows {
+            let iy0 = oy * stride - padTop
+            for ox in 0..<ow {
+              let ix0 = ox * stride - padLeft
+              let out = output + (oy * ow + ox) * co
+              var group = 0
+              while group < co {
+                var acc = FloatOctet(bias: b + group)
+                for ky in 0..<k {
+                  let iy = iy0 + ky
+                  guard iy >= 0, iy < height else { continue }
+                  for kx in 0..<k {
+                    let ix = ix0 + kx
+                    guard ix >= 0, ix < width else { continue }
+                    let px = input + (iy * width + ix) * 3
+                    let wt = w + ((ky * k + kx) * 3) * co + group
+                    acc.accumulate(wt, px[0])
+                    acc.accumulate(wt + co, px[1])
+                    acc.accumulate(wt + 2 * co, px[2])
+                  }
                 }
+                acc.store(out + group, residual: nil, relu6: true)
+                group += 8
               }
-              acc.store(out + group, residual: nil, relu6: true)
-              group += 8
             }
           }
         }
