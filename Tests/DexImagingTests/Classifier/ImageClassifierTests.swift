@@ -34,6 +34,20 @@ import Testing
     #expect(await classifier.classify(imageData: data) == nil)
   }
 
+  @Test func closureDecoderFeedsTheClassifier() async throws {
+    struct Refused: Error {}
+    let fruit = try ClassifierFixtures.image("fruit")
+    let decoder = AnyPixelDecoder { data in
+      guard data == Data("fruit".utf8) else { throw Refused() }
+      return fruit
+    }
+    let classifier = ImageClassifier(decoder: decoder)
+    let guess = try #require(await classifier.classify(imageData: Data("fruit".utf8)))
+    #expect(guess.category == .food)
+    #expect(guess.label == "orange")
+    #expect(await classifier.classify(imageData: Data("other".utf8)) == nil)
+  }
+
   @Test func tinyImagesGiveNilAndTypedError() async throws {
     let onePixel = try #require(RGBImage(width: 1, height: 1, pixels: [200, 30, 40]))
     #expect(await classifier.classify(imageData: ClassifierFixtures.ppm(onePixel)) == nil)
