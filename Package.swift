@@ -31,7 +31,9 @@ let package = Package(
       dependencies: [
         "DexModel",
         .product(name: "Logging", package: "swift-log"),
-      ]
+      ],
+      // EfficientNet-Lite0 weights, manifest, ImageNet labels and their licences (classifier).
+      resources: [.copy("Classifier/ClassifierResources")]
     ),
 
     // MARK: Cloud
@@ -72,7 +74,9 @@ let package = Package(
 
     // MARK: Tests
     .testTarget(name: "DexModelTests", dependencies: ["DexModel"], resources: [.copy("Fixtures")]),
-    .testTarget(name: "DexImagingTests", dependencies: ["DexImaging"]),
+    .testTarget(
+      name: "DexImagingTests", dependencies: ["DexImaging"],
+      resources: [.copy("Classifier/Fixtures")]),
     .testTarget(
       name: "DexCloudTests",
       dependencies: [

@@ -1,0 +1,92 @@
+// Times DexImaging's classifier: the network alone and end to end from encoded bytes.
+//
+//   classifier-bench <image.ppm> [--runs N] [--warmup N] [--threads T] [--concurrency K]
+//
+// Prints one JSON object: per-run latencies in milliseconds for "network" (preprocessed input to
+// logits) and "endToEnd" (encoded bytes to LocalGuess), each inference spread over T cores, with
+// K requests in flight at once.
+import DexImaging
+import Foundation
+
+struct Options {
+  var path = ""
+  var runs = 50
+  var warmup = 3
+  var concurrency = 1
+  var threads = 1
+}
+
+func parse() -> Options? {
+  var options = Options()
+  var args = CommandLine.arguments.dropFirst()
+  while let arg = args.popFirst() {
+    switch arg {
+    case "--runs": options.runs = Int(args.popFirst() ?? "") ?? options.runs
+    case "--warmup": options.warmup = Int(args.popFirst() ?? "") ?? options.warmup
+    case "--concurrency": options.concurrency = max(1, Int(args.popFirst() ?? "") ?? 1)
+    case "--threads": options.threads = max(1, Int(args.popFirst() ?? "") ?? 1)
+    default: options.path = arg
+    }
+  }
+  return options.path.isEmpty ? nil : options
+}
+
+func milliseconds(_ body: () throws -> Void) rethrows -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  try body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+}
+
+/// Runs `body` `runs` times on `concurrency` threads; returns every latency.
+func measure(runs: Int, concurrency: Int, _ body: @escaping @Sendable () throws -> Void) -> [Double]
+{
+  let lock = NSLock()
+  nonisolated(unsafe) var times: [Double] = []
+  let perThread = (runs + concurrency - 1) / concurrency
+  DispatchQueue.concurrentPerform(iterations: concurrency) { _ in
+    for _ in 0..<perThread {
+      let t = (try? milliseconds(body)) ?? .nan
+      lock.lock()
+      times.append(t)
+      lock.unlock()
+    }
+  }
+  return times
+}
+
+guard let options = parse() else {
+  FileHandle.standardError.write(
+    Data("usage: classifier-bench <image.ppm> [--runs N] [--concurrency K]\n".utf8))
+  exit(2)
+}
+do {
+  let data = try Data(contentsOf: URL(fileURLWithPath: options.path))
+  let loadMs = try milliseconds { _ = try ClassifierModel.bundled() }
+  let model = try ClassifierModel.bundled()
+  let image = try PPMDecoder().decodePixels(from: data)
+  let input = model.preprocessor.networkInput(from: image)
+  let threads = options.threads
+  let classifier = ImageClassifier(
+    model: model, decoder: PPMDecoder(), configuration: .init(threads: threads))
+  for _ in 0..<options.warmup { _ = try model.network.logits(forNormalizedInput: input) }
+  let network = measure(runs: options.runs, concurrency: options.concurrency) {
+    _ = try model.network.logits(forNormalizedInput: input, threads: threads)
+  }
+  let endToEnd = measure(runs: options.runs, concurrency: options.concurrency) {
+    let image = try PPMDecoder().decodePixels(from: data)
+    let ranked = try model.rankedLabels(
+      for: image, limit: classifier.configuration.topK, threads: threads)
+    _ = ImageClassifier.guess(from: ranked)
+  }
+  let top = model.rankedLabels(
+    logits: try model.network.logits(forNormalizedInput: input), limit: 1)
+  let result: [String: Any] = [
+    "loadMs": loadMs, "network": network, "endToEnd": endToEnd,
+    "top1": top.first?.label ?? "", "concurrency": options.concurrency, "threads": threads,
+  ]
+  let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
+  print(String(decoding: json, as: UTF8.self))
+} catch {
+  FileHandle.standardError.write(Data("classifier-bench: \(error)\n".utf8))
+  exit(1)
+}

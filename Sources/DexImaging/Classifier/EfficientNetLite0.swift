@@ -1,0 +1,224 @@
+import Foundation
+
+/// EfficientNet-Lite0, an ImageNet-1k convolutional network, running on the CPU in pure Swift.
+///
+/// It exists so that DexKit can make a real, offline, private first guess on every platform,
+/// including Linux where Apple's Vision framework does not exist. The weights (Apache-2.0, BatchNorm
+/// folded, float16 on disk) ship as a resource of this module, see ``ClassifierModel/bundled()``;
+/// a host can also load converted weights from a file URL with ``init(manifestURL:)``.
+///
+/// An instance is immutable once loaded, so one shared instance serves any number of concurrent
+/// calls: every call allocates its own activation buffers (about 20 MB, freed on return).
+/// Layout is NHWC; 1×1 convolutions run as a register-blocked (4 pixels × 8 channels) matrix
+/// product that the optimiser vectorises, depthwise convolutions are fused with bias and ReLU6,
+/// padding follows TensorFlow's "SAME" rule.
+public final class EfficientNetLite0: Sendable {
+  /// The side of the square input the network expects, in pixels.
+  public static let inputSize = 224
+  /// The number of classes the network scores (1000 for ImageNet).
+  public let classCount: Int
+
+  private let stem: StemConvolution
+  private let blocks: [MBConvBlock]
+  private let head: PointwiseConvolution
+  private let classifierWeights: [Float]
+  private let classifierBias: [Float]
+  private let maximumActivationCount: Int
+
+  /// One inverted-residual block: optional 1×1 expansion, depthwise, 1×1 projection.
+  struct MBConvBlock: Sendable {
+    var expand: PointwiseConvolution?
+    var depthwise: DepthwiseConvolution
+    var project: PointwiseConvolution
+    var hasResidual: Bool
+  }
+
+  /// Loads converted weights from the manifest at `manifestURL` (written by
+  /// `Scripts/classifier-convert.py`); the blob it names is read from the same directory.
+  ///
+  /// - Throws: ``ClassifierError`` when a file is missing, unreadable or inconsistent.
+  public convenience init(manifestURL: URL) throws(ClassifierError) {
+    let manifestData: Data
+    do {
+      manifestData = try Data(contentsOf: manifestURL)
+    } catch {
+      throw .unreadableFile(
+        path: manifestURL.lastPathComponent, reason: "\(error.localizedDescription)")
+    }
+    let manifest: WeightsManifest
+    do {
+      manifest = try JSONDecoder().decode(WeightsManifest.self, from: manifestData)
+    } catch {
+      throw .invalidManifest("not a weights manifest (\(error))")
+    }
+    let name = manifest.weights.file
+    guard !name.isEmpty, !name.contains("/"), !name.contains("\\"), name != ".."
+    else { throw .invalidManifest("weights file name \(name) is not a plain file name") }
+    let blobURL = manifestURL.deletingLastPathComponent().appendingPathComponent(name)
+    let blob: Data
+    do {
+      blob = try Data(contentsOf: blobURL, options: .mappedIfSafe)
+    } catch {
+      throw .unreadableFile(path: name, reason: "\(error.localizedDescription)")
+    }
+    try self.init(manifest: manifest, blob: blob)
+  }
+
+  /// Builds the network from a decoded manifest and its weights blob.
+  init(manifest: WeightsManifest, blob: Data) throws(ClassifierError) {
+    guard manifest.format == "dexkit-classifier-weights", manifest.version == 1 else {
+      throw .invalidManifest("unsupported format \(manifest.format) v\(manifest.version)")
+    }
+    guard manifest.model == "efficientnet-lite0" else {
+      throw .invalidManifest("model \(manifest.model) is not efficientnet-lite0")
+    }
+    let arch = manifest.architecture
+    guard arch.activation == "relu6", arch.padding == "tf-same", !arch.blocks.isEmpty,
+      arch.blocks.count <= 64, (1...100_000).contains(arch.classes),
+      (8...8192).contains(arch.stemChannels), (8...8192).contains(arch.headChannels)
+    else { throw .invalidManifest("unsupported architecture parameters") }
+    guard blob.count == manifest.weights.byteCount else {
+      throw .invalidWeights(
+        "blob has \(blob.count) bytes, manifest says \(manifest.weights.byteCount)")
+    }
+    let store = try TensorStore(manifest: manifest, blob: blob)
+
+    func pointwise(_ name: String, _ cin: Int, _ cout: Int, relu: Bool) throws(ClassifierError)
+      -> PointwiseConvolution
+    {
+      let w = try store.tensor("\(name).weight", shape: [cin, cout])
+      let b = try store.tensor("\(name).bias", shape: [cout])
+      guard
+        let layer = PointwiseConvolution(
+          weights: w, bias: b, inputChannels: cin, outputChannels: cout, relu6: relu)
+      else { throw .invalidWeights("\(name): unsupported channel count \(cout)") }
+      return layer
+    }
+
+    let stemW = try store.tensor("stem.weight", shape: [3, 3, 3, arch.stemChannels])
+    let stemB = try store.tensor("stem.bias", shape: [arch.stemChannels])
+    guard
+      let stem = StemConvolution(
+        weights: stemW, bias: stemB, outputChannels: arch.stemChannels, kernel: 3, stride: 2)
+    else { throw .invalidWeights("stem: unsupported channel count") }
+
+    var blocks: [MBConvBlock] = []
+    var channels = arch.stemChannels
+    var side = (Self.inputSize + 1) / 2
+    var maximum = side * side * arch.stemChannels
+    for (i, spec) in arch.blocks.enumerated() {
+      guard spec.inputChannels == channels, (1...16).contains(spec.expand),
+        [3, 5, 7].contains(spec.kernel), [1, 2].contains(spec.stride),
+        (8...8192).contains(spec.outputChannels)
+      else { throw .invalidManifest("block \(i) does not chain or has unsupported parameters") }
+      let expanded = channels * spec.expand
+      let expand: PointwiseConvolution? =
+        spec.expand == 1 ? nil : try pointwise("blocks.\(i).expand", channels, expanded, relu: true)
+      let dwW = try store.tensor(
+        "blocks.\(i).depthwise.weight", shape: [spec.kernel, spec.kernel, expanded])
+      let dwB = try store.tensor("blocks.\(i).depthwise.bias", shape: [expanded])
+      guard
+        let depthwise = DepthwiseConvolution(
+          weights: dwW, bias: dwB, channels: expanded, kernel: spec.kernel, stride: spec.stride)
+      else { throw .invalidWeights("block \(i): unsupported depthwise channel count") }
+      let project = try pointwise(
+        "blocks.\(i).project", expanded, spec.outputChannels, relu: false)
+      maximum = max(maximum, side * side * expanded)
+      side = (side + spec.stride - 1) / spec.stride
+      maximum = max(maximum, side * side * max(expanded, spec.outputChannels))
+      blocks.append(
+        MBConvBlock(
+          expand: expand, depthwise: depthwise, project: project,
+          hasResidual: spec.stride == 1 && spec.inputChannels == spec.outputChannels))
+      channels = spec.outputChannels
+    }
+    let head = try pointwise("head", channels, arch.headChannels, relu: true)
+    maximum = max(maximum, side * side * arch.headChannels)
+    self.classifierWeights = try store.tensor(
+      "classifier.weight", shape: [arch.headChannels, arch.classes])
+    self.classifierBias = try store.tensor("classifier.bias", shape: [arch.classes])
+    self.stem = stem
+    self.blocks = blocks
+    self.head = head
+    self.classCount = arch.classes
+    self.maximumActivationCount = maximum
+  }
+
+  /// Runs the network on a normalised `224 × 224 × 3` input (NHWC, see ``ImagePreprocessor``)
+  /// and returns one raw score (logit) per class.
+  ///
+  /// `threads` spreads this one inference over that many cores (1, the default, keeps it on the
+  /// calling thread; a server classifying many photos at once gets more throughput that way).
+  ///
+  /// - Throws: ``ClassifierError/invalidInput(_:)`` for a wrongly sized input,
+  ///   ``ClassifierError/cancelled`` when the current task is cancelled mid-way.
+  public func logits(forNormalizedInput input: [Float], threads: Int = 1) throws(ClassifierError)
+    -> [Float]
+  {
+    let size = Self.inputSize
+    guard input.count == size * size * 3 else {
+      throw .invalidInput("expected \(size * size * 3) values, got \(input.count)")
+    }
+    let count = maximumActivationCount
+    let a = UnsafeMutablePointer<Float>.allocate(capacity: count)
+    let b = UnsafeMutablePointer<Float>.allocate(capacity: count)
+    let c = UnsafeMutablePointer<Float>.allocate(capacity: count)
+    let d = UnsafeMutablePointer<Float>.allocate(capacity: count)
+    defer {
+      a.deallocate()
+      b.deallocate()
+      c.deallocate()
+      d.deallocate()
+    }
+    var current = a
+    var spare = d
+    var (height, width) = input.withUnsafeBufferPointer { buffer in
+      guard let base = buffer.baseAddress else { return (0, 0) }
+      return stem.apply(base, height: size, width: size, into: current, threads: threads)
+    }
+    for block in blocks {
+      if Task.isCancelled { throw .cancelled }
+      let pixels = height * width
+      var expanded = UnsafePointer(current)
+      if let expand = block.expand {
+        expand.apply(UnsafePointer(current), pixels: pixels, into: b, threads: threads)
+        expanded = UnsafePointer(b)
+      }
+      (height, width) = block.depthwise.apply(
+        expanded, height: height, width: width, into: c, threads: threads)
+      block.project.apply(
+        UnsafePointer(c), pixels: height * width, into: spare,
+        residual: block.hasResidual ? UnsafePointer(current) : nil, threads: threads)
+      swap(&current, &spare)
+    }
+    let pixels = height * width
+    head.apply(UnsafePointer(current), pixels: pixels, into: b, threads: threads)
+    return classify(pooling: UnsafePointer(b), pixels: pixels)
+  }
+
+  /// Global average pool of the head's output followed by the fully connected layer.
+  private func classify(pooling features: UnsafePointer<Float>, pixels: Int) -> [Float] {
+    let channels = head.outputChannels
+    var pooled = [Float](repeating: 0, count: channels)
+    for p in 0..<pixels {
+      let row = features + p * channels
+      for ch in 0..<channels { pooled[ch] += row[ch] }
+    }
+    let scale = 1 / Float(max(pixels, 1))
+    for ch in 0..<channels { pooled[ch] *= scale }
+    var logits = classifierBias
+    let classes = classCount
+    logits.withUnsafeMutableBufferPointer { out in
+      classifierWeights.withUnsafeBufferPointer { w in
+        guard let out = out.baseAddress, let w = w.baseAddress else { return }
+        for i in 0..<channels {
+          let x = pooled[i]
+          guard x != 0 else { continue }
+          let row = w + i * classes
+          for o in 0..<classes { out[o] += row[o] * x }
+        }
+      }
+    }
+    return logits
+  }
+}

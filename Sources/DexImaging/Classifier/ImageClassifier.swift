@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+
+/// DexKit's default ``ImageClassifying`` conformance: EfficientNet-Lite0 (ImageNet-1k) running
+/// offline on the CPU in pure Swift, mapped onto ``DexCategory``.
+///
+/// It decodes the bytes through its ``PixelDecoding`` (orientation applied, no second JPEG
+/// encode), takes the standard centre crop, runs the network and turns the top-k classes into a
+/// ``LocalGuess``: the category whose classes hold the most probability among the top k wins
+/// (so "tabby 0.3, tiger cat 0.25, Egyptian cat 0.2" is a confident animal even though no single
+/// class is), the label is that category's best class, and the confidence is the category's
+/// summed probability.
+///
+/// The bundled weights are loaded on first use and shared; the classifier is a small value that
+/// is safe to copy and to call from many tasks at once. Work runs off the caller's executor and
+/// stops early when the task is cancelled.
+public struct ImageClassifier: ImageClassifying {
+  /// Tuning knobs of the guess.
+  public struct Configuration: Sendable, Hashable {
+    /// How many top classes vote for the category.
+    public var topK: Int
+    /// Images whose short side is smaller than this (in pixels) are not classified.
+    public var minimumSide: Int
+    /// A guess whose category probability is below this is dropped (`nil`).
+    public var minimumConfidence: Double
+    /// How many cores one classification may use: 1 keeps it on one thread (best throughput
+    /// when many photos are classified at once); 2 or more lowers one photo's latency.
+    public var threads: Int
+
+    /// Creates a configuration; the defaults suit phone photos.
+    public init(
+      topK: Int = 5, minimumSide: Int = 16, minimumConfidence: Double = 0.1, threads: Int = 1
+    ) {
+      self.topK = max(1, topK)
+      self.minimumSide = max(1, minimumSide)
+      self.minimumConfidence = minimumConfidence.isFinite ? minimumConfidence : 0
+      self.threads = min(max(1, threads), 64)
+    }
+  }
+
+  private let loadModel: @Sendable () throws(ClassifierError) -> ClassifierModel
+  /// The decoder that turns encoded bytes into pixels.
+  public let decoder: any PixelDecoding
+  /// The guess's tuning.
+  public let configuration: Configuration
+  private static let logger = Logger(label: "DexImaging.ImageClassifier")
+
+  /// A classifier on the bundled EfficientNet-Lite0 weights (loaded lazily on the first call).
+  public init(decoder: any PixelDecoding, configuration: Configuration = Configuration()) {
+    self.loadModel = { () throws(ClassifierError) in try ClassifierModel.bundled() }
+    self.decoder = decoder
+    self.configuration = configuration
+  }
+
+  /// A classifier on an already loaded model (for example weights loaded from a file URL).
+  public init(
+    model: ClassifierModel, decoder: any PixelDecoding,
+    configuration: Configuration = Configuration()
+  ) {
+    self.loadModel = { model }
+    self.decoder = decoder
+    self.configuration = configuration
+  }
+
+  /// Decodes `imageData` and classifies it; `nil` (logged) on any failure.
+  public func classify(imageData: Data) async -> LocalGuess? {
+    do {
+      return try await guess(for: decodedImage(imageData))
+    } catch {
+      Self.logger.debug("no local guess", metadata: ["reason": "\(error)"])
+      return nil
+    }
+  }
+
+  /// Decodes `imageData` and returns its best `limit` labels; empty (logged) on any failure.
+  public func rankedLabels(imageData: Data, limit: Int) async -> [ClassificationLabel] {
+    do {
+      return try await rankedLabels(for: decodedImage(imageData), limit: limit)
+    } catch {
+      Self.logger.debug("no ranked labels", metadata: ["reason": "\(error)"])
+      return []
+    }
+  }
+
+  /// Classifies already decoded pixels into a guess; `nil` when nothing is confident enough.
+  ///
+  /// - Throws: ``ClassifierError`` when the model cannot load, the image is too small, or the
+  ///   task is cancelled.
+  public func guess(for image: RGBImage) async throws(ClassifierError) -> LocalGuess? {
+    let ranked = try await rankedLabels(for: image, limit: configuration.topK)
+    return Self.guess(from: ranked, minimumConfidence: configuration.minimumConfidence)
+  }
+
+  /// The best `limit` labels for already decoded pixels, best first.
+  ///
+  /// - Throws: ``ClassifierError`` when the model cannot load, the image is too small, or the
+  ///   task is cancelled.
+  public func rankedLabels(for image: RGBImage, limit: Int) async throws(ClassifierError)
+    -> [ClassificationLabel]
+  {
+    guard min(image.width, image.height) >= configuration.minimumSide else {
+      throw .imageTooSmall(
+        width: image.width, height: image.height, minimumSide: configuration.minimumSide)
+    }
+    if Task.isCancelled { throw .cancelled }
+    let model = try loadModel()
+    return try model.rankedLabels(for: image, limit: limit, threads: configuration.threads)
+  }
+
+  /// Folds ranked labels into one guess: probability summed per category, the heaviest category
+  /// wins (ties go to the better-ranked one), its best label is shown. `nil` for an empty list or
+  /// a winning probability below `minimumConfidence`.
+  public static func guess(from ranked: [ClassificationLabel], minimumConfidence: Double = 0)
+    -> LocalGuess?
+  {
+    var totals: [DexCategory: Double] = [:]
+    var order: [DexCategory] = []
+    for label in ranked {
+      if totals[label.category] == nil { order.append(label.category) }
+      totals[label.category, default: 0] += label.confidence
+    }
+    var best: (category: DexCategory, total: Double)?
+    for category in order {
+      let total = totals[category] ?? 0
+      if best == nil || total > (best?.total ?? 0) { best = (category, total) }
+    }
+    guard let best, best.total >= minimumConfidence,
+      let top = ranked.first(where: { $0.category == best.category })
+    else { return nil }
+    return LocalGuess(
+      category: best.category, label: ClassifierLabelTable.cleanedLabel(top.label),
+      confidence: best.total)
+  }
+
+  private func decodedImage(_ data: Data) throws -> RGBImage {
+    guard !data.isEmpty else { throw ClassifierError.decodingFailed("no bytes") }
+    do {
+      return try decoder.decodePixels(from: data)
+    } catch {
+      throw ClassifierError.decodingFailed("\(error)")
+    }
+  }
+}

@@ -1,0 +1,99 @@
+/// A k×k depthwise convolution over an NHWC activation, fused with bias and ReLU6, with
+/// TensorFlow "SAME" padding (on stride 2 the extra row and column of padding go bottom/right).
+///
+/// Channels are the innermost, contiguous dimension, so every tap is one eight-wide
+/// multiply-add over eight channels (see ``FloatOctet``); padding is handled by clipping the tap range per output
+/// pixel rather than by materialising a padded copy.
+struct DepthwiseConvolution: Sendable {
+  /// Channels (input = output), a multiple of 8.
+  let channels: Int
+  /// Kernel side (3 or 5).
+  let kernel: Int
+  /// Stride (1 or 2).
+  let stride: Int
+  /// Weights laid out `[kernel][kernel][channels]`.
+  let weights: [Float]
+  /// Bias per channel.
+  let bias: [Float]
+
+  /// Creates the layer; `nil` if the sizes disagree.
+  init?(weights: [Float], bias: [Float], channels: Int, kernel: Int, stride: Int) {
+    guard channels > 0, channels % 8 == 0, kernel > 0, stride > 0,
+      weights.count == kernel * kernel * channels, bias.count == channels
+    else { return nil }
+    self.channels = channels
+    self.kernel = kernel
+    self.stride = stride
+    self.weights = weights
+    self.bias = bias
+  }
+
+  /// The output side and the padding before the first row/column for an input side, TF SAME.
+  static func samePadding(input: Int, kernel: Int, stride: Int) -> (output: Int, before: Int) {
+    let output = (input + stride - 1) / stride
+    let total = max((output - 1) * stride + kernel - input, 0)
+    return (output, total / 2)
+  }
+
+  /// Applies the layer to an `height × width × channels` input; returns the output size.
+  /// `threads > 1` splits the output rows.
+  @discardableResult
+  func apply(
+    _ input: UnsafePointer<Float>, height: Int, width: Int,
+    into output: UnsafeMutablePointer<Float>,
+    threads: Int = 1
+  ) -> (height: Int, width: Int) {
+    let (oh, padTop) = Self.samePadding(input: height, kernel: kernel, stride: stride)
+    let (ow, padLeft) = Self.samePadding(input: width, kernel: kernel, stride: stride)
+    weights.withUnsafeBufferPointer { w in
+      bias.withUnsafeBufferPointer { b in
+        guard let w = w.baseAddress, let b = b.baseAddress else { return }
+        forEachChunk(of: oh, threads: threads, multiple: 1) { rows in
+          run(
+            input, height: height, width: width, output: output, outRows: rows, outWidth: ow,
+            padTop: padTop, padLeft: padLeft, weights: w, bias: b)
+        }
+      }
+    }
+    return (oh, ow)
+  }
+
+  @inline(__always)
+  private func run(
+    _ x: UnsafePointer<Float>, height: Int, width: Int, output y: UnsafeMutablePointer<Float>,
+    outRows: Range<Int>, outWidth: Int, padTop: Int, padLeft: Int,
+    weights w: UnsafePointer<Float>, bias b: UnsafePointer<Float>
+  ) {
+    let c = channels
+    let k = kernel
+    let s = stride
+    for oy in outRows {
+      let iy0 = oy * s - padTop
+      let kyStart = max(0, -iy0)
+      let kyEnd = min(k, height - iy0)
+      for ox in 0..<outWidth {
+        let ix0 = ox * s - padLeft
+        let kxStart = max(0, -ix0)
+        let kxEnd = min(k, width - ix0)
+        let out = y + (oy * outWidth + ox) * c
+        var ch = 0
+        while ch < c {
+          var acc = FloatOctet(bias: b + ch)
+          var ky = kyStart
+          while ky < kyEnd {
+            let row = x + ((iy0 + ky) * width + ix0) * c + ch
+            let wrow = w + ky * k * c + ch
+            var kx = kxStart
+            while kx < kxEnd {
+              acc.accumulate(wrow + kx * c, row + kx * c)
+              kx += 1
+            }
+            ky += 1
+          }
+          acc.store(out + ch, residual: nil, relu6: true)
+          ch += 8
+        }
+      }
+    }
+  }
+}

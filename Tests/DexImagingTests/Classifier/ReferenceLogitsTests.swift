@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+@testable import DexImaging
+
+/// The Swift network against the independent numpy reference (`Scripts/classifier-reference.py`)
+/// on real photos, and the photos' coarse categories.
+@Suite struct ReferenceLogitsTests {
+  /// One forward pass per photo: the debug build runs the network slowly, so each photo is
+  /// checked for logits, top-5 and category in the same test.
+  @Test(arguments: ["cat", "dog", "bird", "insect", "flower", "mushroom", "fruit", "fish"])
+  func photoMatchesReference(name: String) async throws {
+    let reference = try ClassifierFixtures.reference()
+    let expected = try #require(reference.images.first { $0.name == name })
+    let model = try ClassifierModel.bundled()
+    let image = try ClassifierFixtures.image(name)
+    #expect(image.width == 256 && image.height == 256)
+
+    let logits = try model.logits(for: image)
+    #expect(logits.count == 1000)
+    let maxDifference = zip(logits, expected.logits).map { abs($0 - $1) }.max() ?? .infinity
+    #expect(maxDifference < 0.02, "largest logit difference \(maxDifference)")
+    let top5 = logits.indices.sorted { logits[$0] > logits[$1] }.prefix(5)
+    #expect(Array(top5) == expected.top5)
+
+    let ranked = model.rankedLabels(logits: logits, limit: 5)
+    #expect(ranked.map(\.label) == expected.top5Labels)
+    let guess = try #require(ImageClassifier.guess(from: ranked, minimumConfidence: 0.1))
+    #expect(guess.category.rawValue == expected.category, "\(name) guessed \(guess)")
+  }
+}
