@@ -22,11 +22,30 @@ let package = Package(
     .target(name: "DexModel"),
 
     // MARK: Imaging
+    // libjpeg-turbo and libpng come from the system (pkg-config); the shim is the only C that
+    // touches them. On Apple platforms hosts bring their own ImageDownscaling conformance.
+    .systemLibrary(
+      name: "CJPEG",
+      pkgConfig: "libjpeg",
+      providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]
+    ),
+    .systemLibrary(
+      name: "CPNG",
+      pkgConfig: "libpng16",
+      providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+    ),
+    .target(
+      name: "CDexImageShim",
+      dependencies: ["CJPEG", "CPNG"],
+      cSettings: [.define("NDEBUG")],
+      linkerSettings: [.linkedLibrary("m")]
+    ),
     .target(
       name: "DexImaging",
       dependencies: [
         "DexModel",
         .product(name: "Logging", package: "swift-log"),
+        .target(name: "CDexImageShim", condition: .when(platforms: [.linux, .android])),
       ]
     ),
 
@@ -67,7 +86,8 @@ let package = Package(
 
     // MARK: Tests
     .testTarget(name: "DexModelTests", dependencies: ["DexModel"], resources: [.copy("Fixtures")]),
-    .testTarget(name: "DexImagingTests", dependencies: ["DexImaging"]),
+    .testTarget(
+      name: "DexImagingTests", dependencies: ["DexImaging"], resources: [.copy("Resources")]),
     .testTarget(name: "DexCloudTests", dependencies: ["DexCloud"]),
     .testTarget(name: "DexStorageTests", dependencies: ["DexStorage"]),
     .testTarget(name: "DexKitTests", dependencies: ["DexKit"]),

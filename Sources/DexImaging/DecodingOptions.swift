@@ -1,0 +1,34 @@
+/// How bytes are decoded: limits, transparency handling, partial images and shrink-on-load.
+public struct DecodingOptions: Sendable, Hashable {
+  /// Size limits checked before any large allocation.
+  public var limits: DecodingLimits
+  /// Colour that transparent and translucent pixels are composited onto (default white).
+  /// Compositing is done on the 8-bit sRGB values, like Pillow's `alpha_composite`.
+  public var background: DexColor
+  /// Whether a truncated file that still yields some rows is accepted (the missing part is
+  /// mid-grey) instead of failing with ``ImagingError/truncatedData(format:)``. Default `false`.
+  public var allowsPartialImages: Bool
+  /// How much larger than the target the DCT-scaled JPEG decode must stay, per axis, before the
+  /// Lanczos resample (values below 1 are treated as 1). 1 decodes at the smallest libjpeg scale
+  /// (1/8, 1/4, 1/2 or 1) that is still at least the target size, which is what Pillow's `draft`
+  /// does; 2 keeps a 2x gap like libvips' thumbnail (slower, marginally sharper).
+  public var reducingGap: Double
+  /// Whether libjpeg uses its smooth ("fancy") chroma upsampling; `false` is faster and
+  /// slightly softer on chroma edges. Default `true`.
+  public var usesFancyUpsampling: Bool
+
+  /// Creates decoding options; the defaults suit photos headed for a 1024-pixel thumbnail.
+  public init(
+    limits: DecodingLimits = .default,
+    background: DexColor = DexColor(red: 255, green: 255, blue: 255),
+    allowsPartialImages: Bool = false,
+    reducingGap: Double = 1.0,
+    usesFancyUpsampling: Bool = true
+  ) {
+    self.limits = limits
+    self.background = background
+    self.allowsPartialImages = allowsPartialImages
+    self.reducingGap = reducingGap
+    self.usesFancyUpsampling = usesFancyUpsampling
+  }
+}
