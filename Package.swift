@@ -49,6 +49,12 @@ let package = Package(
       ]
     ),
 
+    .executableTarget(
+      name: "DexImagingBenchmark",
+      dependencies: ["DexImaging"],
+      path: "Benchmarks/DexImaging/DexImagingBenchmark"
+    ),
+
     // MARK: Cloud
     .target(
       name: "DexCloud",

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""DexImaging vs Pillow vs libvips: photo -> upright JPEG, longest side 1024, quality 80.
+
+    Benchmarks/DexImaging/run.sh     (builds ours in release, fetches photos, runs this)
+
+For every photo, each contender runs in its own child process (so peak RSS is per contender),
+times the full bytes -> JPEG bytes call in-process (the file is read once beforehand), and
+reports the median of N iterations after two warm-ups:
+
+  ours    .build/release/DexImagingBenchmark (ImageDownscaler.downscale)
+  Pillow  Image.open(BytesIO) + draft("RGB", (1024, 1024)) + thumbnail(LANCZOS) + save(quality=80)
+  vips    pyvips.Image.thumbnail_buffer(1024) + write_to_buffer(".jpg", Q=80), cache disabled
+
+PSNR is measured against a full-resolution reference: Pillow decode without draft, then
+resize(LANCZOS) to each output's exact size.
+"""
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+
+ITERATIONS = int(os.environ.get("ITERATIONS", "11"))
+SIZE = 1024
+QUALITY = 80
+
+
+def worker(kind, path, out_path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if kind == "pillow":
+        from PIL import Image
+
+        def run():
+            im = Image.open(io.BytesIO(data))
+            im.draft("RGB", (SIZE, SIZE))
+            im = im.convert("RGB") if im.mode not in ("RGB",) else im
+            im.thumbnail((SIZE, SIZE), Image.Resampling.LANCZOS)
+            buf = io.BytesIO()
+            im.save(buf, "JPEG", quality=QUALITY)
+            return buf.getvalue()
+    else:
+        import pyvips
+
+        pyvips.cache_set_max(0)
+
+        def run():
+            im = pyvips.Image.thumbnail_buffer(data, SIZE)
+            return im.write_to_buffer(".jpg", Q=QUALITY)
+    times = []
+    out = b""
+    for i in range(ITERATIONS + 2):
+        start = time.perf_counter()
+        out = run()
+        elapsed = (time.perf_counter() - start) * 1000
+        if i >= 2:
+            times.append(elapsed)
+    with open(out_path, "wb") as f:
+        f.write(out)
+    times.sort()
+    print(json.dumps({"median_ms": times[len(times) // 2]}))
+
+
+def run_child(argv):
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    stdout = proc.stdout.read().decode()
+    stderr = proc.stderr.read().decode()
+    if status != 0:
+        raise RuntimeError(f"{argv} failed: {stderr}")
+    result = json.loads(stdout.strip().splitlines()[-1])
+    result["rss_mb"] = usage.ru_maxrss / 1024.0
+    return result
+
+
+def psnr(a, b):
+    import numpy as np
+
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    mse = ((a - b) ** 2).mean()
+    return float("inf") if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+
+
+def main(photo_dir, ours_binary, work):
+    from PIL import Image
+
+    os.makedirs(work, exist_ok=True)
+    photos = sorted(f for f in os.listdir(photo_dir) if f.lower().endswith((".jpg", ".jpeg", ".png")))
+    rows = []
+    header = (f"{'photo':34} {'MP':>5} {'ours ms':>8} {'Pillow':>8} {'vips':>8} {'ratio':>6} "
+              f"{'RSS ours/Pil/vips MB':>22} {'PSNR ours/Pil/vips dB':>24}")
+    print(header)
+    print("-" * len(header))
+    for name in photos:
+        path = os.path.join(photo_dir, name)
+        outs = {k: os.path.join(work, f"{name}.{k}.jpg") for k in ("ours", "pillow", "vips")}
+        ours = run_child([ours_binary, path, str(SIZE), str(QUALITY / 100), str(ITERATIONS), outs["ours"]])
+        pil = run_child([sys.executable, __file__, "--worker", "pillow", path, outs["pillow"]])
+        vips = run_child([sys.executable, __file__, "--worker", "vips", path, outs["vips"]])
+        full = Image.open(path).convert("RGB")
+        mp = full.size[0] * full.size[1] / 1e6
+        scores = {}
+        for key, out in outs.items():
+            got = Image.open(out).convert("RGB")
+            ref = full.resize(got.size, Image.Resampling.LANCZOS)
+            scores[key] = psnr(got, ref)
+        best = min(pil["median_ms"], vips["median_ms"]) if name.lower().endswith((".jpg", ".jpeg")) else vips["median_ms"]
+        ratio = ours["median_ms"] / best
+        print(f"{name[:34]:34} {mp:5.1f} {ours['median_ms']:8.1f} {pil['median_ms']:8.1f} {vips['median_ms']:8.1f} "
+              f"{ratio:6.2f} {ours['rss_mb']:7.0f}/{pil['rss_mb']:.0f}/{vips['rss_mb']:.0f}".ljust(96)
+              + f"{scores['ours']:6.2f}/{scores['pillow']:.2f}/{scores['vips']:.2f}", flush=True)
+        rows.append((name, ratio, scores, ours, pil, vips))
+    print()
+    print("ratio = ours / fastest peer (JPEG: min(Pillow, vips); PNG: vips). Medians of "
+          f"{ITERATIONS} runs after 2 warm-ups; RSS = peak of each contender's own process.")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        worker(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        main(sys.argv[1], sys.argv[2], sys.argv[3])
