@@ -38,7 +38,7 @@ let package = Package(
       name: "CDexImageShim",
       dependencies: ["CJPEG", "CPNG"],
       cSettings: [.define("NDEBUG")],
-      linkerSettings: [.linkedLibrary("m")]
+      linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread")]
     ),
     .target(
       name: "DexImaging",

@@ -57,6 +57,26 @@ def jpeg_bytes(image, **kwargs):
     return buffer.getvalue()
 
 
+def ycck_jpeg(rgb):
+    """An Adobe YCCK JPEG (APP14 transform 2) whose colours are `rgb` with K = 0 ink.
+
+    Pillow only writes CMYK (transform 0, samples stored inverted). YCCK stores the YCbCr of
+    (255-C, 255-M, 255-Y) plus K; with Adobe's inversion that means the stored first three
+    channels are YCbCr(255-R, 255-G, 255-B) and K is stored as 255. We hand Pillow the
+    pre-inverted samples, then flip the APP14 transform byte from 0 to 2.
+    """
+    inverted = Image.eval(rgb, lambda v: 255 - v).convert("YCbCr")
+    y, cb, cr = inverted.split()
+    k = Image.new("L", rgb.size, 255)
+    stored = Image.merge("CMYK", [Image.eval(ch, lambda v: 255 - v) for ch in (y, cb, cr, k)])
+    data = bytearray(jpeg_bytes(stored, quality=95))
+    at = data.find(b"Adobe") - 4
+    assert at > 0 and data[at + 4:at + 9] == b"Adobe"
+    assert data[at + 15] == 0  # transform: 0 = CMYK
+    data[at + 15] = 2  # 2 = YCCK
+    return bytes(data)
+
+
 def write(name, data):
     with open(os.path.join(OUT, name), "wb") as f:
         f.write(data)
@@ -225,6 +245,7 @@ def main():
     write("small-gray.jpg", jpeg_bytes(small.convert("L"), quality=92))
     # Pillow writes CMYK with an Adobe APP14 marker and inverted samples (as Photoshop does).
     write("small-cmyk-adobe.jpg", jpeg_bytes(small.convert("CMYK"), quality=92))
+    write("small-ycck-adobe.jpg", ycck_jpeg(small))
     # 3. Orientations 1-8 (odd ones big-endian EXIF, even ones little-endian), 240x135 upright.
     upright = source.resize((240, 135), Image.Resampling.LANCZOS)
     buffer = io.BytesIO()

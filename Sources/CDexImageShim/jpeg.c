@@ -15,7 +15,9 @@
 /// Progressive files can hold thousands of tiny scans that make decoding quadratic; real
 /// encoders emit about ten. Refuse more than this many scans.
 #define DEX_MAX_SCANS 1000
-#define DEX_BATCH_ROWS 16
+#define DEX_BATCH_ROWS DEX_PIPELINE_ROWS
+/// Below this many decoded pixels a worker thread costs more than it saves.
+#define DEX_THREADED_MIN_PIXELS 1000000
 
 typedef struct {
   struct jpeg_error_mgr pub;
@@ -39,8 +41,8 @@ struct dex_jpeg_decoder {
   dex_jpeg_header header;
   // Buffers owned across setjmp; freed in dex_jpeg_decode / destroy.
   uint8_t *scanlines;
-  uint8_t *rgb_row;
   dex_resizer *resizer;
+  dex_row_pipeline *pipeline;
 };
 
 static void on_error_exit(j_common_ptr cinfo) {
@@ -101,10 +103,10 @@ dex_jpeg_decoder *dex_jpeg_decoder_create(void) {
 }
 
 static void release_buffers(dex_jpeg_decoder *d) {
+  dex_pipeline_destroy(d->pipeline);  // joins the worker before the resizer goes away
+  d->pipeline = NULL;
   free(d->scanlines);
   d->scanlines = NULL;
-  free(d->rgb_row);
-  d->rgb_row = NULL;
   dex_resizer_destroy(d->resizer);
   d->resizer = NULL;
 }
@@ -225,30 +227,31 @@ int32_t dex_jpeg_decode(dex_jpeg_decoder *d, int32_t scale_num, int32_t fancy_up
     return DEX_STATUS_INVALID_ARGUMENT;
   }
   const size_t row_bytes = (size_t)ow * (size_t)comps;
-  d->scanlines = malloc(row_bytes * DEX_BATCH_ROWS);
-  d->rgb_row = comps == 4 ? malloc((size_t)ow * 3) : NULL;
+  const size_t rgb_bytes = (size_t)ow * 3;
+  const int resizing = dst_width != ow || dst_height != oh;
+  const int threaded = resizing && (uint64_t)ow * (uint64_t)oh >= DEX_THREADED_MIN_PIXELS;
+  d->scanlines = comps == 4 ? malloc(row_bytes * DEX_BATCH_ROWS) : NULL;
   d->resizer = dex_resizer_create(ow, oh, dst_width, dst_height, dst, dst_stride);
-  if (!d->scanlines || (comps == 4 && !d->rgb_row) || !d->resizer) {
+  d->pipeline = d->resizer ? dex_pipeline_create(d->resizer, rgb_bytes, threaded) : NULL;
+  if ((comps == 4 && !d->scanlines) || !d->resizer || !d->pipeline) {
     release_buffers(d);
     jpeg_abort_decompress(&d->cinfo);
     return DEX_STATUS_OUT_OF_MEMORY;
   }
   JSAMPROW rows[DEX_BATCH_ROWS];
-  for (int i = 0; i < DEX_BATCH_ROWS; i++) rows[i] = d->scanlines + row_bytes * (size_t)i;
   const int32_t inverted = d->cinfo.saw_Adobe_marker ? 1 : 0;
   while (d->cinfo.output_scanline < d->cinfo.output_height) {
+    uint8_t *slot = dex_pipeline_acquire(d->pipeline);
+    for (int i = 0; i < DEX_BATCH_ROWS; i++)
+      rows[i] = comps == 4 ? d->scanlines + row_bytes * (size_t)i : slot + rgb_bytes * (size_t)i;
     JDIMENSION got = jpeg_read_scanlines(&d->cinfo, rows, DEX_BATCH_ROWS);
     if (got == 0) break;  // suspension cannot happen with a memory source; be safe anyway
-    for (JDIMENSION i = 0; i < got; i++) {
-      if (comps == 4) {
-        cmyk_to_rgb(rows[i], d->rgb_row, ow, inverted);
-        dex_resizer_push_row(d->resizer, d->rgb_row);
-      } else {
-        dex_resizer_push_row(d->resizer, rows[i]);
-      }
-    }
+    if (comps == 4)
+      for (JDIMENSION i = 0; i < got; i++) cmyk_to_rgb(rows[i], slot + rgb_bytes * i, ow, inverted);
+    dex_pipeline_commit(d->pipeline, (int32_t)got);
     if (d->error.hit_eof && !allow_partial) break;
   }
+  dex_pipeline_finish(d->pipeline);
   if (d->error.hit_eof || dex_resizer_rows_pushed(d->resizer) < oh) {
     if (!allow_partial) {
       release_buffers(d);
@@ -259,8 +262,15 @@ int32_t dex_jpeg_decode(dex_jpeg_decoder *d, int32_t scale_num, int32_t fancy_up
     }
     *partial = 1;
     // Rows libjpeg could not produce at all are mid-grey, like libjpeg's own filler.
-    memset(d->scanlines, 128, (size_t)ow * 3);
-    while (dex_resizer_rows_pushed(d->resizer) < oh) dex_resizer_push_row(d->resizer, d->scanlines);
+    uint8_t *grey = malloc(rgb_bytes);
+    if (!grey) {
+      release_buffers(d);
+      jpeg_abort_decompress(&d->cinfo);
+      return DEX_STATUS_OUT_OF_MEMORY;
+    }
+    memset(grey, 128, rgb_bytes);
+    while (dex_resizer_rows_pushed(d->resizer) < oh) dex_resizer_push_row(d->resizer, grey);
+    free(grey);
   }
   release_buffers(d);
   jpeg_abort_decompress(&d->cinfo);

@@ -28,7 +28,12 @@ struct dex_png_decoder {
   uint8_t *rgb_row;
   uint8_t *image;
   dex_resizer *resizer;
+  dex_row_pipeline *pipeline;
+  /// Rows written into the current pipeline slot but not yet committed.
+  int32_t pending;
 };
+
+#define DEX_THREADED_MIN_PIXELS 1000000
 
 static void on_png_error(png_structp png, png_const_charp message) {
   dex_png_decoder *d = (dex_png_decoder *)png_get_error_ptr(png);
@@ -53,6 +58,8 @@ static void on_png_read(png_structp png, png_bytep out, size_t length) {
 }
 
 static void release_png_buffers(dex_png_decoder *d) {
+  dex_pipeline_destroy(d->pipeline);  // joins the worker before the resizer goes away
+  d->pipeline = NULL;
   free(d->row);
   d->row = NULL;
   free(d->rgb_row);
@@ -165,8 +172,10 @@ int32_t dex_png_decode(dex_png_decoder *d, uint8_t bg_r, uint8_t bg_g, uint8_t b
     return DEX_STATUS_INVALID_ARGUMENT;
   *partial = 0;
   const int32_t width = d->header.width, height = d->header.height;
+  const size_t rgb_bytes = (size_t)width * 3;
+  d->pending = 0;
   if (setjmp(d->jump)) {
-    if (!allow_partial || !d->resizer) {
+    if (!allow_partial || !d->pipeline) {
       release_png_buffers(d);
       return d->hit_eof ? DEX_STATUS_TRUNCATED : DEX_STATUS_LIBRARY_ERROR;
     }
@@ -192,14 +201,17 @@ int32_t dex_png_decode(dex_png_decoder *d, uint8_t bg_r, uint8_t bg_g, uint8_t b
     release_png_buffers(d);
     return DEX_STATUS_LIBRARY_ERROR;
   }
-  d->rgb_row = malloc((size_t)width * 3);
+  const int threaded = (dst_width != width || dst_height != height) &&
+                       (uint64_t)width * (uint64_t)height >= DEX_THREADED_MIN_PIXELS;
+  d->rgb_row = malloc(rgb_bytes);
   d->resizer = dex_resizer_create(width, height, dst_width, dst_height, dst, dst_stride);
+  d->pipeline = d->resizer ? dex_pipeline_create(d->resizer, rgb_bytes, threaded) : NULL;
   if (passes > 1) {
     d->image = calloc((size_t)height, (size_t)width * (size_t)channels);
   } else {
     d->row = malloc((size_t)width * (size_t)channels);
   }
-  if (!d->rgb_row || !d->resizer || (passes > 1 ? !d->image : !d->row)) {
+  if (!d->rgb_row || !d->resizer || !d->pipeline || (passes > 1 ? !d->image : !d->row)) {
     release_png_buffers(d);
     return DEX_STATUS_OUT_OF_MEMORY;
   }
@@ -210,30 +222,44 @@ int32_t dex_png_decode(dex_png_decoder *d, uint8_t bg_r, uint8_t bg_g, uint8_t b
         png_read_row(png, d->image + (size_t)y * (size_t)width * (size_t)channels, NULL);
       }
     }
-    for (int32_t y = 0; y < height; y++) {
-      composite(d->image + (size_t)y * (size_t)width * (size_t)channels, d->rgb_row, width,
-                channels, bg_r, bg_g, bg_b);
-      dex_resizer_push_row(d->resizer, d->rgb_row);
-    }
   } else {
-    for (int32_t y = 0; y < height; y++) {
-      png_read_row(png, d->row, NULL);
-      composite(d->row, d->rgb_row, width, channels, bg_r, bg_g, bg_b);
-      dex_resizer_push_row(d->resizer, d->rgb_row);
+    for (int32_t y = 0; y < height; y += DEX_PIPELINE_ROWS) {
+      uint8_t *slot = dex_pipeline_acquire(d->pipeline);
+      const int32_t rows = height - y < DEX_PIPELINE_ROWS ? height - y : DEX_PIPELINE_ROWS;
+      for (int32_t i = 0; i < rows; i++) {
+        uint8_t *out = slot + rgb_bytes * (size_t)i;
+        if (channels == 3) {
+          png_read_row(png, out, NULL);
+        } else {
+          png_read_row(png, d->row, NULL);
+          composite(d->row, out, width, channels, bg_r, bg_g, bg_b);
+        }
+        d->pending = i + 1;
+      }
+      d->pending = 0;
+      dex_pipeline_commit(d->pipeline, rows);
     }
   }
 finish:
-  if (d->image && dex_resizer_rows_pushed(d->resizer) == 0) {
-    // Interlaced and interrupted: whatever the completed passes filled in is the picture.
+  if (d->pending > 0) {  // rows of an interrupted batch that were complete
+    dex_pipeline_commit(d->pipeline, d->pending);
+    d->pending = 0;
+  }
+  if (d->image) {
+    // Interlaced (possibly interrupted): whatever the completed passes filled in is the picture.
     const int32_t ch = png_get_channels(d->png, d->info) == 4 ? 4 : 3;
-    for (int32_t y = 0; y < height; y++) {
-      composite(d->image + (size_t)y * (size_t)width * (size_t)ch, d->rgb_row, width, ch, bg_r,
-                bg_g, bg_b);
-      dex_resizer_push_row(d->resizer, d->rgb_row);
+    for (int32_t y = 0; y < height; y += DEX_PIPELINE_ROWS) {
+      uint8_t *slot = dex_pipeline_acquire(d->pipeline);
+      const int32_t rows = height - y < DEX_PIPELINE_ROWS ? height - y : DEX_PIPELINE_ROWS;
+      for (int32_t i = 0; i < rows; i++)
+        composite(d->image + (size_t)(y + i) * (size_t)width * (size_t)ch,
+                  slot + rgb_bytes * (size_t)i, width, ch, bg_r, bg_g, bg_b);
+      dex_pipeline_commit(d->pipeline, rows);
     }
   }
+  dex_pipeline_finish(d->pipeline);
   if (dex_resizer_rows_pushed(d->resizer) < height) {
-    memset(d->rgb_row, 128, (size_t)width * 3);
+    memset(d->rgb_row, 128, rgb_bytes);
     while (dex_resizer_rows_pushed(d->resizer) < height) dex_resizer_push_row(d->resizer, d->rgb_row);
   }
   release_png_buffers(d);

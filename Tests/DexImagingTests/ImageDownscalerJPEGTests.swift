@@ -113,7 +113,7 @@
       #expect(psnr(wrong, upright) < 20)
     }
 
-    @Test(arguments: ["small-progressive.jpg", "small-444.jpg", "small-422.jpg", "small-420.jpg", "small-cmyk-adobe.jpg"])
+    @Test(arguments: ["small-progressive.jpg", "small-444.jpg", "small-422.jpg", "small-420.jpg", "small-cmyk-adobe.jpg", "small-ycck-adobe.jpg"])
     func jpegVariantsDecodeToTheReference(_ name: String) throws {
       let reference = try decode(resource("small-reference.png"))
       let decoded = try decode(resource(name))
