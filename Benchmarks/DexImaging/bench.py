@@ -3,7 +3,8 @@
 
     Benchmarks/DexImaging/run.sh     (builds ours in release, fetches photos, runs this)
 
-For every photo, each contender runs in its own child process (so peak RSS is per contender),
+For every photo, each contender runs in its own child process (so peak RSS is per contender; the
+driver itself imports neither Pillow nor numpy so that forked children start small),
 times the full bytes -> JPEG bytes call in-process (the file is read once beforehand), and
 reports the median of N iterations after two warm-ups:
 
@@ -74,44 +75,45 @@ def run_child(argv):
     return result
 
 
-def psnr(a, b):
+def psnr_worker(path, outputs):
+    """Prints the PSNR of each output against a full-resolution Lanczos reference."""
     import numpy as np
+    from PIL import Image
 
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    mse = ((a - b) ** 2).mean()
-    return float("inf") if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+    full = Image.open(path).convert("RGB")
+    scores = []
+    for out in outputs:
+        got = Image.open(out).convert("RGB")
+        ref = full.resize(got.size, Image.Resampling.LANCZOS)
+        a = np.asarray(got, dtype=np.float64)
+        b = np.asarray(ref, dtype=np.float64)
+        mse = ((a - b) ** 2).mean()
+        scores.append(99.0 if mse == 0 else float(10 * np.log10(255.0 ** 2 / mse)))
+    print(json.dumps({"psnr": scores, "mp": full.size[0] * full.size[1] / 1e6}))
 
 
 def main(photo_dir, ours_binary, work):
-    from PIL import Image
-
     os.makedirs(work, exist_ok=True)
     photos = sorted(f for f in os.listdir(photo_dir) if f.lower().endswith((".jpg", ".jpeg", ".png")))
-    rows = []
     header = (f"{'photo':34} {'MP':>5} {'ours ms':>8} {'Pillow':>8} {'vips':>8} {'ratio':>6} "
               f"{'RSS ours/Pil/vips MB':>22} {'PSNR ours/Pil/vips dB':>24}")
     print(header)
     print("-" * len(header))
     for name in photos:
         path = os.path.join(photo_dir, name)
-        outs = {k: os.path.join(work, f"{name}.{k}.jpg") for k in ("ours", "pillow", "vips")}
-        ours = run_child([ours_binary, path, str(SIZE), str(QUALITY / 100), str(ITERATIONS), outs["ours"]])
-        pil = run_child([sys.executable, __file__, "--worker", "pillow", path, outs["pillow"]])
-        vips = run_child([sys.executable, __file__, "--worker", "vips", path, outs["vips"]])
-        full = Image.open(path).convert("RGB")
-        mp = full.size[0] * full.size[1] / 1e6
-        scores = {}
-        for key, out in outs.items():
-            got = Image.open(out).convert("RGB")
-            ref = full.resize(got.size, Image.Resampling.LANCZOS)
-            scores[key] = psnr(got, ref)
-        best = min(pil["median_ms"], vips["median_ms"]) if name.lower().endswith((".jpg", ".jpeg")) else vips["median_ms"]
+        outs = [os.path.join(work, f"{name}.{k}.jpg") for k in ("ours", "pillow", "vips")]
+        ours = run_child([ours_binary, path, str(SIZE), str(QUALITY / 100), str(ITERATIONS), outs[0]])
+        pil = run_child([sys.executable, __file__, "--worker", "pillow", path, outs[1]])
+        vips = run_child([sys.executable, __file__, "--worker", "vips", path, outs[2]])
+        quality = run_child([sys.executable, __file__, "--psnr", path] + outs)
+        scores = quality["psnr"]
+        is_jpeg = name.lower().endswith((".jpg", ".jpeg"))
+        best = min(pil["median_ms"], vips["median_ms"]) if is_jpeg else vips["median_ms"]
         ratio = ours["median_ms"] / best
-        print(f"{name[:34]:34} {mp:5.1f} {ours['median_ms']:8.1f} {pil['median_ms']:8.1f} {vips['median_ms']:8.1f} "
-              f"{ratio:6.2f} {ours['rss_mb']:7.0f}/{pil['rss_mb']:.0f}/{vips['rss_mb']:.0f}".ljust(96)
-              + f"{scores['ours']:6.2f}/{scores['pillow']:.2f}/{scores['vips']:.2f}", flush=True)
-        rows.append((name, ratio, scores, ours, pil, vips))
+        rss = f"{ours['rss_mb']:.0f}/{pil['rss_mb']:.0f}/{vips['rss_mb']:.0f}"
+        psnrs = f"{scores[0]:.2f}/{scores[1]:.2f}/{scores[2]:.2f}"
+        print(f"{name[:34]:34} {quality['mp']:5.1f} {ours['median_ms']:8.1f} {pil['median_ms']:8.1f} "
+              f"{vips['median_ms']:8.1f} {ratio:6.2f} {rss:>22} {psnrs:>24}", flush=True)
     print()
     print("ratio = ours / fastest peer (JPEG: min(Pillow, vips); PNG: vips). Medians of "
           f"{ITERATIONS} runs after 2 warm-ups; RSS = peak of each contender's own process.")
@@ -120,5 +122,7 @@ def main(photo_dir, ours_binary, work):
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif len(sys.argv) > 1 and sys.argv[1] == "--psnr":
+        psnr_worker(sys.argv[2], sys.argv[3:])
     else:
         main(sys.argv[1], sys.argv[2], sys.argv[3])

@@ -12,7 +12,7 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
   // Bounded limits keep a single input under libFuzzer's RSS limit; the decode path is the same.
   var options = DecodingOptions(limits: DecodingLimits(maxPixelCount: 8_000_000))
   options.allowsPartialImages = count % 2 == 0
-  options.usesFancyUpsampling = count % 3 != 0
+  options.chromaUpsampling = ChromaUpsampling.allCases[count % 3]
   switch count % 4 {
   case 0:
     _ = try? downscaler.decodePixels(from: data, target: .fitting(maxDimension: 64), options: options)

@@ -16,9 +16,8 @@ public struct DecodingOptions: Sendable, Hashable {
   /// 1 decodes at the smallest scale still covering the target (fastest); 2 or more keeps
   /// libvips' 2x gap (slower, marginally sharper).
   public var reducingGap: Double
-  /// Whether libjpeg uses its smooth ("fancy") chroma upsampling; `false` is faster and
-  /// slightly softer on chroma edges. Default `true`.
-  public var usesFancyUpsampling: Bool
+  /// How libjpeg upsamples subsampled chroma (default ``ChromaUpsampling/automatic``).
+  public var chromaUpsampling: ChromaUpsampling
 
   /// Creates decoding options; the defaults suit photos headed for a 1024-pixel thumbnail.
   public init(
@@ -26,12 +25,12 @@ public struct DecodingOptions: Sendable, Hashable {
     background: DexColor = DexColor(red: 255, green: 255, blue: 255),
     allowsPartialImages: Bool = false,
     reducingGap: Double = 1.5,
-    usesFancyUpsampling: Bool = true
+    chromaUpsampling: ChromaUpsampling = .automatic
   ) {
     self.limits = limits
     self.background = background
     self.allowsPartialImages = allowsPartialImages
     self.reducingGap = reducingGap
-    self.usesFancyUpsampling = usesFancyUpsampling
+    self.chromaUpsampling = chromaUpsampling
   }
 }

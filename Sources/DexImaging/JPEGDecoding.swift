@@ -40,10 +40,19 @@
         throw .corruptData(format: .jpeg, message: libraryMessage())
       }
 
+      let smooth: Bool
+      switch options.chromaUpsampling {
+      case .smooth: smooth = true
+      case .fast: smooth = false
+      case .automatic:
+        let scaled = DownscaleGeometry.jpegScaled(stored, numerator: plan.numerator)
+        let gap = Swift.max(1.0, options.reducingGap.isFinite ? options.reducingGap : 1.0)
+        smooth = Double(scaled.width) < Double(plan.size.width) * gap
+      }
       var partial: Int32 = 0
       let pixels = try RGBImage.allocatePixels(plan.size) { buffer throws(ImagingError) in
         let status = dex_jpeg_decode(
-          decoder, Int32(plan.numerator), options.usesFancyUpsampling ? 1 : 0,
+          decoder, Int32(plan.numerator), smooth ? 1 : 0,
           options.allowsPartialImages ? 1 : 0, buffer, Int32(plan.size.width),
           Int32(plan.size.height), plan.size.width * 3, &partial)
         try Self.check(status, message: libraryMessage())

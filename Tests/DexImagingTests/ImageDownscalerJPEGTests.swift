@@ -158,10 +158,17 @@
       #expect(portrait.width == 120 && portrait.height == 68)
     }
 
+    @Test(arguments: ChromaUpsampling.allCases)
+    func everyChromaUpsamplingDecodesFullSize(_ upsampling: ChromaUpsampling) throws {
+      let options = DecodingOptions(chromaUpsampling: upsampling)
+      let image = try downscaler.decodePixels(from: resource("small-420.jpg"), target: .original, options: options)
+      #expect(psnr(image, try decode(resource("small-reference.png"))) > 30)
+    }
+
     @Test func reducingGapAndFastUpsamplingStillProduceTheTarget() throws {
       let data = try resource("photo.jpg")
       let reference = try decode(resource("photo-320-reference.png"))
-      let options = DecodingOptions(reducingGap: 2, usesFancyUpsampling: false)
+      let options = DecodingOptions(reducingGap: 2, chromaUpsampling: .fast)
       let image = try downscaler.decodePixels(from: data, target: .fitting(maxDimension: 320), options: options)
       #expect(image.width == 320 && image.height == 180)
       #expect(psnr(image, reference) > 33)
