@@ -22,7 +22,10 @@ import subprocess
 import sys
 import time
 
-ITERATIONS = int(os.environ.get("ITERATIONS", "11"))
+ITERATIONS = int(os.environ.get("ITERATIONS", "7"))
+# The three contenders run one after another ROUNDS times per photo; each one's best median is
+# kept, so a load spike from a neighbour on a shared machine does not decide the ratio.
+ROUNDS = int(os.environ.get("ROUNDS", "3"))
 SIZE = 1024
 QUALITY = 80
 
@@ -102,9 +105,18 @@ def main(photo_dir, ours_binary, work):
     for name in photos:
         path = os.path.join(photo_dir, name)
         outs = [os.path.join(work, f"{name}.{k}.jpg") for k in ("ours", "pillow", "vips")]
-        ours = run_child([ours_binary, path, str(SIZE), str(QUALITY / 100), str(ITERATIONS), outs[0]])
-        pil = run_child([sys.executable, __file__, "--worker", "pillow", path, outs[1]])
-        vips = run_child([sys.executable, __file__, "--worker", "vips", path, outs[2]])
+        commands = [
+            [ours_binary, path, str(SIZE), str(QUALITY / 100), str(ITERATIONS), outs[0]],
+            [sys.executable, __file__, "--worker", "pillow", path, outs[1]],
+            [sys.executable, __file__, "--worker", "vips", path, outs[2]],
+        ]
+        best_runs = [None, None, None]
+        for _ in range(ROUNDS):
+            for index, command in enumerate(commands):
+                result = run_child(command)
+                if best_runs[index] is None or result["median_ms"] < best_runs[index]["median_ms"]:
+                    best_runs[index] = result
+        ours, pil, vips = best_runs
         quality = run_child([sys.executable, __file__, "--psnr", path] + outs)
         scores = quality["psnr"]
         is_jpeg = name.lower().endswith((".jpg", ".jpeg"))
@@ -115,8 +127,9 @@ def main(photo_dir, ours_binary, work):
         print(f"{name[:34]:34} {quality['mp']:5.1f} {ours['median_ms']:8.1f} {pil['median_ms']:8.1f} "
               f"{vips['median_ms']:8.1f} {ratio:6.2f} {rss:>22} {psnrs:>24}", flush=True)
     print()
-    print("ratio = ours / fastest peer (JPEG: min(Pillow, vips); PNG: vips). Medians of "
-          f"{ITERATIONS} runs after 2 warm-ups; RSS = peak of each contender's own process.")
+    print("ratio = ours / fastest peer (JPEG: min(Pillow, vips); PNG: vips). Best of "
+          f"{ROUNDS} rounds of a median of {ITERATIONS} runs after 2 warm-ups; RSS = peak of each "
+          "contender's own process.")
 
 
 if __name__ == "__main__":
