@@ -2,6 +2,10 @@
 // setjmp handlers live) and the resizer (a worker thread). The worker never calls into libjpeg or
 // libpng and never longjmps, so error handling stays entirely on the caller's thread: on error the
 // caller simply destroys the pipeline, which drains and joins the worker.
+
+// DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty so
+// that building every target of the package does not need libjpeg/libpng headers.
+#if defined(__linux__) || defined(__ANDROID__)
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -119,3 +123,5 @@ void dex_pipeline_destroy(dex_row_pipeline *p) {
   for (int i = 0; i < SLOTS; i++) free(p->buffers[i]);
   free(p);
 }
+
+#endif  // defined(__linux__) || defined(__ANDROID__)

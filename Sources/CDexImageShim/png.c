@@ -1,6 +1,10 @@
 // libpng 1.6 behind setjmp: the error callback copies libpng's message and longjmps back into the
 // shim function, which returns a status code; the warning callback only counts. Data is read from
 // memory; reading past the end is reported as truncation.
+
+// DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty so
+// that building every target of the package does not need libjpeg/libpng headers.
+#if defined(__linux__) || defined(__ANDROID__)
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,3 +269,5 @@ finish:
   release_png_buffers(d);
   return DEX_STATUS_OK;
 }
+
+#endif  // defined(__linux__) || defined(__ANDROID__)

@@ -9,6 +9,10 @@
 // full-width window (two rows per pmaddwd), then the horizontal pass on that single row (two taps
 // per pmaddwd). Doing the vertical pass first means the costlier horizontal pass only runs on
 // output rows. Memory is O(taps x source width), independent of the source height.
+
+// DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty so
+// that building every target of the package does not need libjpeg/libpng headers.
+#if defined(__linux__) || defined(__ANDROID__)
 #include "resample.h"
 
 #include <math.h>
@@ -328,3 +332,5 @@ int32_t dex_orient_rgb(const uint8_t *src, int32_t sw, int32_t sh, uint8_t *dst,
   }
   return DEX_STATUS_OK;
 }
+
+#endif  // defined(__linux__) || defined(__ANDROID__)

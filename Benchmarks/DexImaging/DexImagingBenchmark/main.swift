@@ -7,6 +7,8 @@
 import DexImaging
 import Foundation
 
+#if os(Linux) || os(Android)
+
 let arguments = CommandLine.arguments
 guard arguments.count == 6, let maxDimension = Int(arguments[2]), let quality = Double(arguments[3]),
   let iterations = Int(arguments[4]), iterations > 0
@@ -35,3 +37,6 @@ let median = measured[measured.count / 2]
 print(
   "{\"median_ms\": \(median), \"width\": \(last.pixelWidth), \"height\": \(last.pixelHeight), \"bytes\": \(last.jpegData.count)}"
 )
+#else
+  print("ImageDownscaler needs libjpeg-turbo and libpng; this benchmark runs on Linux.")
+#endif
