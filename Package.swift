@@ -26,14 +26,39 @@ let package = Package(
     .target(name: "DexModel"),
 
     // MARK: Imaging
+    // libjpeg-turbo and libpng come from the system (pkg-config); the shim is the only C that
+    // touches them. On Apple platforms hosts bring their own ImageDownscaling conformance.
+    .systemLibrary(
+      name: "CJPEG",
+      pkgConfig: "libjpeg",
+      providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]
+    ),
+    .systemLibrary(
+      name: "CPNG",
+      pkgConfig: "libpng16",
+      providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+    ),
+    .target(
+      name: "CDexImageShim",
+      dependencies: ["CJPEG", "CPNG"],
+      cSettings: [.define("NDEBUG")],
+      linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread")]
+    ),
     .target(
       name: "DexImaging",
       dependencies: [
         "DexModel",
         .product(name: "Logging", package: "swift-log"),
+        .target(name: "CDexImageShim", condition: .when(platforms: [.linux, .android])),
       ],
       // EfficientNet-Lite0 weights, manifest, ImageNet labels and their licences (classifier).
       resources: [.copy("Classifier/ClassifierResources")]
+    ),
+
+    .executableTarget(
+      name: "DexImagingBenchmark",
+      dependencies: ["DexImaging"],
+      path: "Benchmarks/DexImaging/DexImagingBenchmark"
     ),
 
     // MARK: Cloud
@@ -76,7 +101,7 @@ let package = Package(
     .testTarget(name: "DexModelTests", dependencies: ["DexModel"], resources: [.copy("Fixtures")]),
     .testTarget(
       name: "DexImagingTests", dependencies: ["DexImaging"],
-      resources: [.copy("Classifier/Fixtures")]),
+      resources: [.copy("Classifier/Fixtures"), .copy("Resources")]),
     .testTarget(
       name: "DexCloudTests",
       dependencies: [

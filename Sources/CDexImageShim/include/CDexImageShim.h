@@ -1,0 +1,138 @@
+// CDexImageShim: the only C that DexImaging calls.
+//
+// Every libjpeg / libpng call that can fail runs under setjmp inside this file: the libraries'
+// fatal error handlers longjmp back here and the functions return a DEX_STATUS_* code plus the
+// library's own message. Warnings are counted and never abort. No libjpeg / libpng type leaks
+// into this header, so Swift sees plain integers, pointers and opaque handles.
+//
+// The resampler lives here too: it is the hot loop of the whole pipeline and written so that the
+// C compiler auto-vectorises the vertical pass (contiguous uint8 -> int32 multiply-accumulate).
+#ifndef CDEXIMAGESHIM_H
+#define CDEXIMAGESHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Result codes of every fallible shim function.
+enum {
+  DEX_STATUS_OK = 0,
+  /// The library reported a fatal error; the message buffer holds its text.
+  DEX_STATUS_LIBRARY_ERROR = 1,
+  /// The data ended before the image did (only returned when partial images are not allowed).
+  DEX_STATUS_TRUNCATED = 2,
+  /// An allocation failed.
+  DEX_STATUS_OUT_OF_MEMORY = 3,
+  /// A caller error (bad size, wrong call order).
+  DEX_STATUS_INVALID_ARGUMENT = 4,
+  /// The image exceeds the limits that were passed in.
+  DEX_STATUS_TOO_LARGE = 5,
+};
+
+/// JPEG colour spaces as reported by the header (mirrors J_COLOR_SPACE's first values).
+enum {
+  DEX_JPEG_CS_UNKNOWN = 0,
+  DEX_JPEG_CS_GRAYSCALE = 1,
+  DEX_JPEG_CS_RGB = 2,
+  DEX_JPEG_CS_YCBCR = 3,
+  DEX_JPEG_CS_CMYK = 4,
+  DEX_JPEG_CS_YCCK = 5,
+};
+
+#define DEX_MESSAGE_CAPACITY 200
+
+/// What a JPEG header says.
+typedef struct {
+  int32_t width;
+  int32_t height;
+  int32_t components;
+  int32_t color_space;
+  int32_t progressive;
+  /// An Adobe APP14 marker was present (CMYK/YCCK data is then stored inverted).
+  int32_t adobe_marker;
+  /// Horizontal/vertical sampling factors of the first component (2,2 = 4:2:0).
+  int32_t h_samp;
+  int32_t v_samp;
+} dex_jpeg_header;
+
+typedef struct dex_jpeg_decoder dex_jpeg_decoder;
+
+/// Creates a decoder; NULL when out of memory.
+dex_jpeg_decoder *dex_jpeg_decoder_create(void);
+void dex_jpeg_decoder_destroy(dex_jpeg_decoder *decoder);
+/// The last library message (empty string when none).
+const char *dex_jpeg_decoder_message(const dex_jpeg_decoder *decoder);
+/// Number of warnings libjpeg emitted (corrupt data it recovered from).
+int32_t dex_jpeg_decoder_warning_count(const dex_jpeg_decoder *decoder);
+
+/// Reads the header of `data` (which must stay alive until the decoder is destroyed).
+int32_t dex_jpeg_read_header(dex_jpeg_decoder *decoder, const uint8_t *data, size_t size,
+                             dex_jpeg_header *header);
+
+/// The output size libjpeg will produce at scale_num/8 (1...16), without decoding.
+int32_t dex_jpeg_scaled_size(dex_jpeg_decoder *decoder, int32_t scale_num, int32_t *width,
+                             int32_t *height);
+
+/// Decodes at scale_num/8 and resamples to dst_width x dst_height RGB8 in `dst` (row stride
+/// `dst_stride`). When dst size equals the scaled size no resampling happens. `fancy_upsampling`
+/// 0 selects libjpeg's faster merged chroma upsampling. When `allow_partial` is 0 a premature
+/// end of data returns DEX_STATUS_TRUNCATED; otherwise missing rows are grey and *partial is set.
+int32_t dex_jpeg_decode(dex_jpeg_decoder *decoder, int32_t scale_num, int32_t fancy_upsampling,
+                        int32_t allow_partial, uint8_t *dst, int32_t dst_width,
+                        int32_t dst_height, size_t dst_stride, int32_t *partial);
+
+/// Encodes RGB8 pixels to a malloc'ed JPEG (free with dex_free). quality 1...100;
+/// subsampling 420, 422 or 444; progressive 0/1. `message` receives the library's text.
+int32_t dex_jpeg_encode_rgb(const uint8_t *pixels, int32_t width, int32_t height, size_t stride,
+                            int32_t quality, int32_t subsampling, int32_t progressive,
+                            uint8_t **out_data, size_t *out_size, char *message);
+
+void dex_free(void *pointer);
+
+/// What a PNG header says.
+typedef struct {
+  int32_t width;
+  int32_t height;
+  int32_t bit_depth;
+  int32_t color_type;
+  int32_t interlaced;
+  /// Length of an eXIf chunk seen before the image data (0 when none).
+  int32_t exif_size;
+} dex_png_header;
+
+typedef struct dex_png_decoder dex_png_decoder;
+
+dex_png_decoder *dex_png_decoder_create(void);
+void dex_png_decoder_destroy(dex_png_decoder *decoder);
+const char *dex_png_decoder_message(const dex_png_decoder *decoder);
+int32_t dex_png_decoder_warning_count(const dex_png_decoder *decoder);
+
+/// Reads the header; refuses (DEX_STATUS_TOO_LARGE) images wider/taller than max_dimension or
+/// with more than max_pixels pixels before any row buffer exists.
+int32_t dex_png_read_header(dex_png_decoder *decoder, const uint8_t *data, size_t size,
+                            uint32_t max_dimension, uint64_t max_pixels, dex_png_header *header);
+/// Copies up to `capacity` bytes of the eXIf payload (raw TIFF) into `buffer`.
+int32_t dex_png_copy_exif(dex_png_decoder *decoder, uint8_t *buffer, size_t capacity);
+
+/// Decodes to RGB8 composited on (bg_r, bg_g, bg_b) and resamples to dst_width x dst_height.
+int32_t dex_png_decode(dex_png_decoder *decoder, uint8_t bg_r, uint8_t bg_g, uint8_t bg_b,
+                       int32_t allow_partial, uint8_t *dst, int32_t dst_width, int32_t dst_height,
+                       size_t dst_stride, int32_t *partial);
+
+/// Lanczos-3 resample of RGB8 `src` (sw x sh) into `dst` (dw x dh); dw <= sw and dh <= sh.
+int32_t dex_resample_rgb(const uint8_t *src, int32_t sw, int32_t sh, size_t src_stride,
+                         uint8_t *dst, int32_t dw, int32_t dh, size_t dst_stride);
+
+/// Applies EXIF orientation 1...8 to RGB8 `src` (sw x sh, tightly packed) into `dst`, which is
+/// sw x sh for 1-4 and sh x sw for 5-8 (tightly packed).
+int32_t dex_orient_rgb(const uint8_t *src, int32_t sw, int32_t sh, uint8_t *dst,
+                       int32_t orientation);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

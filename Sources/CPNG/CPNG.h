@@ -1,0 +1,2 @@
+// System libpng 1.6 for DexImaging.
+#include <png.h>

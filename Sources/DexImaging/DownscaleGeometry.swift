@@ -1,0 +1,68 @@
+/// Size arithmetic shared by every decode path: target sizes, rounding and the libjpeg scale.
+///
+/// Kept free of C so that it is testable (and compiles) everywhere.
+enum DownscaleGeometry {
+  /// A width and height in pixels.
+  struct Size: Hashable, Sendable {
+    var width: Int
+    var height: Int
+
+    var transposed: Size { Size(width: height, height: width) }
+    var longSide: Int { Swift.max(width, height) }
+    var shortSide: Int { Swift.min(width, height) }
+  }
+
+  /// `value * numerator / denominator` rounded half up, at least 1 (no overflow for image sizes).
+  static func scaled(_ value: Int, by numerator: Int, over denominator: Int) -> Int {
+    Swift.max(1, (value * numerator + denominator / 2) / denominator)
+  }
+
+  /// Fit within `maxDimension` on the long side; never upscale.
+  static func fitting(_ size: Size, maxDimension: Int) -> Size {
+    guard size.longSide > maxDimension else { return size }
+    if size.width >= size.height {
+      return Size(width: maxDimension, height: scaled(size.height, by: maxDimension, over: size.width))
+    }
+    return Size(width: scaled(size.width, by: maxDimension, over: size.height), height: maxDimension)
+  }
+
+  /// Short side exactly `shortSide` (or the whole image when it is smaller); never upscale.
+  static func filling(_ size: Size, shortSide: Int) -> Size {
+    guard size.shortSide > shortSide else { return size }
+    if size.width <= size.height {
+      return Size(width: shortSide, height: scaled(size.height, by: shortSide, over: size.width))
+    }
+    return Size(width: scaled(size.width, by: shortSide, over: size.height), height: shortSide)
+  }
+
+  /// libjpeg's output size at `numerator`/8 (jdiv_round_up).
+  static func jpegScaled(_ size: Size, numerator: Int) -> Size {
+    Size(width: (size.width * numerator + 7) / 8, height: (size.height * numerator + 7) / 8)
+  }
+
+  /// The SIMD-accelerated libjpeg-turbo scale numerators (over 8), smallest first.
+  static let jpegNumerators = [1, 2, 4, 8]
+
+  /// Smallest numerator whose scaled decode is at least `target * gap` on both axes.
+  static func jpegNumerator(stored: Size, target: Size, gap: Double) -> Int {
+    let gap = gap.isFinite ? Swift.max(1.0, gap) : 1.0
+    for numerator in jpegNumerators.dropLast() {
+      let scaled = jpegScaled(stored, numerator: numerator)
+      if Double(scaled.width) >= Double(target.width) * gap
+        && Double(scaled.height) >= Double(target.height) * gap
+      {
+        return numerator
+      }
+    }
+    return 8
+  }
+
+  /// Smallest numerator whose scaled decode keeps the short side at least `shortSide`.
+  static func jpegNumerator(stored: Size, minimumShortSide shortSide: Int) -> Int {
+    for numerator in jpegNumerators.dropLast()
+    where jpegScaled(stored, numerator: numerator).shortSide >= shortSide {
+      return numerator
+    }
+    return 8
+  }
+}

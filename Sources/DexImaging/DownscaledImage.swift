@@ -1,0 +1,38 @@
+import Foundation
+
+/// The result of ``ImageDownscaling/downscale(_:options:)``: the JPEG plus what happened on the way.
+public struct DownscaledImage: Sendable, Hashable {
+  /// The upright, downscaled JPEG (baseline unless progressive was asked for; no EXIF, no
+  /// orientation tag, no ICC profile).
+  public var jpegData: Data
+  /// Width of the output in pixels.
+  public var pixelWidth: Int
+  /// Height of the output in pixels.
+  public var pixelHeight: Int
+  /// Format the input was decoded as.
+  public var sourceFormat: ImageFormat
+  /// Width of the input as stored (before orientation was applied).
+  public var sourcePixelWidth: Int
+  /// Height of the input as stored (before orientation was applied).
+  public var sourcePixelHeight: Int
+  /// The EXIF orientation that was found and applied (``ImageOrientation/up`` when none).
+  public var appliedOrientation: ImageOrientation
+  /// `true` when the input was truncated and ``DecodingOptions/allowsPartialImages`` let it through.
+  public var isPartial: Bool
+
+  /// Creates a result; conformances outside DexImaging (for example an ImageIO one) use this.
+  public init(
+    jpegData: Data, pixelWidth: Int, pixelHeight: Int, sourceFormat: ImageFormat,
+    sourcePixelWidth: Int, sourcePixelHeight: Int, appliedOrientation: ImageOrientation,
+    isPartial: Bool = false
+  ) {
+    self.jpegData = jpegData
+    self.pixelWidth = pixelWidth
+    self.pixelHeight = pixelHeight
+    self.sourceFormat = sourceFormat
+    self.sourcePixelWidth = sourcePixelWidth
+    self.sourcePixelHeight = sourcePixelHeight
+    self.appliedOrientation = appliedOrientation
+    self.isPartial = isPartial
+  }
+}

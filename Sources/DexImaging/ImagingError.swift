@@ -1,0 +1,58 @@
+import Foundation
+
+/// Everything that can go wrong while turning bytes into an upright, downscaled image.
+///
+/// One enum so that callers can switch over the failure kinds they care about (for example,
+/// show "this photo format is not supported" for ``unsupportedFormat(detected:)``) and log the
+/// rest. Messages never contain image bytes beyond a four-byte signature.
+public enum ImagingError: Error, Sendable, Hashable {
+  /// The input held no bytes at all.
+  case emptyInput
+  /// The bytes are not a JPEG or PNG; `detected` names what the magic bytes look like
+  /// (for example "HEIC", "WebP", "GIF", "TIFF" or "unknown data (first bytes 00 01 02 03)").
+  case unsupportedFormat(detected: String)
+  /// The decoder rejected the data; `message` is the library's own explanation.
+  case corruptData(format: ImageFormat, message: String)
+  /// The data ends before the image does and ``DecodingOptions/allowsPartialImages`` is off.
+  case truncatedData(format: ImageFormat)
+  /// The header claims more pixels than ``DecodingLimits/maxPixelCount`` allows.
+  case imageTooLarge(width: Int, height: Int, maxPixelCount: Int)
+  /// The input is longer than ``DecodingLimits/maxByteCount``.
+  case inputTooLarge(byteCount: Int, maxByteCount: Int)
+  /// A caller-supplied value is out of range (for example a zero `maxDimension`).
+  case invalidArgument(String)
+  /// A buffer for the decoded or encoded image could not be allocated.
+  case outOfMemory
+  /// The JPEG encoder failed; `message` is libjpeg's explanation.
+  case encodingFailed(message: String)
+}
+
+extension ImagingError: CustomStringConvertible, LocalizedError {
+  /// A one-line, human-readable explanation suitable for logs.
+  public var description: String {
+    switch self {
+    case .emptyInput:
+      return "The image data is empty."
+    case .unsupportedFormat(let detected):
+      return "Unsupported image format: \(detected). Only JPEG and PNG can be decoded."
+    case .corruptData(let format, let message):
+      return "The \(format.name) data is corrupt: \(message)"
+    case .truncatedData(let format):
+      return "The \(format.name) data ends before the image does (truncated file)."
+    case .imageTooLarge(let width, let height, let maxPixelCount):
+      return
+        "The image is \(width) x \(height) = \(width.multipliedReportingOverflow(by: height).partialValue) pixels, more than the limit of \(maxPixelCount)."
+    case .inputTooLarge(let byteCount, let maxByteCount):
+      return "The image data is \(byteCount) bytes, more than the limit of \(maxByteCount)."
+    case .invalidArgument(let message):
+      return "Invalid argument: \(message)"
+    case .outOfMemory:
+      return "Not enough memory to decode or encode the image."
+    case .encodingFailed(let message):
+      return "JPEG encoding failed: \(message)"
+    }
+  }
+
+  /// Same as ``description``, for `LocalizedError` consumers.
+  public var errorDescription: String? { description }
+}

@@ -1,0 +1,85 @@
+#if canImport(CDexImageShim)
+  import CDexImageShim
+
+  /// JPEG decode path: header, limits, EXIF orientation, DCT-scaled streaming decode + resample.
+  enum JPEGDecoding {
+    static func decode(
+      _ bytes: UnsafeRawBufferPointer, target: PixelTarget, options: DecodingOptions
+    ) throws(ImagingError) -> DecodedImage {
+      guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+        throw .emptyInput
+      }
+      guard let decoder = dex_jpeg_decoder_create() else { throw .outOfMemory }
+      defer { dex_jpeg_decoder_destroy(decoder) }
+      func libraryMessage() -> String { String(cString: dex_jpeg_decoder_message(decoder)) }
+
+      var header = dex_jpeg_header()
+      let headerStatus = dex_jpeg_read_header(decoder, base, bytes.count, &header)
+      guard headerStatus == Int32(DEX_STATUS_OK) else {
+        throw ImagingError.corruptData(format: .jpeg, message: libraryMessage())
+      }
+      let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
+      try checkLimits(stored, options.limits)
+      let orientation = EXIFOrientationReader.orientation(inJPEG: bytes) ?? .up
+
+      var scaleFailure = false
+      let plan = DownscaleGeometry.plan(
+        stored: stored, orientation: orientation, target: target, gap: options.reducingGap,
+        supportsDCTScaling: true
+      ) { numerator in
+        var width: Int32 = 0
+        var height: Int32 = 0
+        if dex_jpeg_scaled_size(decoder, Int32(numerator), &width, &height)
+          != Int32(DEX_STATUS_OK)
+        {
+          scaleFailure = true
+        }
+        return DownscaleGeometry.Size(width: Int(width), height: Int(height))
+      }
+      guard !scaleFailure, plan.size.width > 0, plan.size.height > 0 else {
+        throw .corruptData(format: .jpeg, message: libraryMessage())
+      }
+
+      let smooth: Bool
+      switch options.chromaUpsampling {
+      case .smooth: smooth = true
+      case .fast: smooth = false
+      case .automatic:
+        let scaled = DownscaleGeometry.jpegScaled(stored, numerator: plan.numerator)
+        let gap = Swift.max(1.0, options.reducingGap.isFinite ? options.reducingGap : 1.0)
+        smooth = Double(scaled.width) < Double(plan.size.width) * gap
+      }
+      var partial: Int32 = 0
+      let pixels = try RGBImage.allocatePixels(plan.size) { buffer throws(ImagingError) in
+        let status = dex_jpeg_decode(
+          decoder, Int32(plan.numerator), smooth ? 1 : 0,
+          options.allowsPartialImages ? 1 : 0, buffer, Int32(plan.size.width),
+          Int32(plan.size.height), plan.size.width * 3, &partial)
+        try Self.check(status, message: libraryMessage())
+      }
+      guard let image = RGBImage(width: plan.size.width, height: plan.size.height, pixels: pixels)
+      else { throw .outOfMemory }
+      return DecodedImage(
+        image: image, format: .jpeg, storedSize: stored, orientation: orientation,
+        isPartial: partial != 0, scaleNumerator: plan.numerator, isUpright: orientation == .up)
+    }
+
+    static func check(_ status: Int32, message: String) throws(ImagingError) {
+      switch Int(status) {
+      case Int(DEX_STATUS_OK): return
+      case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .jpeg)
+      case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
+      case Int(DEX_STATUS_INVALID_ARGUMENT): throw .invalidArgument(message)
+      default: throw .corruptData(format: .jpeg, message: message)
+      }
+    }
+  }
+
+  /// Refuses sizes beyond `limits` (and degenerate ones) before anything big is allocated.
+  func checkLimits(_ size: DownscaleGeometry.Size, _ limits: DecodingLimits) throws(ImagingError) {
+    let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+    guard size.width > 0, size.height > 0, !overflow, pixels <= limits.maxPixelCount else {
+      throw .imageTooLarge(width: size.width, height: size.height, maxPixelCount: limits.maxPixelCount)
+    }
+  }
+#endif

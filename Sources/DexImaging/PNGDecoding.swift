@@ -1,0 +1,70 @@
+#if canImport(CDexImageShim)
+  import CDexImageShim
+
+  /// PNG decode path: header with limits, optional eXIf orientation, streaming decode + resample.
+  enum PNGDecoding {
+    static func decode(
+      _ bytes: UnsafeRawBufferPointer, target: PixelTarget, options: DecodingOptions
+    ) throws(ImagingError) -> DecodedImage {
+      guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+        throw .emptyInput
+      }
+      guard let decoder = dex_png_decoder_create() else { throw .outOfMemory }
+      defer { dex_png_decoder_destroy(decoder) }
+      func libraryMessage() -> String { String(cString: dex_png_decoder_message(decoder)) }
+
+      var header = dex_png_header()
+      let limits = options.limits
+      let maxSide = UInt32(clamping: Swift.min(limits.maxPixelCount, Int(Int32.max)))
+      let headerStatus = dex_png_read_header(
+        decoder, base, bytes.count, maxSide, UInt64(clamping: limits.maxPixelCount), &header)
+      let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
+      switch Int(headerStatus) {
+      case Int(DEX_STATUS_OK): break
+      case Int(DEX_STATUS_TOO_LARGE):
+        throw .imageTooLarge(
+          width: stored.width, height: stored.height, maxPixelCount: limits.maxPixelCount)
+      case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .png)
+      default:
+        let message = libraryMessage()
+        // libpng refuses over-limit dimensions itself ("Image width exceeds user limit").
+        if message.contains("exceeds user limit") {
+          throw .imageTooLarge(width: stored.width, height: stored.height, maxPixelCount: limits.maxPixelCount)
+        }
+        throw .corruptData(format: .png, message: message)
+      }
+      try checkLimits(stored, limits)
+
+      var orientation = ImageOrientation.up
+      if header.exif_size > 0 {
+        var exif = [UInt8](repeating: 0, count: Int(header.exif_size))
+        if dex_png_copy_exif(decoder, &exif, exif.count) == Int32(DEX_STATUS_OK) {
+          orientation = exif.withUnsafeBytes { EXIFOrientationReader.orientation(inTIFF: $0) } ?? .up
+        }
+      }
+
+      let plan = DownscaleGeometry.plan(
+        stored: stored, orientation: orientation, target: target, gap: 1,
+        supportsDCTScaling: false, scaledSize: { _ in stored })
+      let background = options.background
+      var partial: Int32 = 0
+      let pixels = try RGBImage.allocatePixels(plan.size) { buffer throws(ImagingError) in
+        let status = dex_png_decode(
+          decoder, background.red, background.green, background.blue,
+          options.allowsPartialImages ? 1 : 0, buffer, Int32(plan.size.width),
+          Int32(plan.size.height), plan.size.width * 3, &partial)
+        switch Int(status) {
+        case Int(DEX_STATUS_OK): return
+        case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .png)
+        case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
+        default: throw .corruptData(format: .png, message: libraryMessage())
+        }
+      }
+      guard let image = RGBImage(width: plan.size.width, height: plan.size.height, pixels: pixels)
+      else { throw .outOfMemory }
+      return DecodedImage(
+        image: image, format: .png, storedSize: stored, orientation: orientation,
+        isPartial: partial != 0, scaleNumerator: 8, isUpright: orientation == .up)
+    }
+  }
+#endif

@@ -1,6 +1,0 @@
-import Testing
-@testable import DexImaging
-
-@Test func DexImagingModuleLinks() {
-  #expect(DexCategory.allCases.count == 12)
-}
