@@ -15,7 +15,8 @@ let package = Package(
     .executable(name: "dex-demo", targets: ["DexDemo"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-log", from: "1.16.2")
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     // MARK: Model (no dependencies at all)
@@ -44,8 +45,24 @@ let package = Package(
       name: "DexStorage",
       dependencies: [
         "DexModel",
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]
+    ),
+    // A child process the DexStorage crash-safety tests SIGKILL mid-write.
+    .executableTarget(
+      name: "DexStoreCrashProbe",
+      dependencies: ["DexStorage"],
+      path: "Tests/DexStorageCrashProbe"
+    ),
+    // Release-built benchmark: DexStore beside a raw sqlite3 C API baseline.
+    .executableTarget(
+      name: "dex-storage-bench",
+      dependencies: [
+        "DexStorage",
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ],
+      path: "Benchmarks/DexStorage/Sources"
     ),
 
     // MARK: Glue
@@ -69,7 +86,7 @@ let package = Package(
     .testTarget(name: "DexModelTests", dependencies: ["DexModel"], resources: [.copy("Fixtures")]),
     .testTarget(name: "DexImagingTests", dependencies: ["DexImaging"]),
     .testTarget(name: "DexCloudTests", dependencies: ["DexCloud"]),
-    .testTarget(name: "DexStorageTests", dependencies: ["DexStorage"]),
+    .testTarget(name: "DexStorageTests", dependencies: ["DexStorage", "DexStoreCrashProbe"]),
     .testTarget(name: "DexKitTests", dependencies: ["DexKit"]),
   ],
   swiftLanguageModes: [.v6]
