@@ -191,6 +191,12 @@ public final class DexStore: DexStoring {
     throw DexStoreError.imageMissing(id: id)
   }
 
+  /// The content hash the store records for image bytes (lowercase hex SHA-256), the key of
+  /// duplicate-photo detection; apps can use it to check a photo before saving it.
+  public static func contentHash(of data: Data) -> String {
+    SHA256Digest.hex(of: data)
+  }
+
   // MARK: Plumbing
 
   /// The canonical (uppercase) form of a UUID string, or `nil` for anything else.

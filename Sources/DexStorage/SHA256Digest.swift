@@ -85,39 +85,42 @@ struct SHA256Digest: Sendable {
   }
 
   private mutating func compress(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int) {
-    var w = [UInt32](repeating: 0, count: 64)
-    for i in 0..<16 {
-      let base = offset + i * 4
-      w[i] =
-        UInt32(bytes[base]) << 24 | UInt32(bytes[base + 1]) << 16 | UInt32(bytes[base + 2]) << 8
-        | UInt32(bytes[base + 3])
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+      for i in 0..<16 {
+        let base = offset + i * 4
+        w[i] =
+          UInt32(bytes[base]) << 24 | UInt32(bytes[base + 1]) << 16 | UInt32(bytes[base + 2]) << 8
+          | UInt32(bytes[base + 3])
+      }
+      for i in 16..<64 {
+        let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+        let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+        w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+      }
+      Self.k.withUnsafeBufferPointer { k in
+        var (a, b, c, d, e, f, g, h) = state
+        for i in 0..<64 {
+          let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+          let ch = (e & f) ^ (~e & g)
+          let t1 = h &+ s1 &+ ch &+ k[i] &+ w[i]
+          let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+          let maj = (a & b) ^ (a & c) ^ (b & c)
+          let t2 = s0 &+ maj
+          h = g
+          g = f
+          f = e
+          e = d &+ t1
+          d = c
+          c = b
+          b = a
+          a = t1 &+ t2
+        }
+        state = (
+          state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f,
+          state.6 &+ g, state.7 &+ h
+        )
+      }
     }
-    for i in 16..<64 {
-      let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-      let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-      w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-    }
-    var (a, b, c, d, e, f, g, h) = state
-    for i in 0..<64 {
-      let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-      let ch = (e & f) ^ (~e & g)
-      let t1 = h &+ s1 &+ ch &+ Self.k[i] &+ w[i]
-      let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-      let maj = (a & b) ^ (a & c) ^ (b & c)
-      let t2 = s0 &+ maj
-      h = g
-      g = f
-      f = e
-      e = d &+ t1
-      d = c
-      c = b
-      b = a
-      a = t1 &+ t2
-    }
-    state = (
-      state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f,
-      state.6 &+ g, state.7 &+ h
-    )
   }
 
   @inline(__always) private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 {
