@@ -81,7 +81,7 @@ extension DexStore {
         }
       } catch {
         for path in staged { try? files.remove(path) }
-        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db))
+        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
       }
       // Committed: the rows are durable and the staged files fsynced. Publishing is a rename;
       // should one fail, readers still find the file in tmp/ and the next recovery finishes it.
@@ -164,6 +164,7 @@ extension DexStore {
     id rawID: String, _ body: @escaping @Sendable (inout DexEntry) throws -> Void
   ) async throws -> DexEntry {
     guard let id = Self.canonicalID(rawID) else { throw DexStoreError.notFound(id: rawID) }
+    let files = files
     let databasePath = files.databasePath
     return try await writeWithoutTransaction { db in
       var result: DexEntry?
@@ -197,7 +198,7 @@ extension DexStore {
           return .commit
         }
       } catch {
-        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db))
+        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
       }
       guard let result else { throw DexStoreError.notFound(id: id) }
       return result
@@ -241,7 +242,7 @@ extension DexStore {
         for publication in moved.reversed() {
           try? files.rename(publication.staged, to: publication.published)
         }
-        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db))
+        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
       }
       for publication in moved { try? files.remove(publication.staged) }
       return found
@@ -258,7 +259,7 @@ extension DexStore {
     do {
       return try await pool.writeWithoutTransaction(body)
     } catch {
-      throw Self.mapError(error, path: files.databasePath)
+      throw Self.mapError(error, path: files.databasePath, files: files)
     }
   }
 

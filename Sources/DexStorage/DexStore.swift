@@ -2,6 +2,14 @@ import Foundation
 import GRDB
 import Logging
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The default ``DexStoring``: a crash-safe collection in its own directory.
 ///
 /// Metadata lives in SQLite (through GRDB, WAL mode, `synchronous=FULL`, versioned migrations);
@@ -91,6 +99,9 @@ public final class DexStore: DexStoring {
   public func close() throws {
     guard !lock.isReleased else { return }
     defer { lock.release() }
+    // Fold the WAL into the database file so the directory is self-contained when closed (GRDB's
+    // reader connections are read-only and cannot do it when they close last).
+    _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
     do {
       try pool.close()
     } catch {
@@ -215,7 +226,9 @@ public final class DexStore: DexStoring {
   }
 
   /// Maps GRDB/SQLite and other errors to ``DexStoreError``.
-  static func mapError(_ error: any Error, path: String, systemErrno: Int32 = 0) -> any Error {
+  static func mapError(
+    _ error: any Error, path: String, systemErrno: Int32 = 0, files: StoreFiles? = nil
+  ) -> any Error {
     if error is DexStoreError || error is CancellationError { return error }
     guard let dbError = error as? DatabaseError else {
       return DexStoreError.io(operation: "use", path: path, detail: "\(error)")
@@ -232,8 +245,12 @@ public final class DexStore: DexStoring {
       return DexStoreError.busy(path: path)
     case .SQLITE_MISUSE where detail.lowercased().contains("closed"):
       return DexStoreError.closed
-    case .SQLITE_IOERR where systemErrno != 0:
+    case .SQLITE_IOERR where systemErrno != 0 && systemErrno != EIO:
       return StoreFiles.error(systemErrno, "write", path)
+    case .SQLITE_IOERR where files?.isOutOfSpace() == true:
+      // SQLite reports a write that starts beyond the limit as a plain I/O error and its errno
+      // is not reliably kept, so look at the disk and the file-size limit themselves.
+      return DexStoreError.diskFull(path: path)
     default:
       return DexStoreError.io(operation: "use the database", path: path, detail: detail)
     }

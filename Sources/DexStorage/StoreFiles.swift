@@ -214,6 +214,33 @@ struct StoreFiles: Sendable {
 
   // MARK: Errors
 
+  /// Whether writes fail for lack of space: under 8 MiB free on the file system, or a process
+  /// file-size limit (`RLIMIT_FSIZE`) that the database or its WAL has reached.
+  func isOutOfSpace() -> Bool {
+    var fileSystem = statvfs()
+    if statvfs(root, &fileSystem) == 0,
+      UInt64(fileSystem.f_bavail) * UInt64(fileSystem.f_frsize) < 8 << 20
+    {
+      return true
+    }
+    var limit = rlimit()
+    #if os(Linux)
+      let resource = Int32(RLIMIT_FSIZE.rawValue)
+      let unlimited = rlim_t.max  // RLIM_INFINITY does not import on Glibc
+    #else
+      let resource = RLIMIT_FSIZE
+      let unlimited = RLIM_INFINITY
+    #endif
+    guard getrlimit(resource, &limit) == 0, limit.rlim_cur != unlimited else { return false }
+    for path in [databasePath, databasePath + "-wal"] {
+      var info = stat()
+      if stat(path, &info) == 0, UInt64(info.st_size) + (64 << 10) >= UInt64(limit.rlim_cur) {
+        return true
+      }
+    }
+    return false
+  }
+
   /// Maps an errno to the store's typed error.
   static func error(_ code: Int32, _ operation: String, _ path: String) -> DexStoreError {
     switch code {
