@@ -5,7 +5,8 @@ import Foundation
 /// ``DexEntry`` deliberately carries no image, so inserts pass the bytes beside it; the store
 /// keeps them as files and hands them back only when asked.
 public struct DexInsertion: Sendable {
-  /// The entry's metadata. Its `id` must be a UUID string.
+  /// The entry's metadata. Its `id` must be a UUID string; it is stored (and returned) in its
+  /// canonical uppercase form.
   public var entry: DexEntry
   /// The encoded full-size photo (JPEG, PNG, HEIC…); never empty.
   public var image: Data

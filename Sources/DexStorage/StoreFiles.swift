@@ -180,7 +180,7 @@ struct StoreFiles: Sendable {
     data.withUnsafeMutableBytes { raw in
       guard let base = raw.baseAddress else { return }
       while total < size {
-        let count = Glibc_read(fd, base + total, size - total)
+        let count = posixRead(fd, base + total, size - total)
         if count < 0 {
           if errno == EINTR { continue }
           failure = Self.error(errno, "read", path)
@@ -197,7 +197,7 @@ struct StoreFiles: Sendable {
 
   /// Renames atomically, replacing `destination`.
   func rename(_ source: String, to destination: String) throws {
-    if Glibc_rename(source, destination) != 0 {
+    if posixRename(source, destination) != 0 {
       throw Self.error(errno, "move", source)
     }
   }
@@ -255,10 +255,10 @@ struct StoreFiles: Sendable {
 }
 
 // `read` and `rename` are shadowed by the methods above; these reach the C functions.
-private func Glibc_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
   read(fd, buffer, count)
 }
 
-private func Glibc_rename(_ source: String, _ destination: String) -> Int32 {
+private func posixRename(_ source: String, _ destination: String) -> Int32 {
   rename(source, destination)
 }

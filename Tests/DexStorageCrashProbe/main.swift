@@ -79,7 +79,12 @@ func crashLoop(directory: URL, log: String) async throws {
 func fileSizeLimit(directory: URL, limit: Int) async throws {
   signal(SIGXFSZ, SIG_IGN)
   var rlim = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
-  guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &rlim) == 0 else {
+  #if os(Linux)
+    let resource = Int32(RLIMIT_FSIZE.rawValue)
+  #else
+    let resource = RLIMIT_FSIZE
+  #endif
+  guard setrlimit(resource, &rlim) == 0 else {
     report("setrlimit", "failed")
     return
   }

@@ -27,12 +27,7 @@ struct DexStoreReliabilityTests {
       var checked = Set<String>()
       var acknowledgedInserts = 0
       for round in 0..<rounds {
-        let process = Process()
-        process.executableURL = probe
-        process.arguments = ["crash-loop", storeDir.path, log]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try startCrashLoop(probe, store: storeDir, log: log)
         // Kill anywhere from during startup to well into the insert loop.
         try await Task.sleep(for: .milliseconds(Int.random(in: 30...(round.isMultiple(of: 4) ? 700 : 350))))
         kill(process.processIdentifier, SIGKILL)
@@ -80,6 +75,47 @@ struct DexStoreReliabilityTests {
         try store.close()
       }
       #expect(acknowledgedInserts > rounds, "the probe should have completed many inserts")
+    }
+  }
+
+  /// Two processes writing the same store at once (WAL, the second writer waits), then both
+  /// SIGKILLed: every acknowledged insert of either is present and the store is sound.
+  @Test func twoProcessesWriteOneStoreConcurrently() async throws {
+    try await withTemporaryDirectory { dir in
+      let storeDir = dir.appendingPathComponent("Dex.store")
+      let logs = [dir.appendingPathComponent("a.log").path, dir.appendingPathComponent("b.log").path]
+      let probe = try probeExecutable()
+      var processes: [Process] = []
+      for log in logs {
+        processes.append(try startCrashLoop(probe, store: storeDir, log: log))
+      }
+      try await Task.sleep(for: .milliseconds(1_500))
+      for process in processes {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "a writer failed instead of waiting")
+      }
+      let store = try openStore(storeDir)
+      let report = try await store.verifyIntegrity()
+      #expect(report.isHealthy, "\(report)")
+      var acknowledged: [String: String] = [:]
+      for log in logs {
+        let lines = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        var perLog = 0
+        for line in lines.split(separator: "\n") {
+          let fields = line.split(separator: " ").map(String.init)
+          if fields.count == 4, fields[0] == "I" {
+            acknowledged[fields[1]] = fields[2]
+            perLog += 1
+          } else if fields.count == 2, fields[0] == "D" {
+            acknowledged[fields[1]] = nil
+          }
+        }
+        #expect(perLog > 0, "both processes must have written")
+      }
+      for (id, hash) in acknowledged {
+        #expect(DexStore.contentHash(of: try await store.imageData(for: id)) == hash)
+      }
     }
   }
 

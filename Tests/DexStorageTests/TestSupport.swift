@@ -86,6 +86,17 @@ struct ProbeNotFound: Error, CustomStringConvertible {
   var description: String { "DexStoreCrashProbe not found in \(searched)" }
 }
 
+/// Starts the probe's endless insert/delete loop on `store`, logging acknowledged writes to `log`.
+func startCrashLoop(_ probe: URL, store: URL, log: String) throws -> Process {
+  let process = Process()
+  process.executableURL = probe
+  process.arguments = ["crash-loop", store.path, log]
+  process.standardOutput = FileHandle.nullDevice
+  process.standardError = FileHandle.nullDevice
+  try process.run()
+  return process
+}
+
 /// Runs the probe to completion and returns its `RESULT name value` lines.
 func runProbe(_ arguments: [String]) throws -> [String: String] {
   let process = Process()

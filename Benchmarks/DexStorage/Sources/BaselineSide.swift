@@ -19,7 +19,8 @@ final class BaselineSide: BenchSide {
 
   init(directory: URL) async throws {
     root = directory.path
-    for sub in ["", "/tmp", "/images"] { mkdir(root + sub, 0o755) }
+    try FileManager.default.createDirectory(atPath: root + "/tmp", withIntermediateDirectories: true)
+    mkdir(root + "/images", 0o755)
     for shard in 0..<256 { mkdir(root + "/images/" + String(format: "%02x", shard), 0o755) }
     guard sqlite3_open_v2(root + "/baseline.sqlite", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK
     else { throw BenchFailure("open failed") }

@@ -14,7 +14,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 var workload = Workload()
 if arguments.contains("--quick") {
   workload.inserts = 40
-  workload.sizes = [2_000, 10_000]
+  workload.sizes = [5_000, 10_000]
   workload.queryRepeats = 50
 }
 let root = URL(fileURLWithPath: option("--dir") ?? NSTemporaryDirectory() + "dex-storage-bench-\(getpid())")
