@@ -3,13 +3,11 @@ import GRDB
 import GRDBSQLite
 
 extension DexStore {
-  /// An insertion checked and hashed before the write lock is taken.
+  /// An insertion checked (id canonicalized, sizes bounded) before the write lock is taken.
   struct PreparedInsertion: Sendable {
     var entry: DexEntry
     var image: Data
-    var imageHash: String
     var thumbnail: Data?
-    var thumbnailHash: String?
   }
 
   /// A file to move from `tmp/` into `images/` after the commit.
@@ -44,36 +42,46 @@ extension DexStore {
           for item in prepared {
             try Task.checkCancellation()
             let id = item.entry.id
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM entry WHERE id = ?", arguments: [id])
-              == true
-            {
+            let idCheck = try db.cachedStatement(sql: "SELECT 1 FROM entry WHERE id = ?")
+            if try Bool.fetchOne(idCheck, arguments: [id]) == true {
               throw DexStoreError.duplicateID(id)
             }
+            // Hash while the image is written and fsynced: the fsync waits on the disk, so
+            // the hash comes almost free. A duplicate's staged file is removed again below.
+            let stagedImage = files.stagedPath(id: id, kind: .image)
+            staged.append(stagedImage)
+            let imageHash = try Self.writeDurablyWhileHashing(item.image, to: stagedImage, files)
             if policy != .keepBoth,
               let existing = try Row.fetchOne(
                 db,
                 sql: "SELECT \(Self.entryColumns) FROM entry WHERE imageSHA256 = ? LIMIT 1",
-                arguments: [item.imageHash]
+                arguments: [imageHash]
               ).map(Self.decodeEntry)
             {
+              try files.remove(stagedImage)
+              staged.removeLast()
               if policy == .reject { throw DexStoreError.duplicateImage(existingID: existing.id) }
               stored.append(existing)
               continue
             }
+            publications.append(
+              Publication(
+                staged: stagedImage,
+                published: files.absolute(StoreFiles.relativePath(id: id, kind: .image))))
             var thumbnailPath: String?
-            for (kind, data) in [(StoreFiles.Kind.image, item.image), (.thumbnail, item.thumbnail)]
-            {
-              guard let data else { continue }
-              let stagedPath = files.stagedPath(id: id, kind: kind)
-              staged.append(stagedPath)
-              try files.writeDurably(data, to: stagedPath)
-              let relative = StoreFiles.relativePath(id: id, kind: kind)
-              publications.append(Publication(staged: stagedPath, published: files.absolute(relative)))
-              if kind == .thumbnail { thumbnailPath = relative }
+            var thumbnailHash: String?
+            if let thumbnail = item.thumbnail {
+              let stagedThumbnail = files.stagedPath(id: id, kind: .thumbnail)
+              staged.append(stagedThumbnail)
+              try files.writeDurably(thumbnail, to: stagedThumbnail)
+              thumbnailHash = SHA256Digest.hex(of: thumbnail)
+              let relative = StoreFiles.relativePath(id: id, kind: .thumbnail)
+              publications.append(Publication(staged: stagedThumbnail, published: files.absolute(relative)))
+              thumbnailPath = relative
             }
             try Self.insertRow(
-              db, item, imagePath: StoreFiles.relativePath(id: id, kind: .image),
-              thumbnailPath: thumbnailPath)
+              db, item, image: (StoreFiles.relativePath(id: id, kind: .image), imageHash),
+              thumbnail: (thumbnailPath, thumbnailHash))
             stored.append(item.entry)
           }
           if !staged.isEmpty { try files.syncDirectory(files.tmpPath) }
@@ -98,7 +106,27 @@ extension DexStore {
     }
   }
 
-  /// Validates entries and images, canonicalizes ids and hashes the bytes.
+  /// Writes `data` durably to `path` while another thread computes its content hash.
+  static func writeDurablyWhileHashing(_ data: Data, to path: String, _ files: StoreFiles) throws
+    -> String
+  {
+    let result = HashResult()
+    let group = DispatchGroup()
+    DispatchQueue.global(qos: .userInitiated).async(group: group) {
+      result.value = SHA256Digest.hex(of: data)
+    }
+    defer { group.wait() }
+    try files.writeDurably(data, to: path)
+    group.wait()
+    return result.value
+  }
+
+  /// Carries a hash out of a dispatched block; the `DispatchGroup` wait orders the accesses.
+  private final class HashResult: @unchecked Sendable {
+    var value = ""
+  }
+
+  /// Validates entries and images and canonicalizes ids.
   private func prepare(_ insertions: [DexInsertion]) throws -> [PreparedInsertion] {
     var seen = Set<String>()
     return try insertions.map { insertion in
@@ -111,10 +139,7 @@ extension DexStore {
       try Self.validate(entry)
       try checkImage(insertion.image, name: "image")
       if let thumbnail = insertion.thumbnail { try checkImage(thumbnail, name: "thumbnail") }
-      return PreparedInsertion(
-        entry: entry, image: insertion.image, imageHash: SHA256Digest.hex(of: insertion.image),
-        thumbnail: insertion.thumbnail,
-        thumbnailHash: insertion.thumbnail.map(SHA256Digest.hex(of:)))
+      return PreparedInsertion(entry: entry, image: insertion.image, thumbnail: insertion.thumbnail)
     }
   }
 
@@ -138,21 +163,23 @@ extension DexStore {
   }
 
   private static func insertRow(
-    _ db: Database, _ item: PreparedInsertion, imagePath: String, thumbnailPath: String?
+    _ db: Database, _ item: PreparedInsertion, image: (path: String, hash: String),
+    thumbnail: (path: String?, hash: String?)
   ) throws {
     let entry = item.entry
-    try db.execute(
+    let statement = try db.cachedStatement(
       sql: """
         INSERT INTO entry (id, commonName, categoryRaw, categoryKey, scientificName, summary, facts,
           rarity, confidence, localGuessLabel, discovered, notes, imagePath, imageSize, imageSHA256,
           thumbnailPath, thumbnailSHA256, savedAt)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """,
+        """)
+    try statement.execute(
       arguments: [
         entry.id, entry.commonName, entry.categoryRaw, entry.category.rawValue,
         entry.scientificName, entry.summary, try encodeFacts(entry.facts), entry.rarity,
         entry.confidence, entry.localGuessLabel, entry.dateDiscovered.timeIntervalSinceReferenceDate,
-        entry.notes, imagePath, item.image.count, item.imageHash, thumbnailPath, item.thumbnailHash,
+        entry.notes, image.path, item.image.count, image.hash, thumbnail.path, thumbnail.hash,
         Date().timeIntervalSinceReferenceDate,
       ])
   }
