@@ -79,7 +79,7 @@ func peakRSSMiB() -> Double {
 typealias Measurements = [String: Double]
 
 /// The operations both sides implement, so the driver measures them identically.
-protocol BenchSide {
+protocol BenchSide: AnyObject {
   /// Opens (creating) a store in `directory`.
   init(directory: URL) async throws
   /// One durable insert: image file written and fsynced, then the row committed.
@@ -92,28 +92,41 @@ protocol BenchSide {
   func close() async throws
 }
 
-/// Runs the whole workload on one side.
-func measure<Side: BenchSide>(_ side: Side.Type, root: URL, workload: Workload) async throws
-  -> Measurements
-{
-  var results: Measurements = [:]
-  // 1. Insert throughput with full-size photos.
-  let insertDir = root.appendingPathComponent("insert")
-  let insertStore = try await Side(directory: insertDir)
-  var times: [Double] = []
-  var total = 0.0
+/// Insert throughput with full-size photos, both sides interleaved insert by insert in one
+/// process so that disk and CPU conditions (other load on the machine) hit both equally.
+func measureInserts(root: URL, workload: Workload) async throws -> [String: Measurements] {
+  let ours = try await OursSide(directory: root.appendingPathComponent("ours-insert"))
+  let baseline = try await BaselineSide(directory: root.appendingPathComponent("baseline-insert"))
+  var times: [String: [Double]] = ["ours": [], "baseline": []]
   for index in 0..<workload.inserts {
     let image = randomBytes(workload.insertImageBytes)
     let entry = workload.entry(index)
-    let elapsed = try await milliseconds { try await insertStore.insertOne(entry, image: image) }
-    times.append(elapsed)
-    total += elapsed
+    // Alternate which side goes first so neither always follows the other's fsync.
+    let order: [(String, any BenchSide)] =
+      index.isMultiple(of: 2) ? [("ours", ours), ("baseline", baseline)] : [("baseline", baseline), ("ours", ours)]
+    for (name, side) in order {
+      var copy = entry
+      copy.id = UUID().uuidString
+      times[name, default: []].append(try await milliseconds { try await side.insertOne(copy, image: image) })
+    }
   }
-  try await insertStore.close()
-  results["insert_median_ms"] = median(times)
-  results["inserts_per_s"] = Double(workload.inserts) / (total / 1_000)
+  try await ours.close()
+  try await baseline.close()
+  var results: [String: Measurements] = [:]
+  for (name, samples) in times {
+    results[name] = [
+      "insert_median_ms": median(samples),
+      "inserts_per_s": Double(samples.count) / (samples.reduce(0, +) / 1_000),
+    ]
+  }
+  return results
+}
 
-  // 2. Listing, filtering and searching at growing sizes; open time at the largest.
+/// Listing, filtering and searching at growing sizes, then open time at the largest, on one side.
+func measureListing<Side: BenchSide>(_ side: Side.Type, root: URL, workload: Workload) async throws
+  -> Measurements
+{
+  var results: Measurements = [:]
   let listDir = root.appendingPathComponent("list")
   var store = try await Side(directory: listDir)
   var populated = 0

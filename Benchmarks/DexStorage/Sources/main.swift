@@ -22,10 +22,12 @@ let root = URL(fileURLWithPath: option("--dir") ?? NSTemporaryDirectory() + "dex
 if let side = option("--side") {
   let directory = root.appendingPathComponent(side)
   try? FileManager.default.removeItem(at: directory)
-  let results =
-    side == "ours"
-    ? try await measure(OursSide.self, root: directory, workload: workload)
-    : try await measure(BaselineSide.self, root: directory, workload: workload)
+  let results: Any
+  switch side {
+  case "inserts": results = try await measureInserts(root: directory, workload: workload)
+  case "ours": results = try await measureListing(OursSide.self, root: directory, workload: workload)
+  default: results = try await measureListing(BaselineSide.self, root: directory, workload: workload)
+  }
   try? FileManager.default.removeItem(at: directory)
   let json = try JSONSerialization.data(withJSONObject: results, options: [.sortedKeys])
   print("RESULT " + String(decoding: json, as: UTF8.self))
@@ -33,7 +35,7 @@ if let side = option("--side") {
 }
 
 /// Runs one side in a child process and parses its measurements.
-@MainActor func runSide(_ side: String) throws -> Measurements {
+@MainActor func runSide(_ side: String) throws -> [String: Any] {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
   if !FileManager.default.isExecutableFile(atPath: process.executableURL?.path ?? "") {
@@ -47,16 +49,19 @@ if let side = option("--side") {
   process.waitUntilExit()
   guard process.terminationStatus == 0,
     let line = output.split(separator: "\n").last(where: { $0.hasPrefix("RESULT ") }),
-    let object = try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Double]
+    let object = try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any]
   else { throw BenchFailure("the \(side) side failed:\n\(output)") }
   return object
 }
 
-print("DexStorage benchmark: \(workload.inserts) inserts of \(workload.insertImageBytes / 1_000) KB images; "
+print("DexStorage benchmark: \(workload.inserts) inserts per side (interleaved) of \(workload.insertImageBytes / 1_000) KB images; "
   + "listing at \(workload.sizes.map(String.init).joined(separator: " / ")) entries "
   + "(\(workload.listImageBytes) B images); medians of \(workload.queryRepeats) queries, \(workload.openRepeats) opens")
-let baseline = try runSide("baseline")
-let ours = try runSide("ours")
+let inserts = try runSide("inserts")
+var baseline = try runSide("baseline") as? Measurements ?? [:]
+var ours = try runSide("ours") as? Measurements ?? [:]
+baseline.merge(inserts["baseline"] as? Measurements ?? [:]) { $1 }
+ours.merge(inserts["ours"] as? Measurements ?? [:]) { $1 }
 try? FileManager.default.removeItem(at: root)
 
 var metrics = ["insert_median_ms", "inserts_per_s"]
