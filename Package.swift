@@ -20,6 +20,7 @@ let package = Package(
     // Test-only: the real HTTP server DexCloudTests start on 127.0.0.1.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     // MARK: Model (no dependencies at all)
@@ -76,8 +77,24 @@ let package = Package(
       name: "DexStorage",
       dependencies: [
         "DexModel",
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]
+    ),
+    // A child process the DexStorage crash-safety tests SIGKILL mid-write.
+    .executableTarget(
+      name: "DexStoreCrashProbe",
+      dependencies: ["DexStorage"],
+      path: "Tests/DexStorageCrashProbe"
+    ),
+    // Release-built benchmark: DexStore beside a raw sqlite3 C API baseline.
+    .executableTarget(
+      name: "dex-storage-bench",
+      dependencies: [
+        "DexStorage",
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ],
+      path: "Benchmarks/DexStorage/Sources"
     ),
 
     // MARK: Glue
@@ -112,7 +129,7 @@ let package = Package(
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ]
     ),
-    .testTarget(name: "DexStorageTests", dependencies: ["DexStorage"]),
+    .testTarget(name: "DexStorageTests", dependencies: ["DexStorage", "DexStoreCrashProbe"]),
     .testTarget(name: "DexKitTests", dependencies: ["DexKit"]),
   ],
   swiftLanguageModes: [.v6]

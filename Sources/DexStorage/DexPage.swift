@@ -1,0 +1,13 @@
+/// One page of a newest-first listing.
+public struct DexPage: Sendable, Equatable {
+  /// The entries, newest first.
+  public var entries: [DexEntry]
+  /// Where the next page starts, or `nil` when this page is the last.
+  public var nextCursor: DexCursor?
+
+  /// Creates a page; stores build these, custom ``DexStoring`` conformances may too.
+  public init(entries: [DexEntry], nextCursor: DexCursor?) {
+    self.entries = entries
+    self.nextCursor = nextCursor
+  }
+}

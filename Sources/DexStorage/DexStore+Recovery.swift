@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+
+extension DexStore {
+  /// Resolves every file an interrupted insert or delete left in `tmp/`.
+  ///
+  /// Only called while this store holds the exclusive open lock, so no write is in flight
+  /// anywhere. For each journal file the committed database decides: if the entry's row exists
+  /// and its published file is missing, the file is moved back into place (an insert committed
+  /// before the crash, or a delete that did not); otherwise it is deleted.
+  func recoverInterruptedWrites() throws {
+    let files = files
+    let names = files.contents(of: files.tmpPath)
+    if names.isEmpty { return }
+    var restored = 0
+    var removed = 0
+    try pool.writeWithoutTransaction { db in
+      for name in names {
+        let path = files.tmpPath + "/" + name
+        guard let (id, kind) = StoreFiles.parseJournalName(name) else {
+          try files.remove(path)
+          removed += 1
+          continue
+        }
+        let column = kind == .image ? "imagePath" : "thumbnailPath"
+        let relative = try String.fetchOne(
+          db, sql: "SELECT \(column) FROM entry WHERE id = ?", arguments: [id])
+        if let relative, StoreFiles.isSafeRelativePath(relative),
+          !files.fileExists(files.absolute(relative))
+        {
+          try files.rename(path, to: files.absolute(relative))
+          restored += 1
+        } else {
+          try files.remove(path)
+          removed += 1
+        }
+      }
+    }
+    try files.syncDirectory(files.tmpPath)
+    logger.notice(
+      "Recovered the Dex store after an interrupted write",
+      metadata: ["restored": "\(restored)", "removed": "\(removed)"])
+  }
+
+  /// Checks the whole store: SQLite's `integrity_check`, then every entry's files (present, and
+  /// matching their hashes when `verifyingHashes`), then files no entry references.
+  ///
+  /// This reads every image, so it is a maintenance task, not something to run at launch.
+  public func verifyIntegrity(verifyingHashes: Bool = true) async throws -> DexIntegrityReport {
+    let files = files
+    let maximum = configuration.maximumImageBytes
+    return try await read { db in
+      var report = DexIntegrityReport()
+      report.databaseMessages = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+        .filter { $0 != "ok" }
+      var referenced = Set<String>()
+      let rows = try Row.fetchCursor(
+        db, sql: "SELECT id, imagePath, imageSHA256, thumbnailPath, thumbnailSHA256 FROM entry")
+      while let row = try rows.next() {
+        report.entryCount += 1
+        let id: String = try row.decode(atIndex: 0)
+        let pairs: [(String?, String?)] = [
+          (try row.decode(atIndex: 1), try row.decode(atIndex: 2)),
+          (try row.decode(atIndex: 3), try row.decode(atIndex: 4)),
+        ]
+        for case (let relative?, let hash) in pairs {
+          referenced.insert(relative)
+          guard StoreFiles.isSafeRelativePath(relative),
+            let data = try? files.read(files.absolute(relative), maximumBytes: maximum)
+          else {
+            report.missingImageIDs.append(id)
+            continue
+          }
+          if verifyingHashes, let hash, SHA256Digest.hex(of: data) != hash {
+            report.corruptImageIDs.append(id)
+          }
+        }
+      }
+      for shard in files.contents(of: files.imagesPath) {
+        for name in files.contents(of: files.imagesPath + "/" + shard)
+        where !referenced.contains("images/\(shard)/\(name)") {
+          report.unreferencedFiles.append("images/\(shard)/\(name)")
+        }
+      }
+      report.unreferencedFiles += files.contents(of: files.tmpPath).map { "tmp/" + $0 }
+      return report
+    }
+  }
+
+  /// Deletes files in `images/` that no entry references (left by hand edits or restores; the
+  /// store's own crash recovery never needs this). Returns how many were removed.
+  ///
+  /// Only acts while no other process has the store open, since another process's in-flight
+  /// insert would look like an orphan; returns `0` otherwise.
+  @discardableResult
+  public func removeUnreferencedFiles() async throws -> Int {
+    let report = try await verifyIntegrity(verifyingHashes: false)
+    let files = files
+    return try await writeWithoutTransaction { db in
+      var removed = 0
+      for relative in report.unreferencedFiles where relative.hasPrefix("images/") {
+        let stillReferenced = try Bool.fetchOne(
+          db, sql: "SELECT 1 FROM entry WHERE imagePath = ? OR thumbnailPath = ?",
+          arguments: [relative, relative]) ?? false
+        if !stillReferenced {
+          try files.remove(files.absolute(relative))
+          removed += 1
+        }
+      }
+      return removed
+    }
+  }
+}

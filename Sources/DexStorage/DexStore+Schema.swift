@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+
+extension DexStore {
+  /// The versioned migrations. Released migrations never change; new ones are appended.
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1 entries, images, full-text search") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE entry (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            commonName TEXT NOT NULL,
+            categoryRaw TEXT NOT NULL,
+            categoryKey TEXT NOT NULL,
+            scientificName TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            facts TEXT NOT NULL,
+            rarity TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            localGuessLabel TEXT NOT NULL,
+            discovered REAL NOT NULL,
+            notes TEXT NOT NULL,
+            imagePath TEXT NOT NULL,
+            imageSize INTEGER NOT NULL,
+            imageSHA256 TEXT NOT NULL,
+            thumbnailPath TEXT,
+            thumbnailSHA256 TEXT,
+            savedAt REAL NOT NULL
+          );
+          CREATE INDEX entry_newest ON entry(discovered DESC, id DESC);
+          CREATE INDEX entry_category_newest ON entry(categoryKey, discovered DESC, id DESC);
+          CREATE INDEX entry_image_hash ON entry(imageSHA256);
+          CREATE VIRTUAL TABLE entry_text USING fts5(
+            commonName, scientificName, summary, facts,
+            tokenize = 'unicode61 remove_diacritics 2'
+          );
+          CREATE TRIGGER entry_text_insert AFTER INSERT ON entry BEGIN
+            INSERT INTO entry_text(rowid, commonName, scientificName, summary, facts)
+            VALUES (new.seq, new.commonName, new.scientificName, new.summary,
+                    (SELECT group_concat(value, ' ') FROM json_each(new.facts)));
+          END;
+          CREATE TRIGGER entry_text_delete AFTER DELETE ON entry BEGIN
+            DELETE FROM entry_text WHERE rowid = old.seq;
+          END;
+          CREATE TRIGGER entry_text_update AFTER UPDATE OF commonName, scientificName, summary, facts
+          ON entry BEGIN
+            DELETE FROM entry_text WHERE rowid = old.seq;
+            INSERT INTO entry_text(rowid, commonName, scientificName, summary, facts)
+            VALUES (new.seq, new.commonName, new.scientificName, new.summary,
+                    (SELECT group_concat(value, ' ') FROM json_each(new.facts)));
+          END;
+          """)
+    }
+    return migrator
+  }
+
+  /// The columns every entry read selects, in ``decodeEntry(_:)`` order.
+  static let entryColumns =
+    "id, commonName, categoryRaw, scientificName, summary, facts, rarity, confidence, "
+    + "localGuessLabel, discovered, notes"
+
+  /// Builds a ``DexEntry`` from a row selected with ``entryColumns``.
+  static func decodeEntry(_ row: Row) throws -> DexEntry {
+    do {
+      let id: String = try row.decode(atIndex: 0)
+      let factsJSON: String = try row.decode(atIndex: 5)
+      guard let facts = try? JSONDecoder().decode([String].self, from: Data(factsJSON.utf8))
+      else {
+        throw DexStoreError.corruptDatabase(
+          path: "entry \(id)", detail: "the facts column is not a JSON array of strings")
+      }
+      return DexEntry(
+        id: id, commonName: try row.decode(atIndex: 1), categoryRaw: try row.decode(atIndex: 2),
+        scientificName: try row.decode(atIndex: 3), summary: try row.decode(atIndex: 4),
+        facts: facts, rarity: try row.decode(atIndex: 6), confidence: try row.decode(atIndex: 7),
+        localGuessLabel: try row.decode(atIndex: 8),
+        dateDiscovered: Date(timeIntervalSinceReferenceDate: try row.decode(atIndex: 9)),
+        notes: try row.decode(atIndex: 10))
+    } catch let error as DexStoreError {
+      throw error
+    } catch {
+      throw DexStoreError.corruptDatabase(path: "entry table", detail: "\(error)")
+    }
+  }
+
+  /// The `facts` column value: a JSON array of strings.
+  static func encodeFacts(_ facts: [String]) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(facts), as: UTF8.self)
+  }
+
+  /// The FTS5 query for `terms`: every word as a quoted prefix, all required.
+  static func matchExpression(_ terms: [String]) -> String {
+    terms.map { "\"\($0)\"*" }.joined(separator: " ")
+  }
+
+  /// One page of `query` after `cursor`, newest first.
+  static func fetchPage(_ db: Database, _ query: DexQuery, after cursor: DexCursor?) throws
+    -> DexPage
+  {
+    var (conditions, arguments) = filter(query)
+    if let terms = query.searchTerms, terms.isEmpty { return DexPage(entries: [], nextCursor: nil) }
+    if let cursor {
+      conditions.append("(discovered < ? OR (discovered = ? AND id < ?))")
+      let seconds = cursor.dateDiscovered.timeIntervalSinceReferenceDate
+      arguments += [seconds, seconds, cursor.id]
+    }
+    let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+    arguments += [query.limit + 1]
+    let rows = try Row.fetchAll(
+      db,
+      sql: "SELECT \(entryColumns) FROM entry \(whereClause) "
+        + "ORDER BY discovered DESC, id DESC LIMIT ?",
+      arguments: arguments)
+    let entries = try rows.prefix(query.limit).map(decodeEntry)
+    let next = rows.count > query.limit ? entries.last.map(DexCursor.init(after:)) : nil
+    return DexPage(entries: entries, nextCursor: next)
+  }
+
+  /// The WHERE conditions and arguments for a query's category and text.
+  static func filter(_ query: DexQuery) -> (conditions: [String], arguments: StatementArguments) {
+    var conditions: [String] = []
+    var arguments = StatementArguments()
+    if let category = query.category {
+      conditions.append("categoryKey = ?")
+      arguments += [category.rawValue]
+    }
+    if let terms = query.searchTerms, !terms.isEmpty {
+      conditions.append("seq IN (SELECT rowid FROM entry_text WHERE entry_text MATCH ?)")
+      arguments += [matchExpression(terms)]
+    }
+    return (conditions, arguments)
+  }
+
+  /// The number of entries matching `query`.
+  static func fetchCount(_ db: Database, _ query: DexQuery) throws -> Int {
+    if let terms = query.searchTerms, terms.isEmpty { return 0 }
+    let (conditions, arguments) = filter(query)
+    let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+    return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entry \(whereClause)", arguments: arguments)
+      ?? 0
+  }
+}

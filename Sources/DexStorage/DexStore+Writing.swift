@@ -1,0 +1,298 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+extension DexStore {
+  /// An insertion checked (id canonicalized, sizes bounded) before the write lock is taken.
+  struct PreparedInsertion: Sendable {
+    var entry: DexEntry
+    var image: Data
+    var thumbnail: Data?
+  }
+
+  /// A file to move from `tmp/` into `images/` after the commit.
+  private struct Publication: Sendable {
+    var staged: String
+    var published: String
+  }
+
+  /// Saves `insertions` in one transaction; see ``DexStoring/insert(contentsOf:)``.
+  ///
+  /// - Throws: ``DexStoreError/invalidEntry(_:)``, ``DexStoreError/invalidImage(_:)``,
+  ///   ``DexStoreError/duplicateID(_:)``, ``DexStoreError/duplicateImage(existingID:)``,
+  ///   ``DexStoreError/diskFull(path:)``, ``DexStoreError/unwritableDirectory(path:detail:)``.
+  public func insert(contentsOf insertions: [DexInsertion]) async throws -> [DexEntry] {
+    try await insert(contentsOf: insertions, policy: configuration.duplicatePolicy)
+  }
+
+  func insert(contentsOf insertions: [DexInsertion], policy: DexDuplicatePolicy) async throws
+    -> [DexEntry]
+  {
+    try checkOpen()
+    if insertions.isEmpty { return [] }
+    let prepared = try prepare(insertions)
+    let files = files
+    let databasePath = files.databasePath
+    return try await writeWithoutTransaction { db in
+      var staged: [String] = []
+      var publications: [Publication] = []
+      var stored: [DexEntry] = []
+      do {
+        try db.inTransaction(.immediate) {
+          for item in prepared {
+            try Task.checkCancellation()
+            let id = item.entry.id
+            let idCheck = try db.cachedStatement(sql: "SELECT 1 FROM entry WHERE id = ?")
+            if try Bool.fetchOne(idCheck, arguments: [id]) == true {
+              throw DexStoreError.duplicateID(id)
+            }
+            // Hash while the image is written and fsynced: the fsync waits on the disk, so
+            // the hash comes almost free. A duplicate's staged file is removed again below.
+            let stagedImage = files.stagedPath(id: id, kind: .image)
+            staged.append(stagedImage)
+            let imageHash = try Self.writeDurablyWhileHashing(item.image, to: stagedImage, files)
+            if policy != .keepBoth,
+              let existing = try Row.fetchOne(
+                db,
+                sql: "SELECT \(Self.entryColumns) FROM entry WHERE imageSHA256 = ? LIMIT 1",
+                arguments: [imageHash]
+              ).map(Self.decodeEntry)
+            {
+              try files.remove(stagedImage)
+              staged.removeLast()
+              if policy == .reject { throw DexStoreError.duplicateImage(existingID: existing.id) }
+              stored.append(existing)
+              continue
+            }
+            publications.append(
+              Publication(
+                staged: stagedImage,
+                published: files.absolute(StoreFiles.relativePath(id: id, kind: .image))))
+            var thumbnailPath: String?
+            var thumbnailHash: String?
+            if let thumbnail = item.thumbnail {
+              let stagedThumbnail = files.stagedPath(id: id, kind: .thumbnail)
+              staged.append(stagedThumbnail)
+              try files.writeDurably(thumbnail, to: stagedThumbnail)
+              thumbnailHash = SHA256Digest.hex(of: thumbnail)
+              let relative = StoreFiles.relativePath(id: id, kind: .thumbnail)
+              publications.append(Publication(staged: stagedThumbnail, published: files.absolute(relative)))
+              thumbnailPath = relative
+            }
+            try Self.insertRow(
+              db, item, image: (StoreFiles.relativePath(id: id, kind: .image), imageHash),
+              thumbnail: (thumbnailPath, thumbnailHash))
+            stored.append(item.entry)
+          }
+          if !staged.isEmpty { try files.syncDirectory(files.tmpPath) }
+          return .commit
+        }
+      } catch {
+        for path in staged { try? files.remove(path) }
+        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
+      }
+      // Committed: the rows are durable and the staged files fsynced. Publishing is a rename;
+      // should one fail, readers still find the file in tmp/ and the next recovery finishes it.
+      for publication in publications {
+        do {
+          try files.rename(publication.staged, to: publication.published)
+        } catch {
+          self.logger.warning(
+            "Could not publish a saved image; it stays staged until the next open",
+            metadata: ["error": "\(error)"])
+        }
+      }
+      return stored
+    }
+  }
+
+  /// Writes `data` durably to `path` while another thread computes its content hash.
+  static func writeDurablyWhileHashing(_ data: Data, to path: String, _ files: StoreFiles) throws
+    -> String
+  {
+    let result = HashResult()
+    let group = DispatchGroup()
+    DispatchQueue.global(qos: .userInitiated).async(group: group) {
+      result.value = SHA256Digest.hex(of: data)
+    }
+    defer { group.wait() }
+    try files.writeDurably(data, to: path)
+    group.wait()
+    return result.value
+  }
+
+  /// Carries a hash out of a dispatched block; the `DispatchGroup` wait orders the accesses.
+  private final class HashResult: @unchecked Sendable {
+    var value = ""
+  }
+
+  /// Validates entries and images and canonicalizes ids.
+  private func prepare(_ insertions: [DexInsertion]) throws -> [PreparedInsertion] {
+    var seen = Set<String>()
+    return try insertions.map { insertion in
+      var entry = insertion.entry
+      guard let id = Self.canonicalID(entry.id) else {
+        throw DexStoreError.invalidEntry("the id \"\(entry.id.prefix(64))\" is not a UUID string")
+      }
+      entry.id = id
+      guard seen.insert(id).inserted else { throw DexStoreError.duplicateID(id) }
+      try Self.validate(entry)
+      try checkImage(insertion.image, name: "image")
+      if let thumbnail = insertion.thumbnail { try checkImage(thumbnail, name: "thumbnail") }
+      return PreparedInsertion(entry: entry, image: insertion.image, thumbnail: insertion.thumbnail)
+    }
+  }
+
+  private func checkImage(_ data: Data, name: String) throws {
+    if data.isEmpty { throw DexStoreError.invalidImage("the \(name) is empty") }
+    if data.count > configuration.maximumImageBytes {
+      throw DexStoreError.invalidImage(
+        "the \(name) has \(data.count) bytes, more than the \(configuration.maximumImageBytes) allowed"
+      )
+    }
+  }
+
+  /// Rejects values SQLite cannot round-trip (NaN becomes NULL) or that make no sense.
+  static func validate(_ entry: DexEntry) throws {
+    guard entry.confidence.isFinite else {
+      throw DexStoreError.invalidEntry("the confidence is not a finite number")
+    }
+    guard entry.dateDiscovered.timeIntervalSinceReferenceDate.isFinite else {
+      throw DexStoreError.invalidEntry("the discovery date is not a finite date")
+    }
+  }
+
+  private static func insertRow(
+    _ db: Database, _ item: PreparedInsertion, image: (path: String, hash: String),
+    thumbnail: (path: String?, hash: String?)
+  ) throws {
+    let entry = item.entry
+    let statement = try db.cachedStatement(
+      sql: """
+        INSERT INTO entry (id, commonName, categoryRaw, categoryKey, scientificName, summary, facts,
+          rarity, confidence, localGuessLabel, discovered, notes, imagePath, imageSize, imageSHA256,
+          thumbnailPath, thumbnailSHA256, savedAt)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
+    try statement.execute(
+      arguments: [
+        entry.id, entry.commonName, entry.categoryRaw, entry.category.rawValue,
+        entry.scientificName, entry.summary, try encodeFacts(entry.facts), entry.rarity,
+        entry.confidence, entry.localGuessLabel, entry.dateDiscovered.timeIntervalSinceReferenceDate,
+        entry.notes, image.path, item.image.count, image.hash, thumbnail.path, thumbnail.hash,
+        Date().timeIntervalSinceReferenceDate,
+      ])
+  }
+
+  // MARK: Update
+
+  /// Atomically edits entry `id`; see ``DexStoring/update(id:_:)``.
+  public func update(
+    id rawID: String, _ body: @escaping @Sendable (inout DexEntry) throws -> Void
+  ) async throws -> DexEntry {
+    guard let id = Self.canonicalID(rawID) else { throw DexStoreError.notFound(id: rawID) }
+    let files = files
+    let databasePath = files.databasePath
+    return try await writeWithoutTransaction { db in
+      var result: DexEntry?
+      do {
+        try db.inTransaction(.immediate) {
+          guard
+            var entry = try Row.fetchOne(
+              db, sql: "SELECT \(Self.entryColumns) FROM entry WHERE id = ?", arguments: [id]
+            ).map(Self.decodeEntry)
+          else { throw DexStoreError.notFound(id: id) }
+          try body(&entry)
+          guard Self.canonicalID(entry.id) == id else {
+            throw DexStoreError.invalidEntry("an update cannot change the entry's id")
+          }
+          entry.id = id
+          try Self.validate(entry)
+          try db.execute(
+            sql: """
+              UPDATE entry SET commonName = ?, categoryRaw = ?, categoryKey = ?, scientificName = ?,
+                summary = ?, facts = ?, rarity = ?, confidence = ?, localGuessLabel = ?,
+                discovered = ?, notes = ?
+              WHERE id = ?
+              """,
+            arguments: [
+              entry.commonName, entry.categoryRaw, entry.category.rawValue, entry.scientificName,
+              entry.summary, try Self.encodeFacts(entry.facts), entry.rarity, entry.confidence,
+              entry.localGuessLabel, entry.dateDiscovered.timeIntervalSinceReferenceDate,
+              entry.notes, id,
+            ])
+          result = entry
+          return .commit
+        }
+      } catch {
+        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
+      }
+      guard let result else { throw DexStoreError.notFound(id: id) }
+      return result
+    }
+  }
+
+  // MARK: Delete
+
+  /// Removes entry `id` and its files; see ``DexStoring/delete(id:)``.
+  @discardableResult
+  public func delete(id rawID: String) async throws -> Bool {
+    guard let id = Self.canonicalID(rawID) else { return false }
+    let files = files
+    let databasePath = files.databasePath
+    return try await writeWithoutTransaction { db in
+      var moved: [Publication] = []
+      var found = false
+      do {
+        try db.inTransaction(.immediate) {
+          guard
+            let row = try Row.fetchOne(
+              db, sql: "SELECT imagePath, thumbnailPath FROM entry WHERE id = ?", arguments: [id])
+          else { return .commit }
+          found = true
+          let paths: [(StoreFiles.Kind, String?)] = [
+            (.image, try row.decode(atIndex: 0)), (.thumbnail, try row.decode(atIndex: 1)),
+          ]
+          for case (let kind, let relative?) in paths where StoreFiles.isSafeRelativePath(relative) {
+            let published = files.absolute(relative)
+            guard files.fileExists(published) else { continue }
+            // A unique name, so that unlinking it after the commit can never hit a file that a
+            // later insert of the same id staged.
+            let staged = files.trashPath(id: id, kind: kind)
+            try files.rename(published, to: staged)
+            moved.append(Publication(staged: staged, published: published))
+          }
+          try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
+          return .commit
+        }
+      } catch {
+        for publication in moved.reversed() {
+          try? files.rename(publication.staged, to: publication.published)
+        }
+        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
+      }
+      for publication in moved { try? files.remove(publication.staged) }
+      return found
+    }
+  }
+
+  // MARK: Plumbing
+
+  /// Runs `body` on the writer connection, outside any transaction.
+  func writeWithoutTransaction<T: Sendable>(
+    _ body: @escaping @Sendable (Database) throws -> T
+  ) async throws -> T {
+    try checkOpen()
+    do {
+      return try await pool.writeWithoutTransaction(body)
+    } catch {
+      throw Self.mapError(error, path: files.databasePath, files: files)
+    }
+  }
+
+  /// The errno behind SQLite's last I/O error, to tell a full disk from other failures.
+  static func systemErrno(_ db: Database) -> Int32 {
+    guard let connection = db.sqliteConnection else { return 0 }
+    return sqlite3_system_errno(connection)
+  }
+}
