@@ -12,7 +12,9 @@ let package = Package(
     .library(name: "DexCloud", targets: ["DexCloud"]),
     .library(name: "DexStorage", targets: ["DexStorage"]),
     .library(name: "DexKit", targets: ["DexKit"]),
+    .executable(name: "dex", targets: ["dex"]),
     .executable(name: "dex-demo", targets: ["DexDemo"]),
+    .executable(name: "custom-classifier", targets: ["CustomClassifier"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -21,6 +23,7 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
   ],
   targets: [
     // MARK: Model (no dependencies at all)
@@ -108,6 +111,22 @@ let package = Package(
 
     // MARK: Examples
     .executableTarget(
+      name: "dex",
+      dependencies: [
+        "DexKit",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Examples/dex",
+      resources: [.copy("Resources/sample.jpg")]
+    ),
+    .executableTarget(
+      name: "CustomClassifier",
+      dependencies: ["DexKit"],
+      path: "Examples/CustomClassifier",
+      exclude: ["labels.sh"]
+    ),
+    .executableTarget(
       name: "DexDemo",
       dependencies: ["DexKit"],
       path: "Examples/DexDemo",
@@ -130,7 +149,8 @@ let package = Package(
       ]
     ),
     .testTarget(name: "DexStorageTests", dependencies: ["DexStorage", "DexStoreCrashProbe"]),
-    .testTarget(name: "DexKitTests", dependencies: ["DexKit"]),
+    .testTarget(
+      name: "DexKitTests", dependencies: ["DexKit", "dex"], resources: [.copy("Photos")]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,2 +1,5 @@
-// DexKit: see the module's DocC catalog.
+// DexKit: the glue. Importing it gives a host every module.
+@_exported import DexCloud
+@_exported import DexImaging
 @_exported import DexModel
+@_exported import DexStorage

@@ -1,0 +1,82 @@
+// custom-classifier: plugs a different on-device engine into DexScanner.
+//
+// `CommandClassifier` conforms to `ImageClassifying` by running any external program (a
+// Python model, a shell script calling a local inference server, …). The program gets the
+// scan's JPEG on standard input and prints ranked labels, one `label<TAB>confidence` per line.
+// DexKit maps them to a category with `DexCategory.matching(fromLabels:)`; nothing else in the
+// flow changes.
+//
+//   swift run custom-classifier photo.jpg -- python3 my_model.py
+//
+// Without a command it uses `Examples/CustomClassifier/labels.sh`, which answers from the
+// photo's size alone, to show the wiring.
+
+import DexKit
+import Foundation
+
+/// An `ImageClassifying` conformance backed by an external command.
+struct CommandClassifier: ImageClassifying {
+  let executable: URL
+  let arguments: [String]
+
+  func classify(imageData: Data) async -> LocalGuess? {
+    let ranked = await rankedLabels(imageData: imageData, limit: 8)
+    guard let best = ranked.first else { return nil }
+    let category = DexCategory.matching(fromLabels: ranked.map(\.label))
+    return LocalGuess(category: category, label: best.label, confidence: best.confidence)
+  }
+
+  func rankedLabels(imageData: Data, limit: Int) async -> [ClassificationLabel] {
+    guard let output = try? run(input: imageData) else { return [] }
+    return output.split(whereSeparator: \.isNewline).prefix(limit).compactMap { line in
+      let fields = line.split(separator: "\t")
+      guard let label = fields.first.map(String.init), !label.isEmpty else { return nil }
+      let confidence = fields.dropFirst().first.flatMap { Double($0) } ?? 0
+      return ClassificationLabel(
+        identifier: label, label: label, confidence: min(max(confidence, 0), 1),
+        category: DexCategory.matching(fromLabels: [label]))
+    }
+  }
+
+  private func run(input: Data) throws -> String {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let stdin = Pipe()
+    let stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    try process.run()
+    try stdin.fileHandleForWriting.write(contentsOf: input)
+    try stdin.fileHandleForWriting.close()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return "" }
+    return String(decoding: output, as: UTF8.self)
+  }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let imagePath = arguments.first, let image = FileManager.default.contents(atPath: imagePath)
+else {
+  print("usage: custom-classifier <image> [-- command args…]")
+  exit(64)
+}
+let command = arguments.drop { $0 != "--" }.dropFirst()
+let classifier =
+  command.isEmpty
+  ? CommandClassifier(
+    executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["Examples/CustomClassifier/labels.sh"])
+  : CommandClassifier(
+    executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: Array(command))
+
+let scanner = DexScanner(classifier: classifier)
+for await state in scanner.scan(image) {
+  switch state.phase {
+  case .capturing: print("Capturing…")
+  case .analyzing:
+    print(state.localGuess.map { "Looks like \($0.category.title): \($0.label)" } ?? "Analyzing…")
+  case .result: print("Entry: \(state.result?.commonName ?? "") [\(state.result?.dexCategory.title ?? "")]")
+  case .failed: print("Failed: \(state.error?.localizedDescription ?? "")")
+  }
+}

@@ -1,0 +1,160 @@
+import ArgumentParser
+import DexKit
+import Foundation
+
+/// `dex list`: the collection, newest first.
+struct ListCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "list", abstract: "List entries, newest first.")
+
+  @OptionGroup var options: GlobalOptions
+
+  @Option(help: "Only this category (plant, animal, fish, bird, insect, reptile, mineral, fungus, food, pokemon, object, unknown).")
+  var category: String?
+
+  @Option(help: "Only entries whose name, summary or facts contain this text.")
+  var search: String?
+
+  @Option(help: "At most this many entries.")
+  var limit = 50
+
+  @Flag(help: "Print JSON.")
+  var json = false
+
+  func run() async throws {
+    do {
+      var filter: DexCategory?
+      if let category {
+        guard let parsed = DexCategory(rawValue: category.lowercased()) else {
+          throw DexCLIError.usage("Unknown category \"\(category)\".")
+        }
+        filter = parsed
+      }
+      guard limit > 0 else { throw DexCLIError.usage("--limit must be positive.") }
+      let store = try options.resolved().openStore()
+      let query = DexQuery(category: filter, text: search, limit: limit)
+      let page = try await store.page(query)
+      let total = try await store.count(matching: DexQuery(category: filter, text: search))
+      if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        print(String(decoding: try encoder.encode(page.entries), as: UTF8.self))
+        return
+      }
+      print("\(total) discover\(total == 1 ? "y" : "ies")")
+      let formatter = ISO8601DateFormatter()
+      for entry in page.entries {
+        print("\(entry.id)  \(formatter.string(from: entry.dateDiscovered))  [\(entry.category.title)]  \(entry.commonName)")
+      }
+    } catch let error as DexCLIError {
+      throw fail(error)
+    } catch {
+      throw fail(DexCLIError.store(String(describing: error)))
+    }
+  }
+}
+
+/// `dex show`: one entry as a card.
+struct ShowCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one entry.")
+
+  @OptionGroup var options: GlobalOptions
+
+  @Argument(help: "The entry's id.")
+  var id: String
+
+  func run() async throws {
+    do {
+      let store = try options.resolved().openStore()
+      guard let entry = try await store.entry(id: id) else { throw DexCLIError.notFound("No entry with id \(id).") }
+      print(EntryCard(entry: entry, isOffline: entry.summary == ScanResult.offlineSummary).render())
+    } catch let error as DexCLIError {
+      throw fail(error)
+    } catch {
+      throw fail(DexCLIError.store(String(describing: error)))
+    }
+  }
+}
+
+/// `dex delete`: removes an entry and its images.
+struct DeleteCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an entry and its images.")
+
+  @OptionGroup var options: GlobalOptions
+
+  @Argument(help: "The entry's id.")
+  var id: String
+
+  func run() async throws {
+    do {
+      let store = try options.resolved().openStore()
+      guard try await store.delete(id: id) else { throw DexCLIError.notFound("No entry with id \(id).") }
+      print("Deleted \(id)")
+    } catch let error as DexCLIError {
+      throw fail(error)
+    } catch {
+      throw fail(DexCLIError.store(String(describing: error)))
+    }
+  }
+}
+
+/// `dex export`: a backup archive, or a static HTML gallery with `--html`.
+struct ExportCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "export", abstract: "Export a backup archive, or an HTML gallery with --html.")
+
+  @OptionGroup var options: GlobalOptions
+
+  @Option(help: "Write a static HTML gallery into this directory.")
+  var html: String?
+
+  @Argument(help: "The archive to write (without --html).")
+  var archive: String?
+
+  func validate() throws {
+    if (html == nil) == (archive == nil) {
+      throw ValidationError("Pass either --html <dir> or an archive path.")
+    }
+  }
+
+  func run() async throws {
+    do {
+      let store = try options.resolved().openStore()
+      if let html {
+        let directory = URL(fileURLWithPath: html, isDirectory: true)
+        let count = try await HTMLGallery(store: store).write(to: directory)
+        print("Wrote a gallery of \(count) entr\(count == 1 ? "y" : "ies") to \(directory.appendingPathComponent("index.html").path)")
+      } else if let archive {
+        let manifest = try await store.exportArchive(to: URL(fileURLWithPath: archive))
+        print("Exported \(manifest.items.count) entries to \(archive)")
+      }
+    } catch let error as DexCLIError {
+      throw fail(error)
+    } catch {
+      throw fail(DexCLIError.store(String(describing: error)))
+    }
+  }
+}
+
+/// `dex import`: merges a backup archive by id.
+struct ImportCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "import", abstract: "Import a backup archive, merging by id.")
+
+  @OptionGroup var options: GlobalOptions
+
+  @Argument(help: "The archive to read.")
+  var archive: String
+
+  func run() async throws {
+    do {
+      guard FileManager.default.fileExists(atPath: archive) else { throw DexCLIError.notFound("No archive at \(archive).") }
+      let store = try options.resolved().openStore()
+      let report = try await store.importArchive(from: URL(fileURLWithPath: archive))
+      print("Imported \(report.inserted), skipped \(report.skipped) already present")
+    } catch let error as DexCLIError {
+      throw fail(error)
+    } catch {
+      throw fail(DexCLIError.store(String(describing: error)))
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import DexKit
+
+/// A Dex entry drawn for a terminal: name, category badge, rarity, confidence meter, summary
+/// and field notes.
+struct EntryCard {
+  let entry: DexEntry
+  let isOffline: Bool
+
+  static func article(for word: String) -> String {
+    guard let first = word.lowercased().first else { return "a" }
+    return "aeiou".contains(first) ? "an" : "a"
+  }
+
+  static func meter(_ confidence: Double, width: Int = 10) -> String {
+    let filled = max(0, min(width, Int((confidence * Double(width)).rounded())))
+    return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+  }
+
+  func render() -> String {
+    let rule = String(repeating: "─", count: 60)
+    var lines = ["┌\(rule)", "│ \(entry.commonName)   [\(entry.category.title)]   ★ \(entry.dexRarity.rawValue)"]
+    if !entry.scientificName.isEmpty { lines.append("│ \(entry.scientificName)") }
+    lines.append("│ Confidence \(Self.meter(entry.confidence)) \(Int((entry.confidence * 100).rounded()))%")
+    lines.append("│")
+    lines += wrap(entry.summary, width: 58).map { "│ \($0)" }
+    if !entry.facts.isEmpty {
+      lines.append("│")
+      lines.append("│ Field Notes")
+      for fact in entry.facts { lines += wrap(fact, width: 54).enumerated().map { "│   \($0.offset == 0 ? "•" : " ") \($0.element)" } }
+    }
+    if !entry.localGuessLabel.isEmpty { lines.append("│"); lines.append("│ On-device guess: \(entry.localGuessLabel)") }
+    if isOffline { lines.append("│ (identified offline — reconnect and scan again for the full entry)") }
+    lines.append("└\(rule)")
+    return lines.joined(separator: "\n")
+  }
+
+  private func wrap(_ text: String, width: Int) -> [String] {
+    var lines: [String] = []
+    var current = ""
+    for word in text.split(separator: " ") {
+      if current.count + word.count + 1 > width, !current.isEmpty {
+        lines.append(current)
+        current = ""
+      }
+      current += current.isEmpty ? String(word) : " " + word
+    }
+    if !current.isEmpty { lines.append(current) }
+    return lines
+  }
+}

@@ -1,0 +1,149 @@
+import DexKit
+import Foundation
+
+/// Writes the collection as a static, JavaScript-free HTML gallery: `index.html` with an
+/// adaptive grid of thumbnails, category badges and a discovery count, and one page per entry
+/// with the hero image, badge, rarity pill, confidence meter, summary and field notes.
+struct HTMLGallery {
+  let store: DexStore
+
+  /// Writes the gallery and returns how many entries it holds.
+  func write(to directory: URL) async throws -> Int {
+    let fileManager = FileManager.default
+    let images = directory.appendingPathComponent("images", isDirectory: true)
+    let entriesDirectory = directory.appendingPathComponent("entries", isDirectory: true)
+    for folder in [directory, images, entriesDirectory] {
+      try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+    var entries: [DexEntry] = []
+    var cursor: DexCursor? = nil
+    repeat {
+      let page = try await store.page(DexQuery(limit: 200), after: cursor)
+      entries += page.entries
+      cursor = page.nextCursor
+    } while cursor != nil
+
+    for entry in entries {
+      let safeID = Self.fileName(entry.id)
+      let image = try await store.imageData(for: entry.id)
+      try image.write(to: images.appendingPathComponent("\(safeID).jpg"), options: .atomic)
+      let thumbnail = try await store.thumbnailData(for: entry.id) ?? image
+      try thumbnail.write(to: images.appendingPathComponent("\(safeID)-thumb.jpg"), options: .atomic)
+      try Data(entryPage(entry, id: safeID).utf8)
+        .write(to: entriesDirectory.appendingPathComponent("\(safeID).html"), options: .atomic)
+    }
+    try Data(indexPage(entries).utf8).write(to: directory.appendingPathComponent("index.html"), options: .atomic)
+    try Data(Self.stylesheet.utf8).write(to: directory.appendingPathComponent("style.css"), options: .atomic)
+    return entries.count
+  }
+
+  /// Ids are UUIDs; anything else is reduced to a safe file name.
+  static func fileName(_ id: String) -> String {
+    String(id.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || $0 == "-" ? Character($0) : "_" })
+  }
+
+  static func escape(_ text: String) -> String {
+    var out = ""
+    for character in text {
+      switch character {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"": out += "&quot;"
+      case "'": out += "&#39;"
+      default: out.append(character)
+      }
+    }
+    return out
+  }
+
+  private func badge(_ category: DexCategory) -> String {
+    "<span class=\"badge\" style=\"--tint: \(category.tint.cssHex)\">\(Self.escape(category.title))</span>"
+  }
+
+  private func document(title: String, stylesheet: String, body: String) -> String {
+    """
+    <!doctype html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>\(Self.escape(title))</title>
+    <link rel="stylesheet" href="\(stylesheet)">
+    </head>
+    <body>
+    \(body)
+    </body>
+    </html>
+    """
+  }
+
+  func indexPage(_ entries: [DexEntry]) -> String {
+    let count = entries.count
+    let cells = entries.map { entry -> String in
+      let id = Self.fileName(entry.id)
+      return """
+        <li><a class="cell" href="entries/\(id).html" aria-label="\(Self.escape(entry.commonName)), \(Self.escape(entry.category.title)), \(Self.escape(entry.dexRarity.rawValue))">
+        <img src="images/\(id)-thumb.jpg" alt="Photo of \(Self.escape(entry.commonName))" loading="lazy">
+        <span class="name">\(Self.escape(entry.commonName))</span>
+        \(badge(entry.category))
+        </a></li>
+        """
+    }.joined(separator: "\n")
+    let empty = "<p class=\"empty\">Scan a plant, a fish, a rock — or even a Pokémon — to start your collection.</p>"
+    let body = """
+      <header><h1>Dex</h1><p class="count" aria-live="polite">\(count) discover\(count == 1 ? "y" : "ies")</p></header>
+      <main>\(count == 0 ? empty : "<ul class=\"grid\" aria-label=\"Discoveries, newest first\">\n\(cells)\n</ul>")</main>
+      """
+    return document(title: "Dex — \(count) discoveries", stylesheet: "style.css", body: body)
+  }
+
+  func entryPage(_ entry: DexEntry, id: String) -> String {
+    let percent = Int((entry.confidence * 100).rounded())
+    let facts = entry.facts.map { fact -> String in "<li>\(Self.escape(fact))</li>" }
+      .joined(separator: "\n")
+    let date = ISO8601DateFormatter().string(from: entry.dateDiscovered)
+    let body = """
+      <nav><a href="../index.html">← All discoveries</a></nav>
+      <main class="entry">
+      <img class="hero" src="../images/\(id).jpg" alt="Photo of \(Self.escape(entry.commonName))">
+      <h1>\(Self.escape(entry.commonName))</h1>
+      \(entry.scientificName.isEmpty ? "" : "<p class=\"scientific\">\(Self.escape(entry.scientificName))</p>")
+      <p class="pills">\(badge(entry.category)) <span class="rarity rarity-\(entry.dexRarity.rawValue.lowercased())">\(Self.escape(entry.dexRarity.rawValue))</span></p>
+      <p class="confidence"><label for="confidence">Confidence</label>
+      <meter id="confidence" min="0" max="100" value="\(percent)" aria-label="Confidence \(percent) percent">\(percent)%</meter> \(percent)%</p>
+      <p class="summary">\(Self.escape(entry.summary))</p>
+      \(facts.isEmpty ? "" : "<section aria-labelledby=\"notes\"><h2 id=\"notes\">Field Notes</h2><ul class=\"facts\">\n\(facts)\n</ul></section>")
+      \(entry.notes.isEmpty ? "" : "<section><h2>Your notes</h2><p>\(Self.escape(entry.notes))</p></section>")
+      <p class="meta">Discovered <time datetime="\(date)">\(date)</time>\(entry.localGuessLabel.isEmpty ? "" : " · on-device guess: \(Self.escape(entry.localGuessLabel))")</p>
+      </main>
+      """
+    return document(title: entry.commonName, stylesheet: "../style.css", body: body)
+  }
+
+  static let stylesheet = """
+    :root { color-scheme: light dark; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
+    body { margin: 0 auto; max-width: 72rem; padding: 1rem; line-height: 1.45; }
+    header { display: flex; align-items: baseline; justify-content: space-between; gap: 1rem; }
+    h1 { margin: 0.2em 0; }
+    .count { font-weight: 600; opacity: 0.8; }
+    .grid { list-style: none; padding: 0; display: grid; gap: 0.9rem;
+      grid-template-columns: repeat(auto-fill, minmax(9.5rem, 1fr)); }
+    .cell { display: flex; flex-direction: column; gap: 0.35rem; text-decoration: none; color: inherit;
+      border-radius: 0.9rem; padding: 0.5rem; background: color-mix(in srgb, CanvasText 6%, Canvas); }
+    .cell img { width: 100%; aspect-ratio: 1; object-fit: cover; border-radius: 0.6rem; }
+    .name { font-weight: 600; }
+    .badge { align-self: flex-start; font-size: 0.8rem; font-weight: 700; color: white; background: var(--tint);
+      border-radius: 999px; padding: 0.1rem 0.6rem; }
+    .entry { max-width: 40rem; margin: 0 auto; }
+    .hero { width: 100%; max-height: 60vh; object-fit: contain; border-radius: 1rem; }
+    .scientific { font-style: italic; margin-top: 0; opacity: 0.8; }
+    .rarity { font-size: 0.8rem; font-weight: 700; border-radius: 999px; padding: 0.1rem 0.6rem; border: 2px solid; }
+    .rarity-common { color: #607d8b; } .rarity-uncommon { color: #2e7d32; }
+    .rarity-rare { color: #1565c0; } .rarity-legendary { color: #b8860b; }
+    meter { width: 12rem; height: 1rem; vertical-align: middle; }
+    .facts li { margin: 0.3rem 0; }
+    .meta, nav { font-size: 0.9rem; opacity: 0.8; }
+    .empty { font-size: 1.2rem; opacity: 0.8; }
+    """
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import DexKit
+import Foundation
+
+/// `dex scan`: identifies photos and saves them to the collection.
+struct ScanCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "scan", abstract: "Identify photos and save them as Dex entries.")
+
+  @OptionGroup var options: GlobalOptions
+
+  @Argument(help: "JPEG or PNG files to scan.")
+  var images: [String] = []
+
+  @Flag(help: "Scan the photo bundled with dex (a quick offline demo).")
+  var sample = false
+
+  @Flag(help: "Identify without saving.")
+  var dryRun = false
+
+  @Flag(help: "Skip the cloud even when a backend is configured.")
+  var offline = false
+
+  @Flag(help: "Print each entry as JSON instead of a card.")
+  var json = false
+
+  func validate() throws {
+    if images.isEmpty && !sample {
+      throw ValidationError("Name at least one image, or pass --sample.")
+    }
+  }
+
+  func run() async throws {
+    do {
+      let settings = try options.resolved()
+      let scanner = DexScanner(visionService: try settings.visionService(offline: offline))
+      let store = dryRun ? nil : try settings.openStore()
+      var paths = images.map { URL(fileURLWithPath: $0) }
+      if sample {
+        guard let url = Bundle.module.url(forResource: "sample", withExtension: "jpg") else {
+          throw DexCLIError.notFound("The bundled sample photo is missing.")
+        }
+        paths.insert(url, at: 0)
+      }
+      var lastFailure: ExitCode?
+      for path in paths {
+        do {
+          try await scan(path, with: scanner, store: store)
+        } catch {
+          lastFailure = fail(error)
+        }
+      }
+      if let lastFailure { throw lastFailure }
+    } catch let error as DexCLIError {
+      throw fail(error)
+    }
+  }
+
+  private func scan(_ url: URL, with scanner: DexScanner, store: DexStore?) async throws {
+    let photo: Data
+    do {
+      photo = try Data(contentsOf: url)
+    } catch {
+      throw DexCLIError.notFound("Cannot read \(url.path): \(error.localizedDescription)")
+    }
+    let console = Console(enabled: !json)
+    console.line("▶ \(url.lastPathComponent)")
+    var final = DexScanState()
+    for await state in scanner.scan(photo) {
+      final = state
+      switch state.phase {
+      case .capturing: console.line("  Capturing…")
+      case .analyzing:
+        if let guess = state.localGuess {
+          console.line("  Looks like \(EntryCard.article(for: guess.category.title)) \(guess.category.title)… (\(guess.label), \(Int((guess.confidence * 100).rounded()))%)")
+        } else {
+          console.line("  Analyzing…")
+        }
+      case .result, .failed: break
+      }
+    }
+    guard final.phase == .result, let entry = final.makeEntry(), let image = final.imageData else {
+      let reason = final.error?.localizedDescription ?? "The scan did not finish."
+      if case .unreadableImage? = final.error { throw DexCLIError.unreadable("\(url.lastPathComponent): \(reason)") }
+      throw DexCLIError.scanFailed("\(url.lastPathComponent): \(reason)")
+    }
+    if final.isOffline, final.cloudError != nil {
+      console.line("  Identified offline — reconnect for full details")
+    }
+    var saved = entry
+    if let store {
+      let thumbnail = try? await ImageDownscaler().downscaledJPEG(from: image, maxDimension: 256, quality: 0.8)
+      saved = try await store.insert(entry, image: image, thumbnail: thumbnail)
+    }
+    if json {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      encoder.dateEncodingStrategy = .iso8601
+      print(String(decoding: try encoder.encode(saved), as: UTF8.self))
+    } else {
+      print(EntryCard(entry: saved, isOffline: final.isOffline).render())
+      if store != nil { print("  Saved as \(saved.id)") }
+    }
+  }
+}
+
+/// Progress lines, silenced in JSON mode so standard output stays machine-readable.
+struct Console {
+  let enabled: Bool
+  func line(_ text: String) {
+    guard enabled else { return }
+    print(text)
+  }
+}

@@ -1,0 +1,58 @@
+import DexModel
+import Foundation
+
+/// A snapshot of a scan, published by ``DexScanner/scan(_:)`` as the scan moves through its
+/// phases, so a UI or a terminal can show "Analyzing…", then "Looks like a Plant…", then the
+/// entry.
+public struct DexScanState: Sendable, Equatable {
+  /// Where the scan is.
+  public enum Phase: Sendable, Equatable {
+    /// The photo is being decoded and encoded.
+    case capturing
+    /// The encoded image exists; the passes are running.
+    case analyzing
+    /// A result is ready (possibly the offline fallback).
+    case result
+    /// Nothing could be identified; see ``DexScanState/error``.
+    case failed
+  }
+
+  /// The current phase.
+  public var phase: Phase = .capturing
+  /// The downscaled JPEG every pass used; what a host persists.
+  public var imageData: Data?
+  /// The on-device guess, once the local pass has run (`nil` if it found nothing).
+  public var localGuess: LocalGuess?
+  /// The identification, in phase ``Phase/result``.
+  public var result: ScanResult?
+  /// Whether ``result`` is the offline fallback rather than the cloud's answer.
+  public var isOffline = false
+  /// Why the cloud pass failed when the result is an offline fallback.
+  public var cloudError: String?
+  /// Why the scan failed, in phase ``Phase/failed``.
+  public var error: DexScanError?
+
+  /// Creates the initial state of a scan.
+  public init() {}
+
+  /// Builds, but does not save, an entry for this scan's result; `nil` without a result.
+  public func makeEntry(id: String = UUID().uuidString, discoveredAt: Date = Date()) -> DexEntry? {
+    guard let result, imageData != nil else { return nil }
+    return DexEntry(scan: result, localGuess: localGuess, id: id, discoveredAt: discoveredAt)
+  }
+
+  func failing(_ error: DexScanError) -> DexScanState {
+    var copy = self
+    copy.phase = .failed
+    copy.error = error
+    return copy
+  }
+
+  func succeeding(_ result: ScanResult, offline: Bool) -> DexScanState {
+    var copy = self
+    copy.phase = .result
+    copy.result = result
+    copy.isOffline = offline
+    return copy
+  }
+}

@@ -1,0 +1,161 @@
+import DexCloud
+import DexImaging
+import DexModel
+import Foundation
+import Logging
+
+/// The two-pass scan flow without any UI: encode once, guess on-device, identify in the cloud,
+/// fall back offline.
+///
+/// `DexScanner` is the portable counterpart of the reference app's `ScannerViewModel`. It
+/// takes a photo's bytes (JPEG or PNG, any orientation) and
+/// 1. downscales and JPEG-encodes it **once**, off the caller's executor; those bytes feed
+///    both passes and persistence;
+/// 2. classifies them on-device and publishes the ``LocalGuess`` at once;
+/// 3. asks the cloud with the guess's category as a weak hint;
+/// 4. falls back to ``ScanResult/offlineFallback(for:)`` when the cloud fails and a guess
+///    exists, and fails with a ``DexScanError`` when neither pass produced anything.
+///
+/// Watch it happen with ``scan(_:)``, an `AsyncStream` of ``DexScanState`` snapshots
+/// (capturing → analyzing → result or failed), or await the outcome with ``run(_:)``. Every
+/// engine is injected, so hosts swap in Core ML, Vision or their own backend without touching
+/// the flow. The scanner builds entries (``DexScanState/makeEntry(id:discoveredAt:)``) but never
+/// saves them: persistence belongs to the host.
+public struct DexScanner: Sendable {
+  /// Tuning for one scanner.
+  public struct Configuration: Sendable, Hashable {
+    /// The longest side of the encoded JPEG, in pixels.
+    public var maxDimension: Int
+    /// JPEG quality in `0...1` for the single encode.
+    public var jpegQuality: Double
+    /// The most the cloud pass may take before the scan falls back; bounds every scan.
+    public var cloudTimeout: Duration
+
+    /// Creates a configuration; the defaults match the reference app (1024 px, quality 0.8)
+    /// and allow the cloud client's own 120 s request timeout to fire first.
+    public init(
+      maxDimension: Int = 1024, jpegQuality: Double = 0.8, cloudTimeout: Duration = .seconds(125)
+    ) {
+      self.maxDimension = maxDimension
+      self.jpegQuality = jpegQuality
+      self.cloudTimeout = cloudTimeout
+    }
+  }
+
+  private let classifier: any ImageClassifying
+  private let visionService: (any DexVisionServicing)?
+  private let downscaler: any ImageDownscaling
+  private let configuration: Configuration
+  private let logger: Logger
+
+  /// Creates a scanner.
+  ///
+  /// - Parameters:
+  ///   - classifier: the on-device pass; the bundled EfficientNet-Lite0 by default.
+  ///   - visionService: the cloud pass; `nil` scans fully offline (every result is the
+  ///     offline entry built from the local guess).
+  ///   - downscaler: decodes, orients, downscales and encodes the photo.
+  ///   - configuration: sizes and time limits.
+  ///   - logger: where failures are logged; never receives image bytes or secrets.
+  public init(
+    classifier: any ImageClassifying = ImageClassifier(),
+    visionService: (any DexVisionServicing)? = nil,
+    downscaler: any ImageDownscaling = ImageDownscaler(),
+    configuration: Configuration = Configuration(),
+    logger: Logger = Logger(label: "DexKit.DexScanner")
+  ) {
+    self.classifier = classifier
+    self.visionService = visionService
+    self.downscaler = downscaler
+    self.configuration = configuration
+    self.logger = logger
+  }
+
+  /// Scans a photo and publishes each phase as it happens.
+  ///
+  /// The stream yields a `.capturing` state, an `.analyzing` state (then another once the
+  /// local guess is in), and ends with `.result` or `.failed`. Cancelling the consuming task,
+  /// or dropping the stream, cancels the scan.
+  public func scan(_ photo: Data) -> AsyncStream<DexScanState> {
+    let (stream, continuation) = AsyncStream.makeStream(of: DexScanState.self)
+    let task = Task {
+      let final = await perform(photo) { continuation.yield($0) }
+      continuation.yield(final)
+      continuation.finish()
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  /// Scans a photo and returns the final state (`.result` or `.failed`).
+  public func run(_ photo: Data) async -> DexScanState {
+    await perform(photo) { _ in }
+  }
+
+  private func perform(
+    _ photo: Data, publish: @Sendable (DexScanState) -> Void
+  ) async -> DexScanState {
+    var state = DexScanState()
+    publish(state)
+
+    // Pass 0: encode once, off the caller's executor.
+    let jpeg: Data
+    do {
+      jpeg = try await downscaler.downscaledJPEG(
+        from: photo, maxDimension: configuration.maxDimension, quality: configuration.jpegQuality)
+    } catch {
+      logger.error("The photo could not be read", metadata: ["error": "\(error)"])
+      return state.failing(.unreadableImage(String(describing: error)))
+    }
+    state.imageData = jpeg
+    state.phase = .analyzing
+    publish(state)
+    if Task.isCancelled { return state.failing(.cancelled) }
+
+    // Pass 1: instant on-device guess.
+    let guess = await classifier.classify(imageData: jpeg)
+    state.localGuess = guess
+    publish(state)
+    if Task.isCancelled { return state.failing(.cancelled) }
+
+    // Pass 2: the cloud, bounded by the configured timeout.
+    guard let visionService else {
+      guard let guess else {
+        return state.failing(
+          .nothingIdentified("No backend is configured and the on-device pass found nothing."))
+      }
+      return state.succeeding(.offlineFallback(for: guess), offline: true)
+    }
+    do {
+      let result = try await withTimeout(configuration.cloudTimeout) {
+        try await visionService.identify(imageData: jpeg, categoryHint: guess?.category.title)
+      }
+      return state.succeeding(result, offline: false)
+    } catch {
+      if Task.isCancelled { return state.failing(.cancelled) }
+      logger.error("Cloud identification failed", metadata: ["error": "\(error)"])
+      guard let guess else {
+        if case DexScanError.timedOut = error { return state.failing(.timedOut) }
+        return state.failing(.identificationFailed(String(describing: error)))
+      }
+      state.cloudError = String(describing: error)
+      return state.succeeding(.offlineFallback(for: guess), offline: true)
+    }
+  }
+}
+
+/// Runs `operation`, throwing ``DexScanError/timedOut`` if it takes longer than `limit`.
+func withTimeout<Value: Sendable>(
+  _ limit: Duration, _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+  try await withThrowingTaskGroup(of: Value.self) { group in
+    group.addTask { try await operation() }
+    group.addTask {
+      try await Task.sleep(for: limit)
+      throw DexScanError.timedOut
+    }
+    defer { group.cancelAll() }
+    guard let first = try await group.next() else { throw DexScanError.cancelled }
+    return first
+  }
+}
