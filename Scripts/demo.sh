@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, and runs the offline demo.
+# The main job: installs what is missing, builds `dex`, and scans the bundled photo offline
+# into your collection (default: the platform's Dex.store; set DEX_STORE to use another).
+# With DEX_BACKEND_URL and DEX_BOOTSTRAP_KEY set, the scan uses your backend's /vision proxy.
+# Extra arguments are passed to `dex scan` (for example more photos, --dry-run or --json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/bootstrap.sh
-swift run -c release dex-demo "$@"
+swift build --product dex
+.build/debug/dex scan --sample "$@"
+.build/debug/dex list --limit 10
