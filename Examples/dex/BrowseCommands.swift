@@ -4,11 +4,15 @@ import Foundation
 
 /// `dex list`: the collection, newest first.
 struct ListCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "list", abstract: "List entries, newest first.")
+  static let configuration = CommandConfiguration(
+    commandName: "list", abstract: "List entries, newest first.")
 
   @OptionGroup var options: GlobalOptions
 
-  @Option(help: "Only this category (plant, animal, fish, bird, insect, reptile, mineral, fungus, food, pokemon, object, unknown).")
+  @Option(
+    help:
+      "Only this category (plant, animal, fish, bird, insect, reptile, mineral, fungus, food, pokemon, object, unknown)."
+  )
   var category: String?
 
   @Option(help: "Only entries whose name, summary or facts contain this text.")
@@ -44,7 +48,9 @@ struct ListCommand: AsyncParsableCommand {
       print("\(total) discover\(total == 1 ? "y" : "ies")")
       let formatter = ISO8601DateFormatter()
       for entry in page.entries {
-        print("\(entry.id)  \(formatter.string(from: entry.dateDiscovered))  [\(entry.category.title)]  \(entry.commonName)")
+        print(
+          "\(entry.id)  \(formatter.string(from: entry.dateDiscovered))  [\(entry.category.title)]  \(entry.commonName)"
+        )
       }
     } catch let error as DexCLIError {
       throw fail(error)
@@ -66,7 +72,9 @@ struct ShowCommand: AsyncParsableCommand {
   func run() async throws {
     do {
       let store = try options.resolved().openStore()
-      guard let entry = try await store.entry(id: id) else { throw DexCLIError.notFound("No entry with id \(id).") }
+      guard let entry = try await store.entry(id: id) else {
+        throw DexCLIError.notFound("No entry with id \(id).")
+      }
       print(EntryCard(entry: entry, isOffline: entry.summary == ScanResult.offlineSummary).render())
     } catch let error as DexCLIError {
       throw fail(error)
@@ -78,7 +86,8 @@ struct ShowCommand: AsyncParsableCommand {
 
 /// `dex delete`: removes an entry and its images.
 struct DeleteCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an entry and its images.")
+  static let configuration = CommandConfiguration(
+    commandName: "delete", abstract: "Delete an entry and its images.")
 
   @OptionGroup var options: GlobalOptions
 
@@ -88,7 +97,9 @@ struct DeleteCommand: AsyncParsableCommand {
   func run() async throws {
     do {
       let store = try options.resolved().openStore()
-      guard try await store.delete(id: id) else { throw DexCLIError.notFound("No entry with id \(id).") }
+      guard try await store.delete(id: id) else {
+        throw DexCLIError.notFound("No entry with id \(id).")
+      }
       print("Deleted \(id)")
     } catch let error as DexCLIError {
       throw fail(error)
@@ -123,7 +134,9 @@ struct ExportCommand: AsyncParsableCommand {
       if let html {
         let directory = URL(fileURLWithPath: html, isDirectory: true)
         let count = try await HTMLGallery(store: store).write(to: directory)
-        print("Wrote a gallery of \(count) entr\(count == 1 ? "y" : "ies") to \(directory.appendingPathComponent("index.html").path)")
+        print(
+          "Wrote a gallery of \(count) entr\(count == 1 ? "y" : "ies") to \(directory.appendingPathComponent("index.html").path)"
+        )
       } else if let archive {
         let manifest = try await store.exportArchive(to: URL(fileURLWithPath: archive))
         print("Exported \(manifest.items.count) entries to \(archive)")
@@ -138,7 +151,8 @@ struct ExportCommand: AsyncParsableCommand {
 
 /// `dex import`: merges a backup archive by id.
 struct ImportCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "import", abstract: "Import a backup archive, merging by id.")
+  static let configuration = CommandConfiguration(
+    commandName: "import", abstract: "Import a backup archive, merging by id.")
 
   @OptionGroup var options: GlobalOptions
 
@@ -147,7 +161,9 @@ struct ImportCommand: AsyncParsableCommand {
 
   func run() async throws {
     do {
-      guard FileManager.default.fileExists(atPath: archive) else { throw DexCLIError.notFound("No archive at \(archive).") }
+      guard FileManager.default.fileExists(atPath: archive) else {
+        throw DexCLIError.notFound("No archive at \(archive).")
+      }
       let store = try options.resolved().openStore()
       let report = try await store.importArchive(from: URL(fileURLWithPath: archive))
       print("Imported \(report.inserted), skipped \(report.skipped) already present")

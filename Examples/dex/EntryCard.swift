@@ -18,18 +18,30 @@ struct EntryCard {
 
   func render() -> String {
     let rule = String(repeating: "─", count: 60)
-    var lines = ["┌\(rule)", "│ \(entry.commonName)   [\(entry.category.title)]   ★ \(entry.dexRarity.rawValue)"]
+    var lines = [
+      "┌\(rule)",
+      "│ \(entry.commonName)   [\(entry.category.title)]   ★ \(entry.dexRarity.rawValue)",
+    ]
     if !entry.scientificName.isEmpty { lines.append("│ \(entry.scientificName)") }
-    lines.append("│ Confidence \(Self.meter(entry.confidence)) \(Int((entry.confidence * 100).rounded()))%")
+    lines.append(
+      "│ Confidence \(Self.meter(entry.confidence)) \(Int((entry.confidence * 100).rounded()))%")
     lines.append("│")
     lines += wrap(entry.summary, width: 58).map { "│ \($0)" }
     if !entry.facts.isEmpty {
       lines.append("│")
       lines.append("│ Field Notes")
-      for fact in entry.facts { lines += wrap(fact, width: 54).enumerated().map { "│   \($0.offset == 0 ? "•" : " ") \($0.element)" } }
+      for fact in entry.facts {
+        lines += wrap(fact, width: 54).enumerated().map {
+          "│   \($0.offset == 0 ? "•" : " ") \($0.element)"
+        }
+      }
     }
-    if !entry.localGuessLabel.isEmpty { lines.append("│"); lines.append("│ On-device guess: \(entry.localGuessLabel)") }
-    if isOffline { lines.append("│ (identified offline — reconnect and scan again for the full entry)") }
+    if !entry.localGuessLabel.isEmpty {
+      lines.append("│"); lines.append("│ On-device guess: \(entry.localGuessLabel)")
+    }
+    if isOffline {
+      lines.append("│ (identified offline — reconnect and scan again for the full entry)")
+    }
     lines.append("└\(rule)")
     return lines.joined(separator: "\n")
   }

@@ -7,7 +7,9 @@ import Logging
 /// standard output carries only cards and JSON.
 enum LogSetup {
   static let once: Void = {
-    let level = ProcessInfo.processInfo.environment["DEX_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+    let level =
+      ProcessInfo.processInfo.environment["DEX_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+      ?? .critical
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)
       handler.logLevel = level
@@ -18,27 +20,44 @@ enum LogSetup {
 
 /// Options every subcommand shares: where the store is and which backend to use.
 struct GlobalOptions: ParsableArguments {
-  @Option(name: .long, help: "The store directory (default: $DEX_STORE, else the platform's Dex.store).")
+  @Option(
+    name: .long, help: "The store directory (default: $DEX_STORE, else the platform's Dex.store).")
   var store: String?
 
   @Option(name: .long, help: "Backend base URL (default: $DEX_BACKEND_URL).")
   var backend: String?
 
-  @Option(name: .long, help: "Bootstrap key for the backend (default: $DEX_BOOTSTRAP_KEY). Prefer the environment: flags show up in process listings.")
+  @Option(
+    name: .long,
+    help:
+      "Bootstrap key for the backend (default: $DEX_BOOTSTRAP_KEY). Prefer the environment: flags show up in process listings."
+  )
   var bootstrapKey: String?
 
-  @Option(name: .long, help: "A JSON config file with any of: store, backend, bootstrapKey (default: ~/.config/dex/config.json).")
+  @Option(
+    name: .long,
+    help:
+      "A JSON config file with any of: store, backend, bootstrapKey (default: ~/.config/dex/config.json)."
+  )
   var config: String?
 
   /// The settings after merging flags, environment and the config file (in that priority).
-  func resolved(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DexSettings {
+  func resolved(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> DexSettings {
     LogSetup.once
     let file = try DexSettings.File.load(path: config, environment: environment)
     let store = store ?? environment["DEX_STORE"] ?? file?.store
-    let backend = backend ?? environment["DEX_BACKEND_URL"] ?? environment["DEX_CLOUD_BASE_URL"] ?? file?.backend
-    let key = bootstrapKey ?? environment["DEX_BOOTSTRAP_KEY"] ?? environment["DEX_CLOUD_BOOTSTRAP_KEY"] ?? file?.bootstrapKey
+    let backend =
+      backend ?? environment["DEX_BACKEND_URL"] ?? environment["DEX_CLOUD_BASE_URL"]
+      ?? file?.backend
+    let key =
+      bootstrapKey ?? environment["DEX_BOOTSTRAP_KEY"] ?? environment["DEX_CLOUD_BOOTSTRAP_KEY"]
+      ?? file?.bootstrapKey
     return DexSettings(
-      storeDirectory: store.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath, isDirectory: true) }
+      storeDirectory: store.map {
+        URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath, isDirectory: true)
+      }
         ?? DexStore.defaultDirectory,
       backendURL: try backend.map(DexSettings.backendURL(from:)),
       bootstrapKey: key)
@@ -69,13 +88,15 @@ struct DexSettings {
       do {
         return try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
       } catch {
-        throw DexCLIError.usage("Config file \(url.path) is not valid JSON: \(error.localizedDescription)")
+        throw DexCLIError.usage(
+          "Config file \(url.path) is not valid JSON: \(error.localizedDescription)")
       }
     }
   }
 
   static func backendURL(from text: String) throws -> URL {
-    guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil
+    guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme),
+      url.host != nil
     else { throw DexCLIError.usage("The backend URL \"\(text)\" is not an http(s) URL.") }
     return url
   }
@@ -84,7 +105,8 @@ struct DexSettings {
     do {
       return try DexStore(configuration: .init(directory: storeDirectory))
     } catch {
-      throw DexCLIError.store("Cannot open the store at \(storeDirectory.path): \(error.localizedDescription)")
+      throw DexCLIError.store(
+        "Cannot open the store at \(storeDirectory.path): \(error.localizedDescription)")
     }
   }
 
@@ -92,7 +114,8 @@ struct DexSettings {
   func visionService(offline: Bool) throws -> (any DexVisionServicing)? {
     guard !offline, let backendURL else { return nil }
     guard let key = bootstrapKey.flatMap(SigningSecret.init) else {
-      throw DexCLIError.usage("A backend is configured but no bootstrap key: set DEX_BOOTSTRAP_KEY.")
+      throw DexCLIError.usage(
+        "A backend is configured but no bootstrap key: set DEX_BOOTSTRAP_KEY.")
     }
     let isLoopback = ["127.0.0.1", "localhost", "::1"].contains(backendURL.host ?? "")
     let configuration = DexCloudConfiguration(

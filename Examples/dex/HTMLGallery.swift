@@ -28,18 +28,24 @@ struct HTMLGallery {
       let image = try await store.imageData(for: entry.id)
       try image.write(to: images.appendingPathComponent("\(safeID).jpg"), options: .atomic)
       let thumbnail = try await store.thumbnailData(for: entry.id) ?? image
-      try thumbnail.write(to: images.appendingPathComponent("\(safeID)-thumb.jpg"), options: .atomic)
+      try thumbnail.write(
+        to: images.appendingPathComponent("\(safeID)-thumb.jpg"), options: .atomic)
       try Data(entryPage(entry, id: safeID).utf8)
         .write(to: entriesDirectory.appendingPathComponent("\(safeID).html"), options: .atomic)
     }
-    try Data(indexPage(entries).utf8).write(to: directory.appendingPathComponent("index.html"), options: .atomic)
-    try Data(Self.stylesheet.utf8).write(to: directory.appendingPathComponent("style.css"), options: .atomic)
+    try Data(indexPage(entries).utf8).write(
+      to: directory.appendingPathComponent("index.html"), options: .atomic)
+    try Data(Self.stylesheet.utf8).write(
+      to: directory.appendingPathComponent("style.css"), options: .atomic)
     return entries.count
   }
 
   /// Ids are UUIDs; anything else is reduced to a safe file name.
   static func fileName(_ id: String) -> String {
-    String(id.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || $0 == "-" ? Character($0) : "_" })
+    String(
+      id.unicodeScalars.map {
+        CharacterSet.alphanumerics.contains($0) || $0 == "-" ? Character($0) : "_"
+      })
   }
 
   static func escape(_ text: String) -> String {
@@ -90,7 +96,8 @@ struct HTMLGallery {
         </a></li>
         """
     }.joined(separator: "\n")
-    let empty = "<p class=\"empty\">Scan a plant, a fish, a rock — or even a Pokémon — to start your collection.</p>"
+    let empty =
+      "<p class=\"empty\">Scan a plant, a fish, a rock — or even a Pokémon — to start your collection.</p>"
     let body = """
       <header><h1>Dex</h1><p class="count" aria-live="polite">\(count) discover\(count == 1 ? "y" : "ies")</p></header>
       <main>\(count == 0 ? empty : "<ul class=\"grid\" aria-label=\"Discoveries, newest first\">\n\(cells)\n</ul>")</main>

@@ -72,7 +72,9 @@ struct ScanCommand: AsyncParsableCommand {
       case .capturing: console.line("  Capturing…")
       case .analyzing:
         if let guess = state.localGuess {
-          console.line("  Looks like \(EntryCard.article(for: guess.category.title)) \(guess.category.title)… (\(guess.label), \(Int((guess.confidence * 100).rounded()))%)")
+          console.line(
+            "  Looks like \(EntryCard.article(for: guess.category.title)) \(guess.category.title)… (\(guess.label), \(Int((guess.confidence * 100).rounded()))%)"
+          )
         } else {
           console.line("  Analyzing…")
         }
@@ -81,7 +83,9 @@ struct ScanCommand: AsyncParsableCommand {
     }
     guard final.phase == .result, let entry = final.makeEntry(), let image = final.imageData else {
       let reason = final.error?.localizedDescription ?? "The scan did not finish."
-      if case .unreadableImage? = final.error { throw DexCLIError.unreadable("\(url.lastPathComponent): \(reason)") }
+      if case .unreadableImage? = final.error {
+        throw DexCLIError.unreadable("\(url.lastPathComponent): \(reason)")
+      }
       throw DexCLIError.scanFailed("\(url.lastPathComponent): \(reason)")
     }
     if final.isOffline, final.cloudError != nil {
@@ -89,7 +93,8 @@ struct ScanCommand: AsyncParsableCommand {
     }
     var saved = entry
     if let store {
-      let thumbnail = try? await ImageDownscaler().downscaledJPEG(from: image, maxDimension: 256, quality: 0.8)
+      let thumbnail = try? await ImageDownscaler().downscaledJPEG(
+        from: image, maxDimension: 256, quality: 0.8)
       saved = try await store.insert(entry, image: image, thumbnail: thumbnail)
     }
     if json {

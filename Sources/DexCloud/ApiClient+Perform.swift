@@ -56,9 +56,11 @@ extension ApiClient {
       let failure = Self.httpError(response, redactor: redactor)
 
       if status == 401 {
-        if failure.apiError?.code == RequestVerificationError.timestampOutOfWindow(skewSeconds: 0)
+        if failure.apiError?.code
+          == RequestVerificationError.timestampOutOfWindow(skewSeconds: 0)
           .code, !correctedClock,
-          let dateText = response.value(forHeader: "Date"), let serverDate = HTTPDate.parse(dateText)
+          let dateText = response.value(forHeader: "Date"),
+          let serverDate = HTTPDate.parse(dateText)
         {
           correctedClock = true
           clockOffset = serverDate.timeIntervalSince(now())
@@ -73,13 +75,16 @@ extension ApiClient {
           // signing picks a later timestamp because this signature is remembered.
           resignedAfterReplay = true
           attempt -= 1
-          logger.notice("Server saw our signature before; re-signing", metadata: ["endpoint": "\(endpoint.path)"])
+          logger.notice(
+            "Server saw our signature before; re-signing",
+            metadata: ["endpoint": "\(endpoint.path)"])
           continue
         }
         if endpoint.signing == .session, !refreshedAfter401 {
           refreshedAfter401 = true
           attempt -= 1
-          logger.notice("Session refused; refreshing once", metadata: ["endpoint": "\(endpoint.path)"])
+          logger.notice(
+            "Session refused; refreshing once", metadata: ["endpoint": "\(endpoint.path)"])
           session = try await refreshCredential(replacing: session?.sessionID)
           continue
         }
@@ -130,7 +135,9 @@ extension ApiClient {
     if let session { headers[DexCloudHeader.session] = session.sessionID }
     headers["content-type"] = "application/json"
     headers["accept"] = "application/json"
-    return (TransportRequest(method: endpoint.method, url: url, headers: headers, body: body), signature)
+    return (
+      TransportRequest(method: endpoint.method, url: url, headers: headers, body: body), signature
+    )
   }
 
   /// Remembers a sent signature for the replay window, keeping the set bounded.
@@ -165,7 +172,9 @@ extension ApiClient {
 
   static func httpError(_ response: TransportResponse, redactor: Redactor) -> DexCloudError {
     var detail = APIErrorDetail.parse(response.body)
-    if let message = detail?.message { detail?.message = String(redactor.redact(message).prefix(300)) }
+    if let message = detail?.message {
+      detail?.message = String(redactor.redact(message).prefix(300))
+    }
     return DexCloudError(
       kind: .http,
       message: "The server answered \(response.statusCode).",

@@ -15,7 +15,9 @@ extension ApiClient {
   ///
   /// Each caller waits on its own continuation, so a cancelled caller returns at once while the
   /// shared refresh carries on for the others.
-  func refreshCredential(replacing staleID: String?) async throws(DexCloudError)
+  func refreshCredential(
+    replacing staleID: String?
+  ) async throws(DexCloudError)
     -> SessionCredential
   {
     if let credential, credential.sessionID != staleID,
@@ -109,8 +111,9 @@ extension ApiClient {
       response = try await perform(
         endpoint, url: url(for: endpoint), body: body, timeout: configuration.requestTimeout,
         session: nil)
-    } catch where error.kind == .http && [401, 403].contains(error.statusCode ?? 0) {
-      logger.error("The backend refused the bootstrap key", metadata: ["status": "\(error.statusCode ?? 0)"])
+    } catch  where error.kind == .http && [401, 403].contains(error.statusCode ?? 0) {
+      logger.error(
+        "The backend refused the bootstrap key", metadata: ["status": "\(error.statusCode ?? 0)"])
       throw DexCloudError(
         kind: .authentication, message: "The backend refused the bootstrap key.",
         statusCode: error.statusCode, bodyExcerpt: error.bodyExcerpt, apiError: error.apiError)
@@ -125,7 +128,8 @@ extension ApiClient {
     }
     guard expiresAt > receivedAt, !token.sessionID.isEmpty,
       token.sessionID.utf8.count <= 1024,
-      token.sessionID.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F })
+      token.sessionID.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }
+      )
     else {
       throw DexCloudError(
         kind: .authentication, message: "The backend returned an unusable session.",

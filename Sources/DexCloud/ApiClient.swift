@@ -86,9 +86,9 @@ public actor ApiClient {
   /// Sends a signed request and returns the successful (2xx) response as is.
   ///
   /// - Throws: ``DexCloudError`` for every failure, including non-2xx statuses.
-  public func send(_ endpoint: Endpoint, body: Data, timeout: Duration? = nil) async throws(
-    DexCloudError
-  ) -> TransportResponse {
+  public func send(
+    _ endpoint: Endpoint, body: Data, timeout: Duration? = nil
+  ) async throws(DexCloudError) -> TransportResponse {
     let limit = configuration.maximumRequestBodyBytes
     guard body.count <= limit else {
       logger.notice(

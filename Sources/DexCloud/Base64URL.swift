@@ -11,12 +11,14 @@ enum Base64URL {
   }
 
   static func decode(_ string: String) -> Data? {
-    guard string.utf8.allSatisfy({ byte in
-      (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-        || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-        || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-    }) else { return nil }
+    guard
+      string.utf8.allSatisfy({ byte in
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+          || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+          || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+          || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+      })
+    else { return nil }
     var base64 = string.replacingOccurrences(of: "-", with: "+")
       .replacingOccurrences(of: "_", with: "/")
     while !base64.utf8.count.isMultiple(of: 4) { base64.append("=") }

@@ -16,7 +16,9 @@ struct Redactor: Sendable {
 
   func redact(_ text: String) -> String {
     var result = text
-    for secret in secrets { result = result.replacingOccurrences(of: secret, with: Self.replacement) }
+    for secret in secrets {
+      result = result.replacingOccurrences(of: secret, with: Self.replacement)
+    }
     return Self.scrubTokenRuns(result)
   }
 

@@ -23,9 +23,8 @@ public struct RequestAuthenticator: Sendable {
   }
 
   /// Verifies a request signed with a bootstrap key (`POST /auth_token`).
-  public func authenticateBootstrap(_ request: SignedRequest) async throws(
-    RequestVerificationError
-  ) {
+  public func authenticateBootstrap(_ request: SignedRequest) async throws(RequestVerificationError)
+  {
     try await verifier.verify(request, secrets: bootstrapKeys)
   }
 
@@ -33,9 +32,9 @@ public struct RequestAuthenticator: Sendable {
   ///
   /// The session id in `x-dex-session` is checked first (authentic, accepted key, not expired),
   /// then the signature is verified with the secret derived from it.
-  public func authenticateSession(_ request: SignedRequest) async throws(
-    RequestVerificationError
-  ) -> SessionClaims {
+  public func authenticateSession(
+    _ request: SignedRequest
+  ) async throws(RequestVerificationError) -> SessionClaims {
     guard let sessionID = request.sessionID else {
       throw .missingHeader(DexCloudHeader.session)
     }

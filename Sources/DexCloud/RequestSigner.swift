@@ -49,7 +49,9 @@ public struct RequestSigner: Sendable {
   ///   - path: the request target exactly as sent, see ``CanonicalRequest``.
   ///   - body: the raw body bytes (empty for none).
   ///   - timestamp: the signing time in Unix seconds.
-  public func headers(method: String, path: String, body: Data, timestamp: Int64) -> [String:
+  public func headers(
+    method: String, path: String, body: Data, timestamp: Int64
+  ) -> [String:
     String]
   {
     let canonical = CanonicalRequest(

@@ -37,9 +37,9 @@ public struct RequestVerifier: Sendable {
   ///
   /// The checks run cheapest first and the replay cache is only touched once the signature is
   /// valid, so unauthenticated traffic cannot fill it.
-  public func verify(_ request: SignedRequest, secrets: [SigningSecret]) async throws(
-    RequestVerificationError
-  ) {
+  public func verify(
+    _ request: SignedRequest, secrets: [SigningSecret]
+  ) async throws(RequestVerificationError) {
     do {
       try await check(request, secrets: secrets)
     } catch {
@@ -50,9 +50,9 @@ public struct RequestVerifier: Sendable {
     }
   }
 
-  private func check(_ request: SignedRequest, secrets: [SigningSecret]) async throws(
-    RequestVerificationError
-  ) {
+  private func check(
+    _ request: SignedRequest, secrets: [SigningSecret]
+  ) async throws(RequestVerificationError) {
     guard let timestampText = request.timestamp else {
       throw .missingHeader(DexCloudHeader.timestamp)
     }

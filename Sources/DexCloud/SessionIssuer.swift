@@ -67,14 +67,18 @@ public struct SessionIssuer: Sendable {
   }
 
   /// The session secret for a valid `sessionID`, to verify a request signed with it.
-  public func secret(forSessionID sessionID: String) throws(RequestVerificationError)
+  public func secret(
+    forSessionID sessionID: String
+  ) throws(RequestVerificationError)
     -> SigningSecret
   {
     let (_, key) = try validatedKey(for: sessionID)
     return Self.secret(forID: sessionID, key: key)
   }
 
-  private func validatedKey(for sessionID: String) throws(RequestVerificationError) -> (
+  private func validatedKey(
+    for sessionID: String
+  ) throws(RequestVerificationError) -> (
     claims: SessionClaims, key: ServerKey
   ) {
     guard sessionID.utf8.count <= Self.maximumIDLength else { throw .invalidSession }
@@ -99,8 +103,9 @@ public struct SessionIssuer: Sendable {
   }
 
   private static func tag(for unsigned: String, key: ServerKey) -> [UInt8] {
-    Array(HMAC<SHA256>.authenticationCode(
-      for: Data(unsigned.utf8), using: key.secret.symmetricKey))
+    Array(
+      HMAC<SHA256>.authenticationCode(
+        for: Data(unsigned.utf8), using: key.secret.symmetricKey))
   }
 
   private static func secret(forID id: String, key: ServerKey) -> SigningSecret {

@@ -20,7 +20,9 @@ public struct URLSessionTransport: HTTPTransport {
   }
 
   /// See ``HTTPTransport/send(_:timeout:)``.
-  public func send(_ request: TransportRequest, timeout: Duration) async throws
+  public func send(
+    _ request: TransportRequest, timeout: Duration
+  ) async throws
     -> TransportResponse
   {
     try Task.checkCancellation()
@@ -49,7 +51,8 @@ public struct URLSessionTransport: HTTPTransport {
         let task = session.dataTask(with: urlRequest) { data, response, error in
           if let error {
             let failure =
-              box.didTimeOut ? DexCloudError.timedOut(after: timeout) : Self.map(error, timeout: timeout)
+              box.didTimeOut
+              ? DexCloudError.timedOut(after: timeout) : Self.map(error, timeout: timeout)
             continuation.resume(throwing: failure)
             return
           }

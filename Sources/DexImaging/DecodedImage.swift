@@ -35,7 +35,8 @@ extension DownscaleGeometry {
       }
       return (
         numerator,
-        Size(width: Swift.min(goal.width, scaled.width), height: Swift.min(goal.height, scaled.height))
+        Size(
+          width: Swift.min(goal.width, scaled.width), height: Swift.min(goal.height, scaled.height))
       )
     case .minimumShortSide(let side):
       guard supportsDCTScaling else { return (8, filling(stored, shortSide: side)) }

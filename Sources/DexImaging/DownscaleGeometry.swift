@@ -21,9 +21,11 @@ enum DownscaleGeometry {
   static func fitting(_ size: Size, maxDimension: Int) -> Size {
     guard size.longSide > maxDimension else { return size }
     if size.width >= size.height {
-      return Size(width: maxDimension, height: scaled(size.height, by: maxDimension, over: size.width))
+      return Size(
+        width: maxDimension, height: scaled(size.height, by: maxDimension, over: size.width))
     }
-    return Size(width: scaled(size.width, by: maxDimension, over: size.height), height: maxDimension)
+    return Size(
+      width: scaled(size.width, by: maxDimension, over: size.height), height: maxDimension)
   }
 
   /// Short side exactly `shortSide` (or the whole image when it is smaller); never upscale.

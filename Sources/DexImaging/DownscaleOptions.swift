@@ -35,5 +35,7 @@ public struct DownscaleOptions: Sendable, Hashable {
 }
 
 extension Int {
-  func clamped(to range: ClosedRange<Int>) -> Int { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
+  func clamped(to range: ClosedRange<Int>) -> Int {
+    Swift.min(Swift.max(self, range.lowerBound), range.upperBound)
+  }
 }

@@ -15,7 +15,9 @@ public protocol ImageDecoding: Sendable {
 
 extension ImageDecoding {
   /// Decodes with default ``DecodingOptions`` (100 MP limit, white background, no partial images).
-  public func decodePixels(from imageData: Data, target: PixelTarget) throws(ImagingError)
+  public func decodePixels(
+    from imageData: Data, target: PixelTarget
+  ) throws(ImagingError)
     -> RGBImage
   {
     try decodePixels(from: imageData, target: target, options: DecodingOptions())

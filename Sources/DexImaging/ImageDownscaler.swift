@@ -23,7 +23,9 @@
     }
 
     /// Decodes, orients, downscales and JPEG-encodes `imageData`; see ``ImageDownscaling``.
-    public func downscale(_ imageData: Data, options: DownscaleOptions) throws(ImagingError)
+    public func downscale(
+      _ imageData: Data, options: DownscaleOptions
+    ) throws(ImagingError)
       -> DownscaledImage
     {
       guard options.maxDimension > 0 else {
@@ -58,7 +60,9 @@
     }
 
     /// The full pipeline up to (not including) encoding.
-    func decode(_ data: Data, target: PixelTarget, options: DecodingOptions) throws(ImagingError)
+    func decode(
+      _ data: Data, target: PixelTarget, options: DecodingOptions
+    ) throws(ImagingError)
       -> DecodedImage
     {
       switch target {
@@ -76,7 +80,8 @@
       let result = data.withUnsafeBytes { raw -> Result<DecodedImage, ImagingError> in
         do throws(ImagingError) {
           switch format {
-          case .jpeg: return .success(try JPEGDecoding.decode(raw, target: target, options: options))
+          case .jpeg:
+            return .success(try JPEGDecoding.decode(raw, target: target, options: options))
           case .png: return .success(try PNGDecoding.decode(raw, target: target, options: options))
           }
         } catch {

@@ -9,7 +9,9 @@ extension ImageDownscaling {
   #if compiler(>=6.2)
     /// Async ``downscale(_:options:)``: runs off the caller's executor and honours cancellation.
     @concurrent
-    public func downscale(_ imageData: Data, options: DownscaleOptions) async throws
+    public func downscale(
+      _ imageData: Data, options: DownscaleOptions
+    ) async throws
       -> DownscaledImage
     {
       try await runDetachedFromCaller { () throws(ImagingError) in
@@ -19,15 +21,21 @@ extension ImageDownscaling {
 
     /// Async ``downscaledJPEG(from:maxDimension:quality:)``.
     @concurrent
-    public func downscaledJPEG(from data: Data, maxDimension: Int, quality: Double = 0.8)
+    public func downscaledJPEG(
+      from data: Data, maxDimension: Int, quality: Double = 0.8
+    )
       async throws -> Data
     {
-      try await downscale(data, options: DownscaleOptions(maxDimension: maxDimension, quality: quality))
-        .jpegData
+      try await downscale(
+        data, options: DownscaleOptions(maxDimension: maxDimension, quality: quality)
+      )
+      .jpegData
     }
   #else
     /// Async ``downscale(_:options:)``: runs off the caller's executor and honours cancellation.
-    public func downscale(_ imageData: Data, options: DownscaleOptions) async throws
+    public func downscale(
+      _ imageData: Data, options: DownscaleOptions
+    ) async throws
       -> DownscaledImage
     {
       try await runDetachedFromCaller { () throws(ImagingError) in
@@ -36,11 +44,15 @@ extension ImageDownscaling {
     }
 
     /// Async ``downscaledJPEG(from:maxDimension:quality:)``.
-    public func downscaledJPEG(from data: Data, maxDimension: Int, quality: Double = 0.8)
+    public func downscaledJPEG(
+      from data: Data, maxDimension: Int, quality: Double = 0.8
+    )
       async throws -> Data
     {
-      try await downscale(data, options: DownscaleOptions(maxDimension: maxDimension, quality: quality))
-        .jpegData
+      try await downscale(
+        data, options: DownscaleOptions(maxDimension: maxDimension, quality: quality)
+      )
+      .jpegData
     }
   #endif
 }

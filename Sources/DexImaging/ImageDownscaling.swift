@@ -12,7 +12,9 @@ public protocol ImageDownscaling: Sendable {
   /// shrinks it to fit ``DownscaleOptions/maxDimension`` without upscaling, and encodes a JPEG.
   ///
   /// - Throws: ``ImagingError``.
-  func downscale(_ imageData: Data, options: DownscaleOptions) throws(ImagingError) -> DownscaledImage
+  func downscale(
+    _ imageData: Data, options: DownscaleOptions
+  ) throws(ImagingError) -> DownscaledImage
 }
 
 extension ImageDownscaling {

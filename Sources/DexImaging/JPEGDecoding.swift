@@ -79,7 +79,8 @@
   func checkLimits(_ size: DownscaleGeometry.Size, _ limits: DecodingLimits) throws(ImagingError) {
     let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
     guard size.width > 0, size.height > 0, !overflow, pixels <= limits.maxPixelCount else {
-      throw .imageTooLarge(width: size.width, height: size.height, maxPixelCount: limits.maxPixelCount)
+      throw .imageTooLarge(
+        width: size.width, height: size.height, maxPixelCount: limits.maxPixelCount)
     }
   }
 #endif

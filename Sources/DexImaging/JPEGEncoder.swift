@@ -25,8 +25,10 @@
         }
       }
       guard status == Int32(DEX_STATUS_OK), let output else {
-        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        throw status == Int32(DEX_STATUS_OUT_OF_MEMORY) ? .outOfMemory : .encodingFailed(message: text)
+        let text = String(
+          decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw status == Int32(DEX_STATUS_OUT_OF_MEMORY)
+          ? .outOfMemory : .encodingFailed(message: text)
       }
       defer { dex_free(output) }
       return Data(bytes: output, count: size)

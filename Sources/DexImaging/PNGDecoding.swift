@@ -29,7 +29,8 @@
         let message = libraryMessage()
         // libpng refuses over-limit dimensions itself ("Image width exceeds user limit").
         if message.contains("exceeds user limit") {
-          throw .imageTooLarge(width: stored.width, height: stored.height, maxPixelCount: limits.maxPixelCount)
+          throw .imageTooLarge(
+            width: stored.width, height: stored.height, maxPixelCount: limits.maxPixelCount)
         }
         throw .corruptData(format: .png, message: message)
       }
@@ -39,7 +40,8 @@
       if header.exif_size > 0 {
         var exif = [UInt8](repeating: 0, count: Int(header.exif_size))
         if dex_png_copy_exif(decoder, &exif, exif.count) == Int32(DEX_STATUS_OK) {
-          orientation = exif.withUnsafeBytes { EXIFOrientationReader.orientation(inTIFF: $0) } ?? .up
+          orientation =
+            exif.withUnsafeBytes { EXIFOrientationReader.orientation(inTIFF: $0) } ?? .up
         }
       }
 

@@ -45,7 +45,9 @@ extension DexStore {
       let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
       defer { try? handle.close() }
       func add(_ name: String, _ data: Data) throws {
-        try handle.write(contentsOf: Data(TarArchive.header(name: name, size: data.count, modified: manifest.exportedAt)))
+        try handle.write(
+          contentsOf: Data(
+            TarArchive.header(name: name, size: data.count, modified: manifest.exportedAt)))
         try handle.write(contentsOf: data)
         try handle.write(contentsOf: TarArchive.padding(for: data.count))
       }
@@ -67,7 +69,8 @@ extension DexStore {
       try? files.remove(partial)
       if let error = error as? DexStoreError { throw error }
       if error is CancellationError { throw error }
-      let code = (error as NSError).domain == NSPOSIXErrorDomain ? Int32((error as NSError).code) : EIO
+      let code =
+        (error as NSError).domain == NSPOSIXErrorDomain ? Int32((error as NSError).code) : EIO
       throw StoreFiles.error(code, "write the archive", destination)
     }
     return manifest
@@ -111,7 +114,9 @@ extension DexStore {
       let known = try await read { [batch] db in
         try Set(
           String.fetchAll(
-            db, sql: "SELECT id FROM entry WHERE id IN (\(batch.map { _ in "?" }.joined(separator: ",")))",
+            db,
+            sql:
+              "SELECT id FROM entry WHERE id IN (\(batch.map { _ in "?" }.joined(separator: ",")))",
             arguments: StatementArguments(batch.map(\.entry.id))))
       }
       let fresh = batch.filter { !known.contains($0.entry.id) }

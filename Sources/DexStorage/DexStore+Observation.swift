@@ -12,7 +12,8 @@ extension DexStore {
     guard !lock.isReleased else {
       return AsyncThrowingStream { $0.finish(throwing: DexStoreError.closed) }
     }
-    let observation = ValueObservation
+    let observation =
+      ValueObservation
       .tracking { db in try Self.fetchPage(db, query, after: nil) }
       .removeDuplicates()
     let values = observation.values(in: pool, bufferingPolicy: .bufferingNewest(1))

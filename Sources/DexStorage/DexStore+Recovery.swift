@@ -99,9 +99,10 @@ extension DexStore {
     return try await writeWithoutTransaction { db in
       var removed = 0
       for relative in report.unreferencedFiles where relative.hasPrefix("images/") {
-        let stillReferenced = try Bool.fetchOne(
-          db, sql: "SELECT 1 FROM entry WHERE imagePath = ? OR thumbnailPath = ?",
-          arguments: [relative, relative]) ?? false
+        let stillReferenced =
+          try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM entry WHERE imagePath = ? OR thumbnailPath = ?",
+            arguments: [relative, relative]) ?? false
         if !stillReferenced {
           try files.remove(files.absolute(relative))
           removed += 1

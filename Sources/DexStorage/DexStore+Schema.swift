@@ -98,7 +98,9 @@ extension DexStore {
   }
 
   /// One page of `query` after `cursor`, newest first.
-  static func fetchPage(_ db: Database, _ query: DexQuery, after cursor: DexCursor?) throws
+  static func fetchPage(
+    _ db: Database, _ query: DexQuery, after cursor: DexCursor?
+  ) throws
     -> DexPage
   {
     var (conditions, arguments) = filter(query)
@@ -140,7 +142,8 @@ extension DexStore {
     if let terms = query.searchTerms, terms.isEmpty { return 0 }
     let (conditions, arguments) = filter(query)
     let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-    return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entry \(whereClause)", arguments: arguments)
+    return try Int.fetchOne(
+      db, sql: "SELECT COUNT(*) FROM entry \(whereClause)", arguments: arguments)
       ?? 0
   }
 }

@@ -25,7 +25,9 @@ extension DexStore {
     try await insert(contentsOf: insertions, policy: configuration.duplicatePolicy)
   }
 
-  func insert(contentsOf insertions: [DexInsertion], policy: DexDuplicatePolicy) async throws
+  func insert(
+    contentsOf insertions: [DexInsertion], policy: DexDuplicatePolicy
+  ) async throws
     -> [DexEntry]
   {
     try checkOpen()
@@ -76,7 +78,8 @@ extension DexStore {
               try files.writeDurably(thumbnail, to: stagedThumbnail)
               thumbnailHash = SHA256Digest.hex(of: thumbnail)
               let relative = StoreFiles.relativePath(id: id, kind: .thumbnail)
-              publications.append(Publication(staged: stagedThumbnail, published: files.absolute(relative)))
+              publications.append(
+                Publication(staged: stagedThumbnail, published: files.absolute(relative)))
               thumbnailPath = relative
             }
             try Self.insertRow(
@@ -89,7 +92,8 @@ extension DexStore {
         }
       } catch {
         for path in staged { try? files.remove(path) }
-        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
+        throw Self.mapError(
+          error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
       }
       // Committed: the rows are durable and the staged files fsynced. Publishing is a rename;
       // should one fail, readers still find the file in tmp/ and the next recovery finishes it.
@@ -107,7 +111,9 @@ extension DexStore {
   }
 
   /// Writes `data` durably to `path` while another thread computes its content hash.
-  static func writeDurablyWhileHashing(_ data: Data, to path: String, _ files: StoreFiles) throws
+  static func writeDurablyWhileHashing(
+    _ data: Data, to path: String, _ files: StoreFiles
+  ) throws
     -> String
   {
     let result = HashResult()
@@ -178,7 +184,8 @@ extension DexStore {
       arguments: [
         entry.id, entry.commonName, entry.categoryRaw, entry.category.rawValue,
         entry.scientificName, entry.summary, try encodeFacts(entry.facts), entry.rarity,
-        entry.confidence, entry.localGuessLabel, entry.dateDiscovered.timeIntervalSinceReferenceDate,
+        entry.confidence, entry.localGuessLabel,
+        entry.dateDiscovered.timeIntervalSinceReferenceDate,
         entry.notes, image.path, item.image.count, image.hash, thumbnail.path, thumbnail.hash,
         Date().timeIntervalSinceReferenceDate,
       ])
@@ -225,7 +232,8 @@ extension DexStore {
           return .commit
         }
       } catch {
-        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
+        throw Self.mapError(
+          error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
       }
       guard let result else { throw DexStoreError.notFound(id: id) }
       return result
@@ -253,7 +261,8 @@ extension DexStore {
           let paths: [(StoreFiles.Kind, String?)] = [
             (.image, try row.decode(atIndex: 0)), (.thumbnail, try row.decode(atIndex: 1)),
           ]
-          for case (let kind, let relative?) in paths where StoreFiles.isSafeRelativePath(relative) {
+          for case (let kind, let relative?) in paths where StoreFiles.isSafeRelativePath(relative)
+          {
             let published = files.absolute(relative)
             guard files.fileExists(published) else { continue }
             // A unique name, so that unlinking it after the commit can never hit a file that a
@@ -269,7 +278,8 @@ extension DexStore {
         for publication in moved.reversed() {
           try? files.rename(publication.staged, to: publication.published)
         }
-        throw Self.mapError(error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
+        throw Self.mapError(
+          error, path: databasePath, systemErrno: Self.systemErrno(db), files: files)
       }
       for publication in moved { try? files.remove(publication.staged) }
       return found

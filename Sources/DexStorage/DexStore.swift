@@ -172,8 +172,9 @@ public final class DexStore: DexStoring {
     let maximum = configuration.maximumImageBytes
     for attempt in 0..<2 {
       let found: (path: String?, hash: String?)? = try await read { db in
-        guard let row = try Row.fetchOne(
-          db, sql: "SELECT \(column) FROM entry WHERE id = ?", arguments: [id])
+        guard
+          let row = try Row.fetchOne(
+            db, sql: "SELECT \(column) FROM entry WHERE id = ?", arguments: [id])
         else { return nil }
         return (try row.decode(atIndex: 0), try row.decode(atIndex: 1))
       }

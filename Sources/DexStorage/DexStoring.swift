@@ -52,7 +52,9 @@ extension DexStoring {
   ///
   /// See ``insert(contentsOf:)`` for the duplicate-photo behaviour.
   @discardableResult
-  public func insert(_ entry: DexEntry, image: Data, thumbnail: Data? = nil) async throws
+  public func insert(
+    _ entry: DexEntry, image: Data, thumbnail: Data? = nil
+  ) async throws
     -> DexEntry
   {
     let stored = try await insert(contentsOf: [

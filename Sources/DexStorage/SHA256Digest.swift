@@ -63,7 +63,9 @@ struct SHA256Digest: Sendable {
     var tail: [UInt8] = buffer
     tail.append(0x80)
     while tail.count % 64 != 56 { tail.append(0) }
-    for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+    for shift in stride(from: 56, through: 0, by: -8) {
+      tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+    }
     tail.withUnsafeBufferPointer { block in
       var offset = 0
       while offset < block.count {

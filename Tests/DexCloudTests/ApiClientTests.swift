@@ -30,7 +30,9 @@ struct ApiClientTests {
       #expect(auth.sessionID == nil)
       let visions = requests.filter { $0.path == "/vision" }
       #expect(visions.allSatisfy { $0.sessionID == stored.sessionID })
-      #expect(Set(visions.compactMap(\.signature)).count == 2, "identical requests get distinct signatures")
+      #expect(
+        Set(visions.compactMap(\.signature)).count == 2,
+        "identical requests get distinct signatures")
       #expect(stored.sessionID.hasPrefix("dx1.k1."))
     }
   }
@@ -65,7 +67,9 @@ struct ApiClientTests {
     try await TestServer.with { server in
       let client = makeClient(server)
       server.state.enqueue(
-        Array(repeating: .status(401, body: #"{"error":{"message":"nope","code":"invalid_session"}}"#), count: 3),
+        Array(
+          repeating: .status(401, body: #"{"error":{"message":"nope","code":"invalid_session"}}"#),
+          count: 3),
         for: "/vision")
       let error = await expectedError { _ = try await vision(client) }
       #expect(error?.kind == .http)
@@ -160,7 +164,8 @@ struct ApiClientTests {
     try await TestServer.with { server in
       let sleeper = SleepRecorder()
       let client = makeClient(server, sleeper: sleeper)
-      server.state.enqueue([.status(503, retryAfter: "3600", body: "upstream overloaded")], for: "/vision")
+      server.state.enqueue(
+        [.status(503, retryAfter: "3600", body: "upstream overloaded")], for: "/vision")
       let error = await expectedError { _ = try await vision(client) }
       #expect(error?.statusCode == 503)
       #expect(error?.bodyExcerpt == "upstream overloaded")
@@ -207,10 +212,14 @@ struct ApiClientTests {
       let client = makeClient(server, logs: logs, retryPolicy: policy)
       _ = try await vision(client)
       server.state.enqueue([.delay(.seconds(2))], for: "/vision")
-      let response = try await client.send(Endpoints.vision, body: Self.body, timeout: .milliseconds(500))
+      let response = try await client.send(
+        Endpoints.vision, body: Self.body, timeout: .milliseconds(500))
       #expect(response.statusCode == 200)
       #expect(server.state.count("/vision") == 3)
-      #expect(logs.lines.contains { $0.contains("Request failed; retrying") && $0.contains("error=timedOut") })
+      #expect(
+        logs.lines.contains {
+          $0.contains("Request failed; retrying") && $0.contains("error=timedOut")
+        })
     }
   }
 
@@ -246,7 +255,8 @@ struct ApiClientTests {
       let sleeper = SleepRecorder(actual: nil)
       let client = makeClient(server, sleeper: sleeper)
       _ = try await vision(client)
-      server.state.enqueue(Array(repeating: .status(503, retryAfter: "20"), count: 5), for: "/vision")
+      server.state.enqueue(
+        Array(repeating: .status(503, retryAfter: "20"), count: 5), for: "/vision")
       let task = Task { try await vision(client) }
       let slept = try await eventually { !sleeper.requested.isEmpty }
       #expect(slept)
@@ -336,14 +346,23 @@ struct ApiClientTests {
       _ = try await vision(client)
       let secret = try #require(try await store.loadCredential()).secret.value
       server.state.enqueue(
-        [.status(400, body: #"{"error":{"message":"Invalid image for key \#(secret)","type":"invalid_request_error","param":"image","code":"invalid_image"}}"#)],
+        [
+          .status(
+            400,
+            body:
+              #"{"error":{"message":"Invalid image for key \#(secret)","type":"invalid_request_error","param":"image","code":"invalid_image"}}"#
+          )
+        ],
         for: "/vision")
       let error = try #require(await expectedError { _ = try await vision(client) })
       #expect(error.statusCode == 400)
       #expect(error.apiError?.code == "invalid_image")
       #expect(error.apiError?.param == "image")
       #expect(error.apiError?.message?.hasPrefix("Invalid image for key") == true)
-      for text in [error.description, error.localizedDescription, error.bodyExcerpt ?? "", error.apiError?.message ?? ""] {
+      for text in [
+        error.description, error.localizedDescription, error.bodyExcerpt ?? "",
+        error.apiError?.message ?? "",
+      ] {
         #expect(!text.contains(secret))
       }
       #expect(error.bodyExcerpt?.contains("[redacted]") == true)

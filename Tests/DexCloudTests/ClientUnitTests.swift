@@ -22,7 +22,9 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     switch step {
     case .fail(let error): throw error
     case .respond(let response): return response
-    case nil: return TransportResponse(statusCode: 200, headers: [:], body: Data(#"{"role":"a","content":"ok"}"#.utf8))
+    case nil:
+      return TransportResponse(
+        statusCode: 200, headers: [:], body: Data(#"{"role":"a","content":"ok"}"#.utf8))
     }
   }
 }
@@ -34,7 +36,8 @@ struct ClientUnitTests {
     expiresAt: Date().addingTimeInterval(3600))
 
   static func client(
-    _ transport: ScriptedTransport, policy: RetryPolicy = fastRetries, sleeper: SleepRecorder = SleepRecorder(),
+    _ transport: ScriptedTransport, policy: RetryPolicy = fastRetries,
+    sleeper: SleepRecorder = SleepRecorder(),
     baseURL: String = "https://api.example.com/api/", insecure: Bool = false
   ) -> ApiClient {
     ApiClient(
@@ -53,7 +56,8 @@ struct ClientUnitTests {
     let policy = RetryPolicy(
       maximumAttempts: 4, initialBackoff: .milliseconds(100), maximumBackoff: .milliseconds(300))
     let error = await expectedError {
-      _ = try await Self.client(transport, policy: policy, sleeper: sleeper).send(Endpoints.vision, body: Data())
+      _ = try await Self.client(transport, policy: policy, sleeper: sleeper).send(
+        Endpoints.vision, body: Data())
     }
     #expect(error?.kind == .network)
     #expect(transport.sentCount == 4)
@@ -69,7 +73,8 @@ struct ClientUnitTests {
     #expect(request.headers["x-dex-session"] == Self.credential.sessionID)
     let timestamp = try #require(request.headers["x-timestamp"])
     let expected = RequestSigner(secret: Self.credential.secret).signature(
-      for: CanonicalRequest(method: "POST", path: "/api/vision", timestamp: timestamp, body: Data("{}".utf8)))
+      for: CanonicalRequest(
+        method: "POST", path: "/api/vision", timestamp: timestamp, body: Data("{}".utf8)))
     #expect(request.headers["x-signature"] == expected)
   }
 
@@ -80,7 +85,9 @@ struct ClientUnitTests {
       .respond(TransportResponse(statusCode: 401, headers: [:], body: body)),
       .respond(TransportResponse(statusCode: 401, headers: [:], body: body)),
     ])
-    let error = await expectedError { _ = try await Self.client(transport).send(Endpoints.authToken, body: Data()) }
+    let error = await expectedError {
+      _ = try await Self.client(transport).send(Endpoints.authToken, body: Data())
+    }
     #expect(error?.apiError?.code == "timestamp_out_of_window")
     #expect(transport.sentCount == 1)
   }
@@ -93,7 +100,8 @@ struct ClientUnitTests {
     let sleeper = SleepRecorder()
     let policy = RetryPolicy(maximumElapsed: .seconds(2))
     let error = await expectedError {
-      _ = try await Self.client(transport, policy: policy, sleeper: sleeper).send(Endpoints.vision, body: Data())
+      _ = try await Self.client(transport, policy: policy, sleeper: sleeper).send(
+        Endpoints.vision, body: Data())
     }
     #expect(error?.statusCode == 503)
     #expect(sleeper.requested.isEmpty)
@@ -102,8 +110,12 @@ struct ClientUnitTests {
   @Test("Statuses outside the retryable set fail at once")
   func nonRetryable() async throws {
     for status in [400, 403, 404, 413, 422, 501] {
-      let transport = ScriptedTransport([.respond(TransportResponse(statusCode: status, headers: [:], body: Data()))])
-      let error = await expectedError { _ = try await Self.client(transport).send(Endpoints.vision, body: Data()) }
+      let transport = ScriptedTransport([
+        .respond(TransportResponse(statusCode: status, headers: [:], body: Data()))
+      ])
+      let error = await expectedError {
+        _ = try await Self.client(transport).send(Endpoints.vision, body: Data())
+      }
       #expect(error?.statusCode == status)
       #expect(transport.sentCount == 1)
     }
@@ -111,7 +123,9 @@ struct ClientUnitTests {
 
   @Test("A reply that is not the expected model is a decoding error with an excerpt")
   func decoding() async throws {
-    let transport = ScriptedTransport([.respond(TransportResponse(statusCode: 200, headers: [:], body: Data("not json".utf8)))])
+    let transport = ScriptedTransport([
+      .respond(TransportResponse(statusCode: 200, headers: [:], body: Data("not json".utf8)))
+    ])
     let result = await Self.client(transport).sendRequest(
       endpoint: Endpoints.vision, body: Data(), responseModel: VisionResponse.self)
     guard case .failure(let error) = result else {
@@ -126,12 +140,15 @@ struct ClientUnitTests {
   func insecureHTTP() async throws {
     let transport = ScriptedTransport([])
     let error = await expectedError {
-      _ = try await Self.client(transport, baseURL: "http://api.example.com").send(Endpoints.vision, body: Data())
+      _ = try await Self.client(transport, baseURL: "http://api.example.com").send(
+        Endpoints.vision, body: Data())
     }
     #expect(error?.kind == .invalidConfiguration)
     #expect(transport.sentCount == 0)
-    _ = try await Self.client(transport, baseURL: "http://api.example.com", insecure: true).send(Endpoints.vision, body: Data())
-    _ = try await Self.client(transport, baseURL: "http://localhost:8080").send(Endpoints.vision, body: Data())
+    _ = try await Self.client(transport, baseURL: "http://api.example.com", insecure: true).send(
+      Endpoints.vision, body: Data())
+    _ = try await Self.client(transport, baseURL: "http://localhost:8080").send(
+      Endpoints.vision, body: Data())
     #expect(transport.sentCount == 2)
   }
 
@@ -164,7 +181,8 @@ struct ClientUnitTests {
 
   @Test("OpenAI-style and other error bodies")
   func errorBodies() {
-    let full = APIErrorDetail.parse(Data(#"{"error":{"message":"m","type":"t","param":"p","code":429}}"#.utf8))
+    let full = APIErrorDetail.parse(
+      Data(#"{"error":{"message":"m","type":"t","param":"p","code":429}}"#.utf8))
     #expect(full == APIErrorDetail(message: "m", type: "t", param: "p", code: "429"))
     #expect(APIErrorDetail.parse(Data(#"{"error":"flat"}"#.utf8))?.message == "flat")
     #expect(APIErrorDetail.parse(Data(#"{"message":"top"}"#.utf8))?.message == "top")
@@ -198,7 +216,9 @@ struct ClientUnitTests {
       try DexCloudConfiguration.fromEnvironment(["DEX_CLOUD_BASE_URL": "https://a.example"])
     }
     #expect(throws: DexCloudError.self) {
-      try DexCloudConfiguration.fromEnvironment(["DEX_CLOUD_BOOTSTRAP_KEY": "k", "DEX_CLOUD_BASE_URL": "not a url"])
+      try DexCloudConfiguration.fromEnvironment([
+        "DEX_CLOUD_BOOTSTRAP_KEY": "k", "DEX_CLOUD_BASE_URL": "not a url",
+      ])
     }
   }
 }

@@ -11,7 +11,9 @@ struct RequestVerifierTests {
   static let body = Data(#"{"image":"AAEC","prompt":"what is it?"}"#.utf8)
   static let path = "/v1/vision?lang=en%20GB"
 
-  static func verifier(skew: Duration = .seconds(300), cache: any ReplayCache = InMemoryReplayCache(now: clock)) -> RequestVerifier {
+  static func verifier(
+    skew: Duration = .seconds(300), cache: any ReplayCache = InMemoryReplayCache(now: clock)
+  ) -> RequestVerifier {
     RequestVerifier(allowedSkew: skew, replayCache: cache, now: clock)
   }
 
@@ -24,7 +26,10 @@ struct RequestVerifierTests {
     return SignedRequest(method: method, path: path, headers: headers, body: body)
   }
 
-  static func error(of request: SignedRequest, secrets: [SigningSecret] = [secret], verifier: RequestVerifier = verifier()) async -> RequestVerificationError? {
+  static func error(
+    of request: SignedRequest, secrets: [SigningSecret] = [secret],
+    verifier: RequestVerifier = verifier()
+  ) async -> RequestVerificationError? {
     do {
       try await verifier.verify(request, secrets: secrets)
       return nil
@@ -46,11 +51,13 @@ struct RequestVerifierTests {
     var path = original; path.path = "/v1/visions?lang=en%20GB"; tampered.append(("path", path))
     var query = original; query.path = "/v1/vision?lang=en%20US"; tampered.append(("query", query))
     var dropped = original; dropped.path = "/v1/vision"; tampered.append(("dropped query", dropped))
-    var timestamp = original; timestamp.timestamp = String(Self.now - 1); tampered.append(("timestamp", timestamp))
+    var timestamp = original; timestamp.timestamp = String(Self.now - 1);
+    tampered.append(("timestamp", timestamp))
     var bodyByte = original
     var bytes = Array(original.body); bytes[5] ^= 0x01; bodyByte.body = Data(bytes)
     tampered.append(("body byte", bodyByte))
-    var truncated = original; truncated.body = original.body.dropLast(); tampered.append(("body length", truncated))
+    var truncated = original; truncated.body = original.body.dropLast();
+    tampered.append(("body length", truncated))
     let signature = try #require(original.signature)
     for position in [0, 31, 63] {
       var chars = Array(signature)
@@ -68,7 +75,10 @@ struct RequestVerifierTests {
   func malformedSignatures() async throws {
     let original = Self.signed()
     let signature = try #require(original.signature)
-    for bad in [signature.uppercased(), String(signature.dropLast()), signature + "0", "", "zz" + signature.dropFirst(2)] {
+    for bad in [
+      signature.uppercased(), String(signature.dropLast()), signature + "0", "",
+      "zz" + signature.dropFirst(2),
+    ] {
       var request = original; request.signature = bad
       #expect(await Self.error(of: request) == .malformedSignature)
     }
@@ -88,12 +98,18 @@ struct RequestVerifierTests {
 
   @Test("Stale and future timestamps are refused; the window edges are accepted")
   func timestampWindow() async {
-    #expect(await Self.error(of: Self.signed(at: Self.now - 301)) == .timestampOutOfWindow(skewSeconds: -301))
-    #expect(await Self.error(of: Self.signed(at: Self.now + 301)) == .timestampOutOfWindow(skewSeconds: 301))
+    #expect(
+      await Self.error(of: Self.signed(at: Self.now - 301))
+        == .timestampOutOfWindow(skewSeconds: -301))
+    #expect(
+      await Self.error(of: Self.signed(at: Self.now + 301))
+        == .timestampOutOfWindow(skewSeconds: 301))
     #expect(await Self.error(of: Self.signed(at: Self.now - 300)) == nil)
     #expect(await Self.error(of: Self.signed(at: Self.now + 300)) == nil)
     let tight = Self.verifier(skew: .seconds(10))
-    #expect(await Self.error(of: Self.signed(at: Self.now - 11), verifier: tight) == .timestampOutOfWindow(skewSeconds: -11))
+    #expect(
+      await Self.error(of: Self.signed(at: Self.now - 11), verifier: tight)
+        == .timestampOutOfWindow(skewSeconds: -11))
   }
 
   @Test("A replayed request is refused, a re-signed one is not")
@@ -110,7 +126,8 @@ struct RequestVerifierTests {
     let cache = InMemoryReplayCache(now: Self.clock)
     var request = Self.signed()
     request.body = Data("other".utf8)
-    #expect(await Self.error(of: request, verifier: Self.verifier(cache: cache)) == .signatureMismatch)
+    #expect(
+      await Self.error(of: request, verifier: Self.verifier(cache: cache)) == .signatureMismatch)
     #expect(await cache.count == 0)
   }
 
@@ -118,9 +135,18 @@ struct RequestVerifierTests {
   func rotation() async throws {
     let new = try #require(SigningSecret("verifier-secret-2"))
     let verifier = Self.verifier()
-    #expect(await Self.error(of: Self.signed(secret: Self.secret), secrets: [new, Self.secret], verifier: verifier) == nil)
-    #expect(await Self.error(of: Self.signed(at: Self.now + 1, secret: new), secrets: [new, Self.secret], verifier: verifier) == nil)
-    #expect(await Self.error(of: Self.signed(at: Self.now + 2, secret: Self.secret), secrets: [new], verifier: verifier) == .signatureMismatch)
+    #expect(
+      await Self.error(
+        of: Self.signed(secret: Self.secret), secrets: [new, Self.secret], verifier: verifier)
+        == nil)
+    #expect(
+      await Self.error(
+        of: Self.signed(at: Self.now + 1, secret: new), secrets: [new, Self.secret],
+        verifier: verifier) == nil)
+    #expect(
+      await Self.error(
+        of: Self.signed(at: Self.now + 2, secret: Self.secret), secrets: [new], verifier: verifier)
+        == .signatureMismatch)
   }
 
   @Test("The replay cache is bounded, fails closed when full, and frees expired entries")
@@ -129,9 +155,11 @@ struct RequestVerifierTests {
     let clock = Clock()
     let cache = InMemoryReplayCache(capacity: 3, now: { clock.now })
     for index in 0..<3 {
-      #expect(try await cache.insertIfAbsent("sig\(index)", expiresAt: Date(timeIntervalSince1970: 1010)))
+      #expect(
+        try await cache.insertIfAbsent("sig\(index)", expiresAt: Date(timeIntervalSince1970: 1010)))
     }
-    #expect(try await cache.insertIfAbsent("sig0", expiresAt: Date(timeIntervalSince1970: 1010)) == false)
+    #expect(
+      try await cache.insertIfAbsent("sig0", expiresAt: Date(timeIntervalSince1970: 1010)) == false)
     await #expect(throws: RequestVerificationError.replayCacheFull) {
       try await cache.insertIfAbsent("sig3", expiresAt: Date(timeIntervalSince1970: 1010))
     }

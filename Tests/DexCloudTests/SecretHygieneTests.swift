@@ -35,7 +35,8 @@ struct SecretHygieneTests {
       do { _ = try await vision.identify(imageData: Data([1, 2, 3]), categoryHint: nil) } catch {
         errors.append(error)
       }
-      let wrong = makeClient(server, bootstrapKey: SigningSecret("wrong-bootstrap-key-99")!, logs: logs)
+      let wrong = makeClient(
+        server, bootstrapKey: SigningSecret("wrong-bootstrap-key-99")!, logs: logs)
       do { _ = try await wrong.send(Endpoints.vision, body: Data()) } catch { errors.append(error) }
       secrets.append("wrong-bootstrap-key-99")
       secrets += server.state.requests.compactMap(\.signature)
@@ -44,7 +45,8 @@ struct SecretHygieneTests {
       #expect(lines.count > 10, "the scenario must have produced logs to inspect")
       #expect(server.logs.lines.contains { $0.contains("reason=invalid_signature") })
       #expect(errors.count == 3)
-      let texts = lines + errors.map { "\($0) \($0.localizedDescription) \(String(reflecting: $0))" }
+      let texts =
+        lines + errors.map { "\($0) \($0.localizedDescription) \(String(reflecting: $0))" }
       // Report only indices on failure, so a leak is not itself printed.
       for (secretIndex, secret) in secrets.enumerated() {
         for (textIndex, text) in texts.enumerated() where text.contains(secret) {

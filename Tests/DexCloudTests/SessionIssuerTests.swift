@@ -52,7 +52,9 @@ struct SessionIssuerTests {
     clock.now = clock.now.addingTimeInterval(59)
     #expect(throws: Never.self) { try issuer.validate(sessionID: token.sessionID) }
     clock.now = clock.now.addingTimeInterval(1)
-    #expect(throws: RequestVerificationError.sessionExpired) { try issuer.validate(sessionID: token.sessionID) }
+    #expect(throws: RequestVerificationError.sessionExpired) {
+      try issuer.validate(sessionID: token.sessionID)
+    }
   }
 
   @Test("Forged, tampered and malformed ids are refused")
@@ -66,11 +68,16 @@ struct SessionIssuerTests {
     parts = token.sessionID.split(separator: ".").map(String.init)
     parts[3] = String(Int64(parts[3])! + 86_400)
     let extended = parts.joined(separator: ".")
-    let attacker = try SessionIssuer(keyring: ServerKeyring(current: Self.key("k1", "guessed"))).issue(subject: "alice")
-    for bad in [forgedSubject, extended, attacker.sessionID, "", "dx1", "dx1.k1.a.b.c.d",
-      String(repeating: "a", count: 600), token.sessionID + "x", "dx2" + token.sessionID.dropFirst(3)]
-    {
-      #expect(throws: RequestVerificationError.invalidSession) { try issuer.validate(sessionID: bad) }
+    let attacker = try SessionIssuer(keyring: ServerKeyring(current: Self.key("k1", "guessed")))
+      .issue(subject: "alice")
+    for bad in [
+      forgedSubject, extended, attacker.sessionID, "", "dx1", "dx1.k1.a.b.c.d",
+      String(repeating: "a", count: 600), token.sessionID + "x",
+      "dx2" + token.sessionID.dropFirst(3),
+    ] {
+      #expect(throws: RequestVerificationError.invalidSession) {
+        try issuer.validate(sessionID: bad)
+      }
     }
     #expect(throws: SessionIssuer.IssueError.invalidSubject) { try issuer.issue(subject: "") }
     #expect(throws: SessionIssuer.IssueError.invalidSubject) { try issuer.issue(subject: "a\nb") }
@@ -83,7 +90,8 @@ struct SessionIssuerTests {
   func rotation() throws {
     let clock = Clock()
     let old = Self.key("2026a", "old-server-secret")
-    let before = SessionIssuer(keyring: ServerKeyring(current: old), lifetime: .seconds(3600), now: { clock.now })
+    let before = SessionIssuer(
+      keyring: ServerKeyring(current: old), lifetime: .seconds(3600), now: { clock.now })
     let oldToken = try before.issue(subject: "a")
 
     let retiring = Self.key("2026a", "old-server-secret", until: clock.now.addingTimeInterval(1800))
@@ -95,7 +103,9 @@ struct SessionIssuerTests {
     #expect(try after.validate(sessionID: oldToken.sessionID).keyID == "2026a")
     #expect(try after.secret(forSessionID: oldToken.sessionID) == oldToken.sessionSecret)
     clock.now = clock.now.addingTimeInterval(1800)
-    #expect(throws: RequestVerificationError.invalidSession) { try after.validate(sessionID: oldToken.sessionID) }
+    #expect(throws: RequestVerificationError.invalidSession) {
+      try after.validate(sessionID: oldToken.sessionID)
+    }
     #expect(try after.validate(sessionID: newToken.sessionID).subject == "b")
   }
 
@@ -114,7 +124,10 @@ struct SessionIssuerTests {
     let token = try issuer.issue(subject: "a")
     let data = try JSONEncoder().encode(token)
     let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    #expect(Set(object.keys) == ["session_id", "session_secret", "expires_at", "expires_in", "token_type"])
+    #expect(
+      Set(object.keys) == [
+        "session_id", "session_secret", "expires_at", "expires_in", "token_type",
+      ])
     #expect(object["token_type"] as? String == "dex-session")
     #expect(try JSONDecoder().decode(AuthTokenResponse.self, from: data) == token)
     #expect(!"\(token)".contains(token.sessionSecret.value))

@@ -47,7 +47,8 @@ struct TokenStoreTests {
     try await store.saveCredential(Self.credential("dx1.k1.Yg.2.tag"))
     #expect(try await store.loadCredential()?.sessionID == "dx1.k1.Yg.2.tag")
     #expect(try Self.mode(file) == 0o600)
-    let leftovers = try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path)
+    let leftovers = try FileManager.default.contentsOfDirectory(
+      atPath: file.deletingLastPathComponent().path)
     #expect(leftovers == ["session.json"])
     try await store.removeCredential()
     #expect(try await store.loadCredential() == nil)
@@ -74,11 +75,14 @@ struct TokenStoreTests {
     defer { try? FileManager.default.removeItem(at: root) }
     let file = root.appendingPathComponent("session.json")
     let store = FileTokenStore(fileURL: file)
-    #expect(FileManager.default.createFile(
-      atPath: file.path, contents: Data("{not json".utf8), attributes: [.posixPermissions: 0o600]))
+    #expect(
+      FileManager.default.createFile(
+        atPath: file.path, contents: Data("{not json".utf8), attributes: [.posixPermissions: 0o600])
+    )
     #expect(try await store.loadCredential() == nil)
-    #expect(FileManager.default.createFile(
-      atPath: file.path, contents: Data(count: 70_000), attributes: [.posixPermissions: 0o600]))
+    #expect(
+      FileManager.default.createFile(
+        atPath: file.path, contents: Data(count: 70_000), attributes: [.posixPermissions: 0o600]))
     await #expect(throws: DexCloudError.self) { try await store.loadCredential() }
   }
 }

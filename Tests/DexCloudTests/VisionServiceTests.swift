@@ -5,7 +5,8 @@ import Testing
 
 @Suite("Vision services over real HTTP")
 struct VisionServiceTests {
-  static let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 0x42, count: 300) + [0xFF, 0xD9])
+  static let jpeg = Data(
+    [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 0x42, count: 300) + [0xFF, 0xD9])
 
   @Test("VisionService.analyzeImage sends {image, prompt} and returns {role, content}")
   func analyzeImage() async throws {
@@ -13,10 +14,12 @@ struct VisionServiceTests {
       let service = VisionService(client: makeClient(server))
       let response = try await service.analyzeImage(image: "aGVsbG8=", prompt: "What is it?")
       #expect(response == VisionResponse(role: "assistant", content: "A tabby cat on a sofa."))
-      let sent = try JSONDecoder().decode(VisionRequest.self, from: try #require(server.state.lastVisionBody))
+      let sent = try JSONDecoder().decode(
+        VisionRequest.self, from: try #require(server.state.lastVisionBody))
       #expect(sent == VisionRequest(image: "aGVsbG8=", prompt: "What is it?"))
       _ = try await service.analyzeImage(image: "aGVsbG8=")
-      let plain = try JSONDecoder().decode(VisionRequest.self, from: try #require(server.state.lastVisionBody))
+      let plain = try JSONDecoder().decode(
+        VisionRequest.self, from: try #require(server.state.lastVisionBody))
       #expect(plain.prompt == nil)
     }
   }
@@ -29,7 +32,8 @@ struct VisionServiceTests {
       await #expect(throws: ScanResult.ParseError.self) {
         _ = try await service.identify(imageData: Self.jpeg, categoryHint: "Plant")
       }
-      let sent = try JSONDecoder().decode(VisionRequest.self, from: try #require(server.state.lastVisionBody))
+      let sent = try JSONDecoder().decode(
+        VisionRequest.self, from: try #require(server.state.lastVisionBody))
       #expect(sent.image == Self.jpeg.base64EncodedString())
       #expect(sent.prompt == DexPrompt.identification(categoryHint: "Plant"))
       #expect(sent.prompt?.contains("\"Plant\"") == true)
@@ -78,7 +82,8 @@ struct VisionServiceTests {
       let reply = try await client.send(
         Endpoints.vision, json: VisionRequest(image: "AA==", prompt: "hi"), as: VisionResponse.self)
       #expect(reply.content == "A tabby cat on a sofa.")
-      let sent = try JSONDecoder().decode(VisionRequest.self, from: try #require(server.state.lastVisionBody))
+      let sent = try JSONDecoder().decode(
+        VisionRequest.self, from: try #require(server.state.lastVisionBody))
       #expect(sent.prompt == "hi")
       let wrongModel = await expectedError {
         _ = try await client.send(Endpoints.vision, body: Data("{}".utf8), as: [Int].self)
@@ -92,10 +97,13 @@ struct VisionServiceTests {
     try await TestServer.with { server in
       let client = makeClient(server, retryPolicy: .none)
       server.state.enqueue(
-        [.status(500, body: #"{"error":{"message":"model unavailable","type":"server_error"}}"#),
-         .status(502, body: "<html>bad gateway</html>")], for: "/vision")
+        [
+          .status(500, body: #"{"error":{"message":"model unavailable","type":"server_error"}}"#),
+          .status(502, body: "<html>bad gateway</html>"),
+        ], for: "/vision")
       let first = await expectedError {
-        _ = try await DexVisionService(client: client).identify(imageData: Self.jpeg, categoryHint: nil)
+        _ = try await DexVisionService(client: client).identify(
+          imageData: Self.jpeg, categoryHint: nil)
       }
       #expect(first?.statusCode == 500)
       #expect(first?.apiError?.message == "model unavailable")

@@ -8,7 +8,9 @@
     let downscaler = ImageDownscaler()
 
     /// Runs the full pipeline and returns the error (nil on success).
-    func failure(_ data: Data, options: DownscaleOptions = DownscaleOptions(maxDimension: 64)) -> ImagingError? {
+    func failure(
+      _ data: Data, options: DownscaleOptions = DownscaleOptions(maxDimension: 64)
+    ) -> ImagingError? {
       do {
         _ = try downscaler.downscale(data, options: options)
         return nil
@@ -67,7 +69,9 @@
       #expect(result.pixelWidth == 200)
     }
 
-    @Test(arguments: ["png-rgb8.png", "png-rgba8-interlaced.png", "png-palette8.png", "png-gray16.png"])
+    @Test(arguments: [
+      "png-rgb8.png", "png-rgba8-interlaced.png", "png-palette8.png", "png-gray16.png",
+    ])
     func truncatedPNGIsRejected(_ name: String) throws {
       let data = try resource(name)
       // Up to the IEND chunk (12 bytes): a file cut only there still holds the whole image.
@@ -113,7 +117,9 @@
       }
       // Entropy-coded corruption decodes with warnings rather than failing.
       var noisy = original
-      for position in stride(from: original.count / 2, to: original.count / 2 + 40, by: 4) { noisy[position] ^= 0x5A }
+      for position in stride(from: original.count / 2, to: original.count / 2 + 40, by: 4) {
+        noisy[position] ^= 0x5A
+      }
       _ = failure(Data(noisy))
     }
 
@@ -133,19 +139,26 @@
     @Test func hugeClaimedPNGDimensionsAreRefusedBeforeDecoding() {
       var ihdr = bigEndian32(100_000) + bigEndian32(100_000)
       ihdr += [8, 2, 0, 0, 0]
-      let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + pngChunk("IHDR", ihdr)
+      let png =
+        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + pngChunk("IHDR", ihdr)
         + pngChunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + pngChunk("IEND", [])
-      #expect(failure(Data(png)) == .imageTooLarge(width: 100_000, height: 100_000, maxPixelCount: 100_000_000))
+      #expect(
+        failure(Data(png))
+          == .imageTooLarge(width: 100_000, height: 100_000, maxPixelCount: 100_000_000))
     }
 
     @Test func configurableLimits() throws {
       let data = try resource("photo.jpg")
       var options = DownscaleOptions(maxDimension: 64)
       options.decoding.limits = DecodingLimits(maxPixelCount: 1000)
-      #expect(failure(data, options: options) == .imageTooLarge(width: 960, height: 540, maxPixelCount: 1000))
+      #expect(
+        failure(data, options: options)
+          == .imageTooLarge(width: 960, height: 540, maxPixelCount: 1000))
       options.decoding.limits = DecodingLimits(maxByteCount: 100)
-      #expect(failure(data, options: options) == .inputTooLarge(byteCount: data.count, maxByteCount: 100))
-      #expect(ImagingError.inputTooLarge(byteCount: 5, maxByteCount: 4).description.contains("5 bytes"))
+      #expect(
+        failure(data, options: options) == .inputTooLarge(byteCount: data.count, maxByteCount: 100))
+      #expect(
+        ImagingError.inputTooLarge(byteCount: 5, maxByteCount: 4).description.contains("5 bytes"))
     }
 
     @Test func malformedEXIFInARealJPEGIsIgnored() throws {
@@ -153,7 +166,8 @@
       let tiff = EXIFOrientationReaderTests.tiff(bigEndian: false, value: 6, ifdOffset: 0x7FFF_FFF0)
       let app1 = Array(EXIFOrientationReaderTests.jpeg(withAPP1: tiff)[2..<(tiff.count + 12)])
       let bytes = Array(original[0..<2]) + app1 + Array(original[2...])
-      let result = try downscaler.downscale(Data(bytes), options: DownscaleOptions(maxDimension: 96))
+      let result = try downscaler.downscale(
+        Data(bytes), options: DownscaleOptions(maxDimension: 96))
       #expect(result.appliedOrientation == .up)
       #expect(result.pixelWidth == 96 && result.pixelHeight == 54)
     }
@@ -164,7 +178,9 @@
         Issue.record("maxDimension 0 accepted")
         return
       }
-      #expect(throws: ImagingError.self) { try downscaler.decodePixels(from: data, target: .minimumShortSide(-1)) }
+      #expect(throws: ImagingError.self) {
+        try downscaler.decodePixels(from: data, target: .minimumShortSide(-1))
+      }
     }
   }
 #endif

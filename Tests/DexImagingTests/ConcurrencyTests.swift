@@ -27,7 +27,8 @@
     }
 
     @Test func asyncDecodeReturnsPixels() async throws {
-      let image = try await ImageDownscaler().decodePixels(from: resource("photo.jpg"), target: .minimumShortSide(256))
+      let image = try await ImageDownscaler().decodePixels(
+        from: resource("photo.jpg"), target: .minimumShortSide(256))
       #expect(image.width == 480 && image.height == 270)
     }
 

@@ -6,38 +6,60 @@ import Testing
   typealias Size = DownscaleGeometry.Size
 
   @Test func fittingKeepsAspectRatioAndRoundsHalfUp() {
-    #expect(DownscaleGeometry.fitting(Size(width: 4000, height: 3000), maxDimension: 1024) == Size(width: 1024, height: 768))
-    #expect(DownscaleGeometry.fitting(Size(width: 3000, height: 4000), maxDimension: 1024) == Size(width: 768, height: 1024))
+    #expect(
+      DownscaleGeometry.fitting(Size(width: 4000, height: 3000), maxDimension: 1024)
+        == Size(width: 1024, height: 768))
+    #expect(
+      DownscaleGeometry.fitting(Size(width: 3000, height: 4000), maxDimension: 1024)
+        == Size(width: 768, height: 1024))
     // 5312 x 2988 -> 1024 x 575.99... -> 576
-    #expect(DownscaleGeometry.fitting(Size(width: 5312, height: 2988), maxDimension: 1024) == Size(width: 1024, height: 576))
+    #expect(
+      DownscaleGeometry.fitting(Size(width: 5312, height: 2988), maxDimension: 1024)
+        == Size(width: 1024, height: 576))
     // A sliver never collapses to zero.
-    #expect(DownscaleGeometry.fitting(Size(width: 5000, height: 1), maxDimension: 1024) == Size(width: 1024, height: 1))
+    #expect(
+      DownscaleGeometry.fitting(Size(width: 5000, height: 1), maxDimension: 1024)
+        == Size(width: 1024, height: 1))
   }
 
   @Test func fittingNeverUpscales() {
-    #expect(DownscaleGeometry.fitting(Size(width: 800, height: 600), maxDimension: 1024) == Size(width: 800, height: 600))
-    #expect(DownscaleGeometry.fitting(Size(width: 1024, height: 10), maxDimension: 1024) == Size(width: 1024, height: 10))
+    #expect(
+      DownscaleGeometry.fitting(Size(width: 800, height: 600), maxDimension: 1024)
+        == Size(width: 800, height: 600))
+    #expect(
+      DownscaleGeometry.fitting(Size(width: 1024, height: 10), maxDimension: 1024)
+        == Size(width: 1024, height: 10))
   }
 
   @Test func fillingSetsTheShortSide() {
-    #expect(DownscaleGeometry.filling(Size(width: 4000, height: 3000), shortSide: 256) == Size(width: 341, height: 256))
-    #expect(DownscaleGeometry.filling(Size(width: 300, height: 200), shortSide: 256) == Size(width: 300, height: 200))
+    #expect(
+      DownscaleGeometry.filling(Size(width: 4000, height: 3000), shortSide: 256)
+        == Size(width: 341, height: 256))
+    #expect(
+      DownscaleGeometry.filling(Size(width: 300, height: 200), shortSide: 256)
+        == Size(width: 300, height: 200))
   }
 
   @Test func jpegScaleKeepsTheTargetCovered() {
     let stored = Size(width: 4000, height: 3000)
     let target = Size(width: 1024, height: 768)
-    #expect(DownscaleGeometry.jpegNumerator(stored: stored, target: target, gap: 1) == 4)  // 2000x1500
-    #expect(DownscaleGeometry.jpegNumerator(stored: stored, target: target, gap: 2) == 8)  // needs 2048
-    #expect(DownscaleGeometry.jpegNumerator(stored: stored, target: Size(width: 400, height: 300), gap: 1) == 1)  // 500x375
+    // 2000x1500, then 2048 needed
+    #expect(DownscaleGeometry.jpegNumerator(stored: stored, target: target, gap: 1) == 4)
+    #expect(DownscaleGeometry.jpegNumerator(stored: stored, target: target, gap: 2) == 8)
+    #expect(
+      DownscaleGeometry.jpegNumerator(stored: stored, target: Size(width: 400, height: 300), gap: 1)
+        == 1)  // 500x375
     #expect(DownscaleGeometry.jpegNumerator(stored: stored, target: target, gap: .nan) == 4)
-    #expect(DownscaleGeometry.jpegNumerator(stored: stored, minimumShortSide: 256) == 1)  // 375 >= 256
+    // 375 >= 256
+    #expect(DownscaleGeometry.jpegNumerator(stored: stored, minimumShortSide: 256) == 1)
     #expect(DownscaleGeometry.jpegNumerator(stored: stored, minimumShortSide: 400) == 2)  // 750
     #expect(DownscaleGeometry.jpegNumerator(stored: stored, minimumShortSide: 5000) == 8)
   }
 
   @Test func libjpegRoundsScaledSizesUp() {
-    #expect(DownscaleGeometry.jpegScaled(Size(width: 4001, height: 3001), numerator: 1) == Size(width: 501, height: 376))
+    #expect(
+      DownscaleGeometry.jpegScaled(Size(width: 4001, height: 3001), numerator: 1)
+        == Size(width: 501, height: 376))
   }
 
   @Test func qualityMapsToLibjpegScale() {

@@ -13,7 +13,9 @@ import Testing
       bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)]
     }
     func u32(_ v: UInt32) -> [UInt8] {
-      bigEndian ? u16(UInt16(v >> 16)) + u16(UInt16(v & 0xFFFF)) : u16(UInt16(v & 0xFFFF)) + u16(UInt16(v >> 16))
+      bigEndian
+        ? u16(UInt16(v >> 16)) + u16(UInt16(v & 0xFFFF))
+        : u16(UInt16(v & 0xFFFF)) + u16(UInt16(v >> 16))
     }
     var bytes: [UInt8] = bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]
     bytes += u16(42) + u32(ifdOffset) + u16(entryCount)

@@ -12,7 +12,8 @@
     }
 
     @Test func downscaledJPEGMatchesAFullResolutionLanczosReference() throws {
-      let output = try downscaler.downscaledJPEG(from: resource("photo.jpg"), maxDimension: 320, quality: 0.9)
+      let output = try downscaler.downscaledJPEG(
+        from: resource("photo.jpg"), maxDimension: 320, quality: 0.9)
       let decoded = try decode(output)
       let reference = try decode(resource("photo-320-reference.png"))
       #expect(decoded.width == 320)
@@ -28,7 +29,8 @@
     }
 
     @Test func richResultReportsSizesAndFormat() throws {
-      let result = try downscaler.downscale(resource("photo.jpg"), options: DownscaleOptions(maxDimension: 500))
+      let result = try downscaler.downscale(
+        resource("photo.jpg"), options: DownscaleOptions(maxDimension: 500))
       #expect(result.pixelWidth == 500)
       #expect(result.pixelHeight == 281)  // 540 * 500 / 960 = 281.25
       #expect(result.sourcePixelWidth == 960)
@@ -41,7 +43,8 @@
     }
 
     @Test func neverUpscales() throws {
-      let result = try downscaler.downscale(resource("photo.jpg"), options: DownscaleOptions(maxDimension: 4000))
+      let result = try downscaler.downscale(
+        resource("photo.jpg"), options: DownscaleOptions(maxDimension: 4000))
       #expect(result.pixelWidth == 960)
       #expect(result.pixelHeight == 540)
     }
@@ -93,7 +96,8 @@
       // The output is upright and has no EXIF block left to re-orient it.
       #expect(result.jpegData.range(of: Data("Exif".utf8)) == nil)
       let small = try decode(result.jpegData)
-      let smallReference = try decode(resource("orientation-upright.png"), .fitting(maxDimension: 120))
+      let smallReference = try decode(
+        resource("orientation-upright.png"), .fitting(maxDimension: 120))
       #expect(psnr(small, smallReference) > 28)
     }
 
@@ -105,15 +109,21 @@
       for y in 0..<mirrored.height {
         for x in 0..<(mirrored.width / 2) {
           for c in 0..<3 {
-            flipped.swapAt((y * mirrored.width + x) * 3 + c, (y * mirrored.width + mirrored.width - 1 - x) * 3 + c)
+            flipped.swapAt(
+              (y * mirrored.width + x) * 3 + c,
+              (y * mirrored.width + mirrored.width - 1 - x) * 3 + c)
           }
         }
       }
-      let wrong = try #require(RGBImage(width: mirrored.width, height: mirrored.height, pixels: flipped))
+      let wrong = try #require(
+        RGBImage(width: mirrored.width, height: mirrored.height, pixels: flipped))
       #expect(psnr(wrong, upright) < 20)
     }
 
-    @Test(arguments: ["small-progressive.jpg", "small-444.jpg", "small-422.jpg", "small-420.jpg", "small-cmyk-adobe.jpg", "small-ycck-adobe.jpg"])
+    @Test(arguments: [
+      "small-progressive.jpg", "small-444.jpg", "small-422.jpg", "small-420.jpg",
+      "small-cmyk-adobe.jpg", "small-ycck-adobe.jpg",
+    ])
     func jpegVariantsDecodeToTheReference(_ name: String) throws {
       let reference = try decode(resource("small-reference.png"))
       let decoded = try decode(resource(name))
@@ -161,7 +171,8 @@
     @Test(arguments: ChromaUpsampling.allCases)
     func everyChromaUpsamplingDecodesFullSize(_ upsampling: ChromaUpsampling) throws {
       let options = DecodingOptions(chromaUpsampling: upsampling)
-      let image = try downscaler.decodePixels(from: resource("small-420.jpg"), target: .original, options: options)
+      let image = try downscaler.decodePixels(
+        from: resource("small-420.jpg"), target: .original, options: options)
       #expect(psnr(image, try decode(resource("small-reference.png"))) > 30)
     }
 
@@ -169,7 +180,8 @@
       let data = try resource("photo.jpg")
       let reference = try decode(resource("photo-320-reference.png"))
       let options = DecodingOptions(reducingGap: 2, chromaUpsampling: .fast)
-      let image = try downscaler.decodePixels(from: data, target: .fitting(maxDimension: 320), options: options)
+      let image = try downscaler.decodePixels(
+        from: data, target: .fitting(maxDimension: 320), options: options)
       #expect(image.width == 320 && image.height == 180)
       #expect(psnr(image, reference) > 33)
     }

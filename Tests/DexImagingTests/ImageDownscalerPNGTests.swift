@@ -15,8 +15,10 @@
 
     @Test(arguments: variants)
     func everyColourTypeAndBitDepthDecodes(_ name: String) throws {
-      let decoded = try downscaler.decodePixels(from: resource("png-\(name).png"), target: .original)
-      let expected = try downscaler.decodePixels(from: resource("png-\(name)-expected.png"), target: .original)
+      let decoded = try downscaler.decodePixels(
+        from: resource("png-\(name).png"), target: .original)
+      let expected = try downscaler.decodePixels(
+        from: resource("png-\(name)-expected.png"), target: .original)
       #expect(decoded.width == 64 && decoded.height == 40)
       #expect(maxDifference(decoded, expected) <= 1, "\(name)")
     }
@@ -34,17 +36,20 @@
     }
 
     @Test func pngIsDownscaledAndReencoded() throws {
-      let result = try downscaler.downscale(resource("png-rgb8-interlaced.png"), options: DownscaleOptions(maxDimension: 32))
+      let result = try downscaler.downscale(
+        resource("png-rgb8-interlaced.png"), options: DownscaleOptions(maxDimension: 32))
       #expect(result.sourceFormat == .png)
       #expect(result.pixelWidth == 32 && result.pixelHeight == 20)
       #expect(try ImageFormat.sniff(result.jpegData) == .jpeg)
-      let reference = try downscaler.decodePixels(from: resource("png-rgb8.png"), target: .fitting(maxDimension: 32))
+      let reference = try downscaler.decodePixels(
+        from: resource("png-rgb8.png"), target: .fitting(maxDimension: 32))
       let decoded = try downscaler.decodePixels(from: result.jpegData, target: .original)
       #expect(psnr(decoded, reference) > 28)
     }
 
     @Test func minimumShortSideResamplesPNGExactly() throws {
-      let image = try downscaler.decodePixels(from: resource("png-rgb8.png"), target: .minimumShortSide(20))
+      let image = try downscaler.decodePixels(
+        from: resource("png-rgb8.png"), target: .minimumShortSide(20))
       #expect(image.width == 32 && image.height == 20)
     }
 
@@ -53,7 +58,8 @@
       var bytes = [UInt8](try resource("png-rgb8.png"))
       let tiff = EXIFOrientationReaderTests.tiff(bigEndian: true, value: 6)
       bytes.insert(contentsOf: pngChunk("eXIf", tiff), at: 8 + 25)
-      let result = try downscaler.downscale(Data(bytes), options: DownscaleOptions(maxDimension: 100))
+      let result = try downscaler.downscale(
+        Data(bytes), options: DownscaleOptions(maxDimension: 100))
       #expect(result.appliedOrientation == .right)
       #expect(result.pixelWidth == 40 && result.pixelHeight == 64)
     }

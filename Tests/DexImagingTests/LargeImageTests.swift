@@ -30,18 +30,21 @@
         let start = (y * image.width + margin) * 3
         pixels += image.pixels[start..<(start + (image.width - 2 * margin) * 3)]
       }
-      return RGBImage(width: image.width - 2 * margin, height: image.height - 2 * margin, pixels: pixels)
+      return RGBImage(
+        width: image.width - 2 * margin, height: image.height - 2 * margin, pixels: pixels)
     }
 
     @Test func largeJPEGDownscalesThroughTheThreadedPipeline() throws {
       let source = try #require(Self.gradient(width: Self.width, height: Self.height))
-      let jpeg = try JPEGEncoder.encode(source, quality: 95, subsampling: .yuv444, progressive: false)
+      let jpeg = try JPEGEncoder.encode(
+        source, quality: 95, subsampling: .yuv444, progressive: false)
       let downscaler = ImageDownscaler()
       var options = DecodingOptions()
       options.reducingGap = 1  // 1/4 scale: 400 x 225 decoded, then resampled to 320 x 180
       for gap in [1.0, 1.5, 4.0] {
         options.reducingGap = gap
-        let image = try downscaler.decodePixels(from: jpeg, target: .fitting(maxDimension: 320), options: options)
+        let image = try downscaler.decodePixels(
+          from: jpeg, target: .fitting(maxDimension: 320), options: options)
         #expect(image.width == 320 && image.height == 180)
         let expected = try #require(Self.gradient(width: 320, height: 180))
         let got = try #require(Self.interior(image, margin: 8))
@@ -52,14 +55,16 @@
 
     @Test func largeTruncatedJPEGIsPartialOrRejected() throws {
       let source = try #require(Self.gradient(width: Self.width, height: Self.height))
-      let jpeg = try JPEGEncoder.encode(source, quality: 90, subsampling: .yuv420, progressive: false)
+      let jpeg = try JPEGEncoder.encode(
+        source, quality: 90, subsampling: .yuv420, progressive: false)
       let cut = jpeg.prefix(jpeg.count / 2)
       let downscaler = ImageDownscaler()
       #expect(throws: ImagingError.truncatedData(format: .jpeg)) {
         try downscaler.decodePixels(from: cut, target: .fitting(maxDimension: 400))
       }
       let options = DecodingOptions(allowsPartialImages: true, reducingGap: 4)
-      let image = try downscaler.decodePixels(from: cut, target: .fitting(maxDimension: 400), options: options)
+      let image = try downscaler.decodePixels(
+        from: cut, target: .fitting(maxDimension: 400), options: options)
       #expect(image.width == 400 && image.height == 225)
       // The top rows survived: the red ramp is still there in the first row.
       #expect(image.pixels[(399 * 3)] > 200)

@@ -70,8 +70,11 @@ func pngChunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
   let length = UInt32(body.count)
   let crc = crc32(typeBytes + body)
   return [
-    UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF),
-  ] + typeBytes + body + [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
+    UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
+    UInt8(length & 0xFF),
+  ] + typeBytes + body + [
+    UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF),
+  ]
 }
 
 func bigEndian32(_ value: UInt32) -> [UInt8] {
@@ -88,5 +91,7 @@ struct SeededBytes {
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
   }
-  mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
+  mutating func bytes(_ count: Int) -> [UInt8] {
+    (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
+  }
 }

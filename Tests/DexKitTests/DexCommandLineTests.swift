@@ -36,7 +36,10 @@ struct DexCLI {
     process.arguments = arguments + ["--store", store.path]
     // No backend: the run must be fully offline whatever the machine's environment says.
     var base = ProcessInfo.processInfo.environment
-    for key in ["DEX_BACKEND_URL", "DEX_BOOTSTRAP_KEY", "DEX_CLOUD_BASE_URL", "DEX_CLOUD_BOOTSTRAP_KEY", "DEX_STORE"] {
+    for key in [
+      "DEX_BACKEND_URL", "DEX_BOOTSTRAP_KEY", "DEX_CLOUD_BASE_URL", "DEX_CLOUD_BOOTSTRAP_KEY",
+      "DEX_STORE",
+    ] {
       base[key] = nil
     }
     base["HOME"] = store.path  // no stray ~/.config/dex/config.json
@@ -58,7 +61,8 @@ struct DexCLI {
 }
 
 func photoPath(_ name: String) throws -> String {
-  try #require(Bundle.module.url(forResource: name, withExtension: "jpg", subdirectory: "Photos")).path
+  try #require(Bundle.module.url(forResource: name, withExtension: "jpg", subdirectory: "Photos"))
+    .path
 }
 
 @Suite("dex command line", .serialized)
@@ -94,7 +98,8 @@ struct DexCommandLineTests {
     let gallery = dex.store.appendingPathComponent("gallery")
     let html = try dex("export", "--html", gallery.path)
     #expect(html.status == 0, "\(html.error)")
-    let index = try String(contentsOf: gallery.appendingPathComponent("index.html"), encoding: .utf8)
+    let index = try String(
+      contentsOf: gallery.appendingPathComponent("index.html"), encoding: .utf8)
     #expect(index.contains("2 discoveries"))
     #expect(index.contains("alt=\"Photo of Orange\""))
     #expect(!index.contains("<script"))
@@ -127,7 +132,8 @@ struct DexCommandLineTests {
     #expect(unsupported.status == 65)
     #expect(unsupported.error.contains("Unsupported image format"))
 
-    let noKey = try dex("scan", try photoPath("cat"), environment: ["DEX_BACKEND_URL": "http://127.0.0.1:9"])
+    let noKey = try dex(
+      "scan", try photoPath("cat"), environment: ["DEX_BACKEND_URL": "http://127.0.0.1:9"])
     #expect(noKey.status == 64)
     #expect(noKey.error.contains("no bootstrap key"))
 

@@ -43,7 +43,8 @@ struct BlindClassifier: ImageClassifying {
 }
 
 func photo(_ name: String) throws -> Data {
-  let url = try #require(Bundle.module.url(forResource: name, withExtension: "jpg", subdirectory: "Photos"))
+  let url = try #require(
+    Bundle.module.url(forResource: name, withExtension: "jpg", subdirectory: "Photos"))
   return try Data(contentsOf: url)
 }
 
@@ -98,8 +99,10 @@ struct DexScannerTests {
   }
 
   @Test func noGuessAndNoCloudIsAFailureNotAnUnknownSuccess() async throws {
-    let failing = await DexScanner(classifier: BlindClassifier(), visionService: ScriptedVision(.fail))
-      .run(try photo("dog"))
+    let failing = await DexScanner(
+      classifier: BlindClassifier(), visionService: ScriptedVision(.fail)
+    )
+    .run(try photo("dog"))
     #expect(failing.phase == .failed)
     #expect(failing.result == nil)
     guard case .identificationFailed? = failing.error else {

@@ -100,7 +100,8 @@ func fileSizeLimit(directory: URL, limit: Int) async throws {
   report("countAfterBigImage", "\(try await store.count())")
   do {
     let text = String(repeating: "lorem ipsum dolor sit amet ", count: limit / 8)
-    try await store.insert(sampleEntry("Too long a summary", summary: text), image: randomBytes(500))
+    try await store.insert(
+      sampleEntry("Too long a summary", summary: text), image: randomBytes(500))
     report("bigText", "succeeded")
   } catch {
     report("bigText", describe(error))

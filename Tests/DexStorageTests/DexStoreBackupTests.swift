@@ -15,7 +15,8 @@ struct DexStoreBackupTests {
         let entry = try await source.insert(
           makeEntry(
             "Entry \(index)", category: DexCategory.allCases[index % 12],
-            facts: ["fact \(index)"], discovered: Date(timeIntervalSinceReferenceDate: 1_000.123_456 * Double(index)),
+            facts: ["fact \(index)"],
+            discovered: Date(timeIntervalSinceReferenceDate: 1_000.123_456 * Double(index)),
             notes: "note \(index)"),
           image: image, thumbnail: thumbnail)
         originals[entry.id] = (image, thumbnail)
@@ -68,7 +69,9 @@ struct DexStoreBackupTests {
       let truncated = await importing(bytes.prefix(bytes.count - 2_000))
       #expect(truncated == .invalidArchive("it is truncated"))
       // Not a tar file at all.
-      #expect(await importing(Data(repeating: 7, count: 4_096)) == .invalidArchive("it is not a ustar archive"))
+      #expect(
+        await importing(Data(repeating: 7, count: 4_096))
+          == .invalidArchive("it is not a ustar archive"))
       #expect(await importing(Data()) == .invalidArchive("it is truncated"))
       // A flipped byte inside an image member.
       var flipped = bytes
@@ -83,7 +86,9 @@ struct DexStoreBackupTests {
       header[10] ^= 0x01
       #expect(await importing(header) == .invalidArchive("a header checksum does not match"))
       // A manifest from the future.
-      let future = try rewriteManifest(bytes) { $0.replacingOccurrences(of: "\"schemaVersion\":1", with: "\"schemaVersion\":99") }
+      let future = try rewriteManifest(bytes) {
+        $0.replacingOccurrences(of: "\"schemaVersion\":1", with: "\"schemaVersion\":99")
+      }
       #expect(await importing(future) == .unsupportedArchiveVersion(99))
       // Nothing half-imported from the damaged variants survives as a broken entry.
       #expect(try await target.verifyIntegrity().isHealthy)
@@ -101,7 +106,8 @@ struct DexStoreBackupTests {
     let manifest = transform(String(decoding: archive[512..<(512 + size)], as: UTF8.self))
     let rest = archive[(512 + (size + 511) / 512 * 512)...]
     let data = Data(manifest.utf8)
-    var result = Data(try TarArchive.header(name: "manifest.json", size: data.count, modified: Date()))
+    var result = Data(
+      try TarArchive.header(name: "manifest.json", size: data.count, modified: Date()))
     result.append(data)
     result.append(TarArchive.padding(for: data.count))
     result.append(rest)

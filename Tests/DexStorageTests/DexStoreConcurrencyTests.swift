@@ -76,7 +76,10 @@ struct DexStoreConcurrencyTests {
             try other.inTransaction(.immediate) { _ in
               let semaphore = DispatchSemaphore(value: 0)
               Task {
-                await #expect(throws: DexStoreError.busy(path: dir.appendingPathComponent("Dex.sqlite").standardizedFileURL.path)) {
+                await #expect(
+                  throws: DexStoreError.busy(
+                    path: dir.appendingPathComponent("Dex.sqlite").standardizedFileURL.path)
+                ) {
                   try await store.insert(makeEntry("Blocked"), image: randomImage())
                 }
                 semaphore.signal()
@@ -96,4 +99,3 @@ struct DexStoreConcurrencyTests {
     }
   }
 }
-

@@ -29,7 +29,8 @@ struct DexStoreReliabilityTests {
       for round in 0..<rounds {
         let process = try startCrashLoop(probe, store: storeDir, log: log)
         // Kill anywhere from during startup to well into the insert loop.
-        try await Task.sleep(for: .milliseconds(Int.random(in: 30...(round.isMultiple(of: 4) ? 700 : 350))))
+        try await Task.sleep(
+          for: .milliseconds(Int.random(in: 30...(round.isMultiple(of: 4) ? 700 : 350))))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal, "round \(round) ended by itself")
@@ -41,7 +42,8 @@ struct DexStoreReliabilityTests {
         #expect(report.databaseMessages.isEmpty, "round \(round): \(report.databaseMessages)")
         #expect(report.missingImageIDs.isEmpty, "round \(round): missing \(report.missingImageIDs)")
         #expect(report.corruptImageIDs.isEmpty, "round \(round): corrupt \(report.corruptImageIDs)")
-        #expect(report.unreferencedFiles.isEmpty, "round \(round): orphans \(report.unreferencedFiles)")
+        #expect(
+          report.unreferencedFiles.isEmpty, "round \(round): orphans \(report.unreferencedFiles)")
 
         var live: [String: (image: String, thumbnail: String)] = [:]
         var deleted = Set<String>()
@@ -83,7 +85,9 @@ struct DexStoreReliabilityTests {
   @Test func twoProcessesWriteOneStoreConcurrently() async throws {
     try await withTemporaryDirectory { dir in
       let storeDir = dir.appendingPathComponent("Dex.store")
-      let logs = [dir.appendingPathComponent("a.log").path, dir.appendingPathComponent("b.log").path]
+      let logs = [
+        dir.appendingPathComponent("a.log").path, dir.appendingPathComponent("b.log").path,
+      ]
       let probe = try probeExecutable()
       var processes: [Process] = []
       for log in logs {
@@ -135,8 +139,10 @@ struct DexStoreReliabilityTests {
       try files.rename(published, to: files.stagedPath(id: committed.id, kind: .image))
       // A crash before an insert's commit, a delete's parked file and some junk.
       let uncommitted = UUID().uuidString
-      try randomImage().write(to: URL(fileURLWithPath: files.stagedPath(id: uncommitted, kind: .image)))
-      try randomImage().write(to: URL(fileURLWithPath: files.trashPath(id: uncommitted, kind: .thumbnail)))
+      try randomImage().write(
+        to: URL(fileURLWithPath: files.stagedPath(id: uncommitted, kind: .image)))
+      try randomImage().write(
+        to: URL(fileURLWithPath: files.trashPath(id: uncommitted, kind: .thumbnail)))
       try Data("junk".utf8).write(to: URL(fileURLWithPath: files.tmpPath + "/whatever.partial"))
 
       let store = try openStore(dir)

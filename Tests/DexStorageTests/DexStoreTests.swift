@@ -57,7 +57,8 @@ struct DexStoreTests {
       var insertions: [DexInsertion] = []
       for index in 0..<23 {
         // Pairs share a date so the id tie-breaker is exercised.
-        let entry = makeEntry("Entry \(index)", discovered: base.addingTimeInterval(Double(index / 2)))
+        let entry = makeEntry(
+          "Entry \(index)", discovered: base.addingTimeInterval(Double(index / 2)))
         insertions.append(DexInsertion(entry: entry, image: randomImage(64)))
       }
       _ = try await store.insert(contentsOf: insertions)
@@ -148,7 +149,8 @@ struct DexStoreTests {
   @Test func updatesRenameNotesAndKeepSearchInSync() async throws {
     try await withTemporaryDirectory { dir in
       let store = try openStore(dir)
-      let entry = try await store.insert(makeEntry("Mushroom", category: .fungus), image: randomImage())
+      let entry = try await store.insert(
+        makeEntry("Mushroom", category: .fungus), image: randomImage())
       let renamed = try await store.rename(id: entry.id, to: "Fly agaric")
       #expect(renamed.commonName == "Fly agaric")
       let noted = try await store.setNotes("Do not eat", for: entry.id)
@@ -182,8 +184,10 @@ struct DexStoreTests {
   @Test func deleteRemovesRowAndFiles() async throws {
     try await withTemporaryDirectory { dir in
       let store = try openStore(dir)
-      let keep = try await store.insert(makeEntry("Keep"), image: randomImage(), thumbnail: randomImage(10))
-      let gone = try await store.insert(makeEntry("Gone"), image: randomImage(), thumbnail: randomImage(10))
+      let keep = try await store.insert(
+        makeEntry("Keep"), image: randomImage(), thumbnail: randomImage(10))
+      let gone = try await store.insert(
+        makeEntry("Gone"), image: randomImage(), thumbnail: randomImage(10))
       let before = filesUnder(dir.appendingPathComponent("images"))
       #expect(before.count == 4)
       #expect(try await store.delete(id: gone.id))
@@ -230,7 +234,8 @@ struct DexStoreTests {
         configuration: .init(directory: dir, maximumImageBytes: 10_000))
       var badID = makeEntry("Bad id")
       badID.id = "../escape"
-      await #expect(throws: DexStoreError.invalidEntry("the id \"../escape\" is not a UUID string")) {
+      await #expect(throws: DexStoreError.invalidEntry("the id \"../escape\" is not a UUID string"))
+      {
         try await store.insert(badID, image: randomImage())
       }
       await #expect(throws: DexStoreError.invalidImage("the image is empty")) {
@@ -283,7 +288,8 @@ struct DexStoreTests {
   @Test func detectsAnImageChangedBehindItsBack() async throws {
     try await withTemporaryDirectory { dir in
       let store = try openStore(dir)
-      let entry = try await store.insert(makeEntry("Quartz", category: .mineral), image: randomImage())
+      let entry = try await store.insert(
+        makeEntry("Quartz", category: .mineral), image: randomImage())
       let path = dir.appendingPathComponent(StoreFiles.relativePath(id: entry.id, kind: .image))
       try randomImage().write(to: path)
       await #expect(throws: DexStoreError.imageCorrupted(id: entry.id)) {
@@ -346,6 +352,7 @@ struct DexStoreTests {
     let chunk = Data(repeating: UInt8(ascii: "a"), count: 999)
     for _ in 0..<1_001 { digest.update(chunk) }
     digest.update(Data(repeating: UInt8(ascii: "a"), count: 1_000_000 - 999 * 1_001))
-    #expect(digest.finalizeHex() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    #expect(
+      digest.finalizeHex() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
   }
 }

@@ -9,34 +9,38 @@ import Foundation
 
 #if os(Linux) || os(Android)
 
-let arguments = CommandLine.arguments
-guard arguments.count == 6, let maxDimension = Int(arguments[2]), let quality = Double(arguments[3]),
-  let iterations = Int(arguments[4]), iterations > 0
-else {
-  FileHandle.standardError.write(
-    Data("usage: dex-imaging-benchmark <image> <maxDimension> <quality> <iterations> <output.jpg>\n".utf8))
-  exit(2)
-}
+  let arguments = CommandLine.arguments
+  guard arguments.count == 6, let maxDimension = Int(arguments[2]),
+    let quality = Double(arguments[3]),
+    let iterations = Int(arguments[4]), iterations > 0
+  else {
+    FileHandle.standardError.write(
+      Data(
+        "usage: dex-imaging-benchmark <image> <maxDimension> <quality> <iterations> <output.jpg>\n"
+          .utf8))
+    exit(2)
+  }
 
-let input = try Data(contentsOf: URL(fileURLWithPath: arguments[1]))
-let downscaler = ImageDownscaler()
-let options = DownscaleOptions(maxDimension: maxDimension, quality: quality)
-var timings: [Double] = []
-var last: DownscaledImage?
-let clock = ContinuousClock()
-for _ in 0..<(iterations + 2) {  // two warm-up runs
-  let start = clock.now
-  last = try downscaler.downscale(input, options: options)
-  let elapsed = clock.now - start
-  timings.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
-}
-guard let last else { exit(1) }
-try last.jpegData.write(to: URL(fileURLWithPath: arguments[5]))
-let measured = timings.dropFirst(2).sorted()
-let median = measured[measured.count / 2]
-print(
-  "{\"median_ms\": \(median), \"width\": \(last.pixelWidth), \"height\": \(last.pixelHeight), \"bytes\": \(last.jpegData.count)}"
-)
+  let input = try Data(contentsOf: URL(fileURLWithPath: arguments[1]))
+  let downscaler = ImageDownscaler()
+  let options = DownscaleOptions(maxDimension: maxDimension, quality: quality)
+  var timings: [Double] = []
+  var last: DownscaledImage?
+  let clock = ContinuousClock()
+  for _ in 0..<(iterations + 2) {  // two warm-up runs
+    let start = clock.now
+    last = try downscaler.downscale(input, options: options)
+    let elapsed = clock.now - start
+    timings.append(
+      Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
+  }
+  guard let last else { exit(1) }
+  try last.jpegData.write(to: URL(fileURLWithPath: arguments[5]))
+  let measured = timings.dropFirst(2).sorted()
+  let median = measured[measured.count / 2]
+  print(
+    "{\"median_ms\": \(median), \"width\": \(last.pixelWidth), \"height\": \(last.pixelHeight), \"bytes\": \(last.jpegData.count)}"
+  )
 #else
   print("ImageDownscaler needs libjpeg-turbo and libpng; this benchmark runs on Linux.")
 #endif

@@ -19,10 +19,14 @@ final class BaselineSide: BenchSide {
 
   init(directory: URL) async throws {
     root = directory.path
-    try FileManager.default.createDirectory(atPath: root + "/tmp", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: root + "/tmp", withIntermediateDirectories: true)
     mkdir(root + "/images", 0o755)
     for shard in 0..<256 { mkdir(root + "/images/" + String(format: "%02x", shard), 0o755) }
-    guard sqlite3_open_v2(root + "/baseline.sqlite", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK
+    guard
+      sqlite3_open_v2(
+        root + "/baseline.sqlite", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
+        == SQLITE_OK
     else { throw BenchFailure("open failed") }
     try exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")
     if try scalarInt("PRAGMA user_version") == 0 {
@@ -65,7 +69,8 @@ final class BaselineSide: BenchSide {
     let statement = try prepare(
       "INSERT INTO entry (id, commonName, categoryRaw, categoryKey, scientificName, summary, facts, "
         + "rarity, confidence, localGuessLabel, discovered, notes, imagePath, imageSize, imageSHA256, "
-        + "thumbnailPath, thumbnailSHA256, savedAt) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,NULL,?)")
+        + "thumbnailPath, thumbnailSHA256, savedAt) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,NULL,?)"
+    )
     defer { sqlite3_finalize(statement) }
     for (entry, image) in items {
       let stagedPath = root + "/tmp/\(entry.id).image"

@@ -19,8 +19,12 @@ struct Workload: Sendable {
   var searchWord = "zephyr"
   var category = DexCategory.fish
 
-  private static let adjectives = ["spotted", "striped", "orange", "tiny", "giant", "silver", "wild", "shy"]
-  private static let nouns = ["creature", "specimen", "find", "sample", "visitor", "resident", "beauty"]
+  private static let adjectives = [
+    "spotted", "striped", "orange", "tiny", "giant", "silver", "wild", "shy",
+  ]
+  private static let nouns = [
+    "creature", "specimen", "find", "sample", "visitor", "resident", "beauty",
+  ]
   private static let places = ["river", "forest", "reef", "garden", "meadow", "harbour", "cliff"]
 
   /// The `index`-th synthetic entry; 1% mention ``searchWord``.
@@ -103,11 +107,13 @@ func measureInserts(root: URL, workload: Workload) async throws -> [String: Meas
     let entry = workload.entry(index)
     // Alternate which side goes first so neither always follows the other's fsync.
     let order: [(String, any BenchSide)] =
-      index.isMultiple(of: 2) ? [("ours", ours), ("baseline", baseline)] : [("baseline", baseline), ("ours", ours)]
+      index.isMultiple(of: 2)
+      ? [("ours", ours), ("baseline", baseline)] : [("baseline", baseline), ("ours", ours)]
     for (name, side) in order {
       var copy = entry
       copy.id = UUID().uuidString
-      times[name, default: []].append(try await milliseconds { try await side.insertOne(copy, image: image) })
+      times[name, default: []].append(
+        try await milliseconds { try await side.insertOne(copy, image: image) })
     }
   }
   try await ours.close()
@@ -123,7 +129,9 @@ func measureInserts(root: URL, workload: Workload) async throws -> [String: Meas
 }
 
 /// Listing, filtering and searching at growing sizes, then open time at the largest, on one side.
-func measureListing<Side: BenchSide>(_ side: Side.Type, root: URL, workload: Workload) async throws
+func measureListing<Side: BenchSide>(
+  _ side: Side.Type, root: URL, workload: Workload
+) async throws
   -> Measurements
 {
   var results: Measurements = [:]

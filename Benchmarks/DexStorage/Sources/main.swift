@@ -17,7 +17,8 @@ if arguments.contains("--quick") {
   workload.sizes = [5_000, 10_000]
   workload.queryRepeats = 50
 }
-let root = URL(fileURLWithPath: option("--dir") ?? NSTemporaryDirectory() + "dex-storage-bench-\(getpid())")
+let root = URL(
+  fileURLWithPath: option("--dir") ?? NSTemporaryDirectory() + "dex-storage-bench-\(getpid())")
 
 if let side = option("--side") {
   let directory = root.appendingPathComponent(side)
@@ -25,8 +26,10 @@ if let side = option("--side") {
   let results: Any
   switch side {
   case "inserts": results = try await measureInserts(root: directory, workload: workload)
-  case "ours": results = try await measureListing(OursSide.self, root: directory, workload: workload)
-  default: results = try await measureListing(BaselineSide.self, root: directory, workload: workload)
+  case "ours":
+    results = try await measureListing(OursSide.self, root: directory, workload: workload)
+  default:
+    results = try await measureListing(BaselineSide.self, root: directory, workload: workload)
   }
   try? FileManager.default.removeItem(at: directory)
   let json = try JSONSerialization.data(withJSONObject: results, options: [.sortedKeys])
@@ -41,7 +44,8 @@ if let side = option("--side") {
   if !FileManager.default.isExecutableFile(atPath: process.executableURL?.path ?? "") {
     process.executableURL = Bundle.main.executableURL
   }
-  process.arguments = ["--side", side, "--dir", root.path] + (arguments.contains("--quick") ? ["--quick"] : [])
+  process.arguments =
+    ["--side", side, "--dir", root.path] + (arguments.contains("--quick") ? ["--quick"] : [])
   let pipe = Pipe()
   process.standardOutput = pipe
   try process.run()
@@ -49,14 +53,17 @@ if let side = option("--side") {
   process.waitUntilExit()
   guard process.terminationStatus == 0,
     let line = output.split(separator: "\n").last(where: { $0.hasPrefix("RESULT ") }),
-    let object = try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8)) as? [String: Any]
+    let object = try JSONSerialization.jsonObject(with: Data(line.dropFirst(7).utf8))
+      as? [String: Any]
   else { throw BenchFailure("the \(side) side failed:\n\(output)") }
   return object
 }
 
-print("DexStorage benchmark: \(workload.inserts) inserts per side (interleaved) of \(workload.insertImageBytes / 1_000) KB images; "
-  + "listing at \(workload.sizes.map(String.init).joined(separator: " / ")) entries "
-  + "(\(workload.listImageBytes) B images); medians of \(workload.queryRepeats) queries, \(workload.openRepeats) opens")
+print(
+  "DexStorage benchmark: \(workload.inserts) inserts per side (interleaved) of \(workload.insertImageBytes / 1_000) KB images; "
+    + "listing at \(workload.sizes.map(String.init).joined(separator: " / ")) entries "
+    + "(\(workload.listImageBytes) B images); medians of \(workload.queryRepeats) queries, \(workload.openRepeats) opens"
+)
 let inserts = try runSide("inserts")
 var baseline = try runSide("baseline") as? Measurements ?? [:]
 var ours = try runSide("ours") as? Measurements ?? [:]
@@ -73,7 +80,9 @@ func cell(_ value: Double?) -> String {
   guard let value else { return "-" }
   return value >= 100 ? String(format: "%.0f", value) : String(format: "%.3f", value)
 }
-let header = "metric".padding(toLength: 26, withPad: " ", startingAt: 0) + "      ours  baseline  ours/baseline"
+let header =
+  "metric".padding(toLength: 26, withPad: " ", startingAt: 0)
+  + "      ours  baseline  ours/baseline"
 print(header)
 print(String(repeating: "-", count: header.count))
 for metric in metrics {

@@ -67,7 +67,9 @@ public final class ClassifierModel: Sendable {
 
   /// All classes ranked by probability (softmax of ``logits(for:threads:)``), best first, at most
   /// `limit`.
-  public func rankedLabels(for image: RGBImage, limit: Int, threads: Int = 1)
+  public func rankedLabels(
+    for image: RGBImage, limit: Int, threads: Int = 1
+  )
     throws(ClassifierError) -> [ClassificationLabel]
   {
     rankedLabels(logits: try logits(for: image, threads: threads), limit: limit)

@@ -83,7 +83,9 @@ public final class EfficientNetLite0: Sendable {
     }
     let store = try TensorStore(manifest: manifest, blob: blob)
 
-    func pointwise(_ name: String, _ cin: Int, _ cout: Int, relu: Bool) throws(ClassifierError)
+    func pointwise(
+      _ name: String, _ cin: Int, _ cout: Int, relu: Bool
+    ) throws(ClassifierError)
       -> PointwiseConvolution
     {
       let w = try store.tensor("\(name).weight", shape: [cin, cout])
@@ -152,7 +154,9 @@ public final class EfficientNetLite0: Sendable {
   ///
   /// - Throws: ``ClassifierError/invalidInput(_:)`` for a wrongly sized input,
   ///   ``ClassifierError/cancelled`` when the current task is cancelled mid-way.
-  public func logits(forNormalizedInput input: [Float], threads: Int = 1) throws(ClassifierError)
+  public func logits(
+    forNormalizedInput input: [Float], threads: Int = 1
+  ) throws(ClassifierError)
     -> [Float]
   {
     let size = Self.inputSize

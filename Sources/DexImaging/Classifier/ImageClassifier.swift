@@ -95,7 +95,9 @@ public struct ImageClassifier: ImageClassifying {
   ///
   /// - Throws: ``ClassifierError`` when the model cannot load, the image is too small, or the
   ///   task is cancelled.
-  public func rankedLabels(for image: RGBImage, limit: Int) async throws(ClassifierError)
+  public func rankedLabels(
+    for image: RGBImage, limit: Int
+  ) async throws(ClassifierError)
     -> [ClassificationLabel]
   {
     guard min(image.width, image.height) >= configuration.minimumSide else {
@@ -110,7 +112,9 @@ public struct ImageClassifier: ImageClassifying {
   /// Folds ranked labels into one guess: probability summed per category, the heaviest category
   /// wins (ties go to the better-ranked one), its best label is shown. `nil` for an empty list or
   /// a winning probability below `minimumConfidence`.
-  public static func guess(from ranked: [ClassificationLabel], minimumConfidence: Double = 0)
+  public static func guess(
+    from ranked: [ClassificationLabel], minimumConfidence: Double = 0
+  )
     -> LocalGuess?
   {
     var totals: [DexCategory: Double] = [:]

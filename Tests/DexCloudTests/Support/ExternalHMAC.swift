@@ -36,11 +36,15 @@ enum ExternalHMAC {
   }
 
   /// The signature per the contract, computed entirely in Python from the four raw fields.
-  static func signature(secret: String, method: String, path: String, timestamp: String, body: Data)
+  static func signature(
+    secret: String, method: String, path: String, timestamp: String, body: Data
+  )
     throws -> String
   {
-    let payload = [hex(Array(secret.utf8)), hex(Array(method.utf8)), hex(Array(path.utf8)),
-      timestamp, hex(Array(body))].joined(separator: "\n")
+    let payload = [
+      hex(Array(secret.utf8)), hex(Array(method.utf8)), hex(Array(path.utf8)),
+      timestamp, hex(Array(body)),
+    ].joined(separator: "\n")
     return try python(
       """
       import sys, hmac, hashlib

@@ -1,8 +1,9 @@
-@testable import DexCloud
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+
+@testable import DexCloud
 
 /// What the test server should do with the next request to a route, before (or instead of)
 /// its normal, verified handling.
@@ -118,11 +119,13 @@ struct TestServer: Sendable {
       try await handleAuthToken(request, state: state, authenticator: authenticator)
     }
     router.post("/vision") { request, _ -> Response in
-      try await handleSession(request, route: "/vision", state: state,
+      try await handleSession(
+        request, route: "/vision", state: state,
         authenticator: authenticator)
     }
     router.post("/echo") { request, _ -> Response in
-      try await handleSession(request, route: "/echo", state: state,
+      try await handleSession(
+        request, route: "/echo", state: state,
         authenticator: authenticator)
     }
 
@@ -168,7 +171,9 @@ struct TestServer: Sendable {
     return (record, headers)
   }
 
-  private static func signedRequest(_ request: Request, headers: [String: String]) async throws
+  private static func signedRequest(
+    _ request: Request, headers: [String: String]
+  ) async throws
     -> SignedRequest
   {
     let buffer = try await request.body.collect(upTo: 32 << 20)
@@ -207,7 +212,8 @@ struct TestServer: Sendable {
     var fields = HTTPFields()
     fields[.contentType] = "application/json"
     let data = try JSONEncoder().encode(value)
-    return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
+    return Response(
+      status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
   }
 
   private static func handleAuthToken(
