@@ -121,6 +121,11 @@ let package = Package(
       resources: [.copy("Resources/sample.jpg")]
     ),
     .executableTarget(
+      name: "dex-scan-benchmark",
+      dependencies: ["DexKit"],
+      path: "Benchmarks/DexKit/DexScanBenchmark"
+    ),
+    .executableTarget(
       name: "CustomClassifier",
       dependencies: ["DexKit"],
       path: "Examples/CustomClassifier",

@@ -1,0 +1,51 @@
+// Times DexScanner from photo bytes to the local guess and to the final result, with an
+// in-process stub cloud pass that answers at once, so the figures are DexKit's own cost.
+// Usage: dex-scan-benchmark <photo.jpg> [runs]
+
+import DexKit
+import Foundation
+
+struct InstantVision: DexVisionServicing {
+  func identify(imageData: Data, categoryHint: String?) async throws -> ScanResult {
+    ScanResult(commonName: "Stub", category: categoryHint ?? "unknown", summary: "Stub.")
+  }
+}
+
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
+  let sorted = values.sorted()
+  let index = min(sorted.count - 1, max(0, Int((Double(sorted.count - 1) * fraction).rounded())))
+  return sorted[index]
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2, let photo = FileManager.default.contents(atPath: arguments[1]) else {
+  print("usage: dex-scan-benchmark <photo> [runs]")
+  exit(64)
+}
+let runs = arguments.count > 2 ? Int(arguments[2]) ?? 30 : 30
+let scanner = DexScanner(visionService: InstantVision())
+var toGuess: [Double] = []
+var toResult: [Double] = []
+let clock = ContinuousClock()
+_ = await scanner.run(photo)  // warm-up: loads the weights once
+for _ in 0..<runs {
+  let start = clock.now
+  var guessAt: Duration?
+  for await state in scanner.scan(photo) where guessAt == nil && state.localGuess != nil {
+    guessAt = clock.now - start
+  }
+  let total = clock.now - start
+  func ms(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+  }
+  toGuess.append(ms(guessAt ?? total))
+  toResult.append(ms(total))
+}
+var usage = rusage()
+getrusage(RUSAGE_SELF, &usage)
+print(
+  String(
+    format:
+      "runs %d  local guess median %.1f ms p95 %.1f ms  final result median %.1f ms p95 %.1f ms  peak RSS %.0f MB",
+    runs, percentile(toGuess, 0.5), percentile(toGuess, 0.95), percentile(toResult, 0.5),
+    percentile(toResult, 0.95), Double(usage.ru_maxrss) / 1024))
