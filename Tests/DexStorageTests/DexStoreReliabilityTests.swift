@@ -275,12 +275,13 @@ struct DexStoreReliabilityTests {
         entry = try await store.insert(makeEntry("Existing"), image: randomImage())
         try store.close()
       }
-      if geteuid() != 0 { chmod(storeDir.path, 0o555) }
-      defer { chmod(storeDir.path, 0o755) }
+      let writableDirs = [storeDir.path, storeDir.appendingPathComponent("tmp").path]
+      if geteuid() != 0 { for path in writableDirs { chmod(path, 0o555) } }
+      defer { for path in writableDirs { chmod(path, 0o755) } }
       let existing = try runProbe(["readonly", storeDir.path, "existing"])
       #expect(existing["dropPrivileges"] == "ok")
       #expect(existing["open"] == "unwritableDirectory", "\(existing)")
-      chmod(storeDir.path, 0o755)
+      for path in writableDirs { chmod(path, 0o755) }
       let store = try openStore(storeDir)
       #expect(try await store.entry(id: entry.id) == entry)
       #expect(try await store.verifyIntegrity().isHealthy)
