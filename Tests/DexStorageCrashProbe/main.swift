@@ -44,7 +44,8 @@ func sampleEntry(_ name: String, summary: String = "A probe entry.") -> DexEntry
 }
 
 /// Inserts (and now and then deletes) entries forever, logging every operation that returned.
-/// Log lines: `I <id> <imageHash> <thumbnailHash or ->` and `D <id>`.
+/// Log lines: `I <id> <imageHash> <thumbnailHash or ->`, `d <id>` before a delete starts and
+/// `D <id>` after it returned.
 func crashLoop(directory: URL, log: String) async throws {
   let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
   guard fd >= 0 else { throw DexStoreError.io(operation: "open", path: log, detail: "\(errno)") }
@@ -56,6 +57,7 @@ func crashLoop(directory: URL, log: String) async throws {
   while true {
     iteration += 1
     if iteration % 7 == 0, let victim = mine.randomElement() {
+      appendLine(fd, "d \(victim)")  // intent: a kill from here on may or may not delete it
       try await store.delete(id: victim)
       mine.removeAll { $0 == victim }
       appendLine(fd, "D \(victim)")
