@@ -13,11 +13,13 @@ let package = Package(
     .library(name: "DexStorage", targets: ["DexStorage"]),
     .library(name: "DexKit", targets: ["DexKit"]),
     .executable(name: "dex-demo", targets: ["DexDemo"]),
+    .library(name: "DexProxy", targets: ["DexProxy"]),
+    .executable(name: "dex-proxy", targets: ["dex-proxy"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-    // Test-only: the real HTTP server DexCloudTests start on 127.0.0.1.
+    // The dex-proxy example backend, and the real HTTP servers DexCloudTests start on 127.0.0.1.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
   ],
@@ -69,6 +71,25 @@ let package = Package(
       path: "Examples/DexDemo",
       resources: [.copy("Resources")]
     ),
+    .target(
+      name: "DexProxy",
+      dependencies: [
+        "DexCloud",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ],
+      path: "Examples/DexProxy/Sources/DexProxy"
+    ),
+    .executableTarget(
+      name: "dex-proxy",
+      dependencies: [
+        "DexProxy",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+      ],
+      path: "Examples/DexProxy/Sources/dex-proxy"
+    ),
 
     // MARK: Tests
     .testTarget(name: "DexModelTests", dependencies: ["DexModel"], resources: [.copy("Fixtures")]),
@@ -77,6 +98,16 @@ let package = Package(
       name: "DexCloudTests",
       dependencies: [
         "DexCloud",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ]
+    ),
+    .testTarget(
+      name: "DexProxyTests",
+      dependencies: [
+        "DexProxy", "DexCloud", "DexModel",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Hummingbird", package: "hummingbird"),
