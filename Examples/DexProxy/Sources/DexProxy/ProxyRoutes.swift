@@ -33,13 +33,10 @@ struct ProxyRoutes: Sendable {
   func authToken(_ request: Request, context: ProxyRequestContext) async -> Response {
     let started = ContinuousClock.now
     let route = "/auth_token"
-    if let refusal = await rateLimited(key: "ip:\(context.remoteIP ?? "unknown")") {
-      return finish(refusal, context, route, "rate_limited", started)
-    }
     let signed: SignedRequest
-    switch await signedRequest(request) {
+    switch await admit(request, rateKey: "ip:\(context.remoteIP ?? "unknown")") {
     case .success(let value): signed = value
-    case .failure(let error): return finish(error.response, context, route, "body_too_large", started)
+    case .failure(let error): return finish(error.response, context, route, error.outcome, started)
     }
     do {
       try await authenticator.authenticateBootstrap(signed)
@@ -77,13 +74,10 @@ struct ProxyRoutes: Sendable {
     } else {
       key = "ip:\(context.remoteIP ?? "unknown")"
     }
-    if let refusal = await rateLimited(key: key) {
-      return finish(refusal, context, route, "rate_limited", started)
-    }
     let signed: SignedRequest
-    switch await signedRequest(request) {
+    switch await admit(request, rateKey: key) {
     case .success(let value): signed = value
-    case .failure(let error): return finish(error.response, context, route, "body_too_large", started)
+    case .failure(let error): return finish(error.response, context, route, error.outcome, started)
     }
     do {
       _ = try await authenticator.authenticateSession(signed)
@@ -117,21 +111,24 @@ struct ProxyRoutes: Sendable {
 
   // MARK: Helpers
 
-  private func rateLimited(key: String) async -> Response? {
-    guard case .limited(let seconds) = await limiter.acquire(key) else { return nil }
-    var headers = HTTPFields()
-    headers[HTTPField.Name("Retry-After")!] = String(seconds)
-    return ErrorResponse.make(
-      status: 429, message: "Too many requests; retry after \(seconds) s.",
-      type: "rate_limit_error", code: "rate_limit_exceeded", headers: headers)
-  }
-
-  /// The signed parts of `request`, or a 413 response when the body is over the limit.
-  private func signedRequest(_ request: Request) async -> Result<SignedRequest, ResponseError> {
+  /// Applies the rate limit for `rateKey`, then reads the signed parts of `request`; fails with
+  /// a ready 429 or 413 response.
+  private func admit(_ request: Request, rateKey: String) async -> Result<
+    SignedRequest, ResponseError
+  > {
+    if case .limited(let seconds) = await limiter.acquire(rateKey) {
+      var headers = HTTPFields()
+      headers[HTTPField.Name("Retry-After")!] = String(seconds)
+      let response = ErrorResponse.make(
+        status: 429, message: "Too many requests; retry after \(seconds) s.",
+        type: "rate_limit_error", code: "rate_limit_exceeded", headers: headers)
+      return .failure(ResponseError(response: response, outcome: "rate_limited"))
+    }
     let tooLarge = ResponseError(
       response: ErrorResponse.make(
         status: 413, message: "The request body is over \(maximumBodyBytes) bytes.",
-        type: "invalid_request_error", code: "request_too_large"))
+        type: "invalid_request_error", code: "request_too_large"),
+      outcome: "body_too_large")
     if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
       return .failure(tooLarge)
     }
@@ -177,4 +174,6 @@ struct ProxyRoutes: Sendable {
 /// A ready response carried through a `Result` failure.
 struct ResponseError: Error {
   let response: Response
+  /// The outcome code logged for it.
+  let outcome: String
 }
