@@ -26,11 +26,7 @@ import Testing
       #expect(session.expiresIn == 3600)
       #expect(session.tokenType == "dex-session")
       let body = try visionBody()
-      let response = try await proxy.send(
-        "POST", "/vision",
-        headers: ProxyHarness.signed(
-          "/vision", body: body, secret: session.sessionSecret, session: session.sessionID),
-        body: body)
+      let response = try await proxy.sendVision(body, secret: session.sessionSecret, session: session.sessionID)
       #expect(response.statusCode == 200)
       let reply = try JSONDecoder().decode(VisionResponse.self, from: response.body)
       #expect(reply.role == "assistant")
@@ -76,11 +72,7 @@ import Testing
       #expect(errorCode(missing.body) == "missing_signature_header")
 
       // Signed with the bootstrap key instead of the session secret.
-      let wrongSecret = try await proxy.send(
-        "POST", "/vision",
-        headers: ProxyHarness.signed(
-          "/vision", body: body, secret: ProxyHarness.bootstrapKey, session: session.sessionID),
-        body: body)
+      let wrongSecret = try await proxy.sendVision(body, secret: ProxyHarness.bootstrapKey, session: session.sessionID)
       #expect(wrongSecret.statusCode == 401)
       #expect(proxy.upstream.received.isEmpty)
     }
@@ -105,11 +97,7 @@ import Testing
     try await ProxyHarness.with { proxy in
       let session = try await proxy.rawSession()
       for body in [Data("not json".utf8), Data(#"{"image":"***not base64***"}"#.utf8)] {
-        let response = try await proxy.send(
-          "POST", "/vision",
-          headers: ProxyHarness.signed(
-            "/vision", body: body, secret: session.sessionSecret, session: session.sessionID),
-          body: body)
+        let response = try await proxy.sendVision(body, secret: session.sessionSecret, session: session.sessionID)
         #expect(response.statusCode == 400)
         #expect(errorCode(response.body) == "invalid_body")
       }

@@ -113,6 +113,15 @@ struct ProxyHarness: Sendable {
     return headers
   }
 
+  /// `body` sent to `/vision`, signed now with `secret` under session id `session`.
+  func sendVision(_ body: Data, secret: SigningSecret, session: String) async throws
+    -> TransportResponse
+  {
+    try await send(
+      "POST", "/vision",
+      headers: Self.signed("/vision", body: body, secret: secret, session: session), body: body)
+  }
+
   /// A session obtained with a raw, bootstrap-signed `/auth_token` request.
   func rawSession() async throws -> AuthTokenResponse {
     let body = try JSONEncoder().encode(AuthTokenRequest(subject: "raw-test"))
