@@ -10,6 +10,7 @@ import Testing
       VisionRequest(image: sampleImage.base64EncodedString(), prompt: "What is it?"))
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func healthAnswers() async throws {
     try await ProxyHarness.with { proxy in
       let response = try await proxy.send("GET", "/health")
@@ -19,6 +20,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func authTokenIssuesASessionTheVerifierAccepts() async throws {
     try await ProxyHarness.with { proxy in
       let session = try await proxy.rawSession()
@@ -34,6 +36,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func wrongBootstrapKeyIsRefused() async throws {
     try await ProxyHarness.with { proxy in
       let body = try JSONEncoder().encode(AuthTokenRequest(subject: "x"))
@@ -46,6 +49,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func tamperedRequestsAreRefused() async throws {
     try await ProxyHarness.with { proxy in
       let session = try await proxy.rawSession()
@@ -78,6 +82,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func replayedRequestIsRefused() async throws {
     try await ProxyHarness.with { proxy in
       let session = try await proxy.rawSession()
@@ -93,6 +98,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func invalidVisionBodyIsA400() async throws {
     try await ProxyHarness.with { proxy in
       let session = try await proxy.rawSession()
@@ -105,6 +111,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func oversizedBodyIsA413() async throws {
     try await ProxyHarness.with(configure: { $0.maximumBodyBytes = 16 << 10 }) { proxy in
       let big = Data(repeating: UInt8(ascii: "A"), count: 64 << 10)
@@ -122,6 +129,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func rateLimitAnswers429WithRetryAfter() async throws {
     try await ProxyHarness.with(configure: {
       $0.rateLimit = RateLimit(burst: 3, refillPerSecond: 0.05)
@@ -143,6 +151,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func logsCarryNoSecrets() async throws {
     try await ProxyHarness.with { proxy in
       let client = proxy.client()

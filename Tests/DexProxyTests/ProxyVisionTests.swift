@@ -7,6 +7,7 @@ import Testing
 /// `POST /vision` end to end: DexCloud's real client and `DexVisionService` → dex-proxy → a
 /// stub OpenAI-compatible upstream, all over loopback HTTP.
 @Suite struct ProxyVisionTests {
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func happyPathReturnsParsedResultAndForwardsAnOpenAIRequest() async throws {
     try await ProxyHarness.with { proxy in
       let result = try await proxy.vision().identify(imageData: sampleImage, categoryHint: "Plant")
@@ -25,6 +26,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func withoutHintThePromptHasNoHintLine() async throws {
     try await ProxyHarness.with { proxy in
       _ = try await proxy.vision().identify(imageData: sampleImage, categoryHint: nil)
@@ -33,6 +35,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func fencedReplyIsParsed() async throws {
     try await ProxyHarness.with { proxy in
       proxy.upstream.enqueue(.content("```json\n" + StubUpstream.cleanJSON + "\n```"))
@@ -41,6 +44,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func truncatedReplyIsPassedThroughVerbatim() async throws {
     let truncated = #"{"commonName":"Clownfish","category":"fish","summary":"An orange reef fi"#
     try await ProxyHarness.with { proxy in
@@ -58,6 +62,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func refusalReachesTheClientAsARefusal() async throws {
     try await ProxyHarness.with { proxy in
       proxy.upstream.enqueue(.refusal("I'm sorry, but I can't help with identifying this image."))
@@ -70,6 +75,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test(arguments: [(429, "upstream_rate_limited"), (500, "upstream_error")])
   func upstreamFailureBecomesA502(status: Int, code: String) async throws {
     try await ProxyHarness.with { proxy in
@@ -83,6 +89,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func slowUpstreamBecomesA504() async throws {
     try await ProxyHarness.with(configure: { $0.upstream.timeout = .milliseconds(300) }) { proxy in
       proxy.upstream.setFallback(.slow(.seconds(3), .content(StubUpstream.cleanJSON)))
@@ -94,6 +101,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func unreachableUpstreamBecomesA502() async throws {
     try await ProxyHarness.with(configure: {
       // Port 9 (discard) on loopback: nothing listens, the connection is refused.
@@ -107,6 +115,7 @@ import Testing
     }
   }
 
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func upstreamBodyThatIsNotACompletionBecomesA502() async throws {
     try await ProxyHarness.with { proxy in
       proxy.upstream.setFallback(.content(""))

@@ -6,6 +6,7 @@ import Logging
 
 /// A running `dex-proxy` on 127.0.0.1 (port 0) in front of a ``StubUpstream``, plus helpers to
 /// drive it with DexCloud's real client or with raw, hand-signed requests.
+@available(macOS 14, iOS 17, tvOS 17, *)
 struct ProxyHarness: Sendable {
   static let bootstrapKeyText = "proxy-test-bootstrap-key-4c1e9d"
   static let serverSecretText = "proxy-test-server-secret-7a2f9e1b3c5d8e0f"

@@ -26,6 +26,7 @@ struct UpstreamRecord: Sendable {
 
 /// A small OpenAI-compatible server on 127.0.0.1 (Hummingbird, port 0) answering scripted,
 /// realistic chat-completion JSON.
+@available(macOS 14, iOS 17, tvOS 17, *)
 final class StubUpstream: @unchecked Sendable {
   static let cleanJSON = """
     {"commonName":"Monstera Deliciosa","category":"plant","scientificName":"Monstera deliciosa",\

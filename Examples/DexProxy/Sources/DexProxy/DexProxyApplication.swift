@@ -6,6 +6,7 @@ import Logging
 /// `GET /health`, wired to DexCloud's verifier and issuer and to an OpenAI-compatible upstream.
 ///
 /// Run the result with `runService()`, which also stops it gracefully on SIGTERM or SIGINT.
+@available(macOS 14, iOS 17, tvOS 17, *)
 public enum DexProxyApplication {
   /// Creates the application.
   ///

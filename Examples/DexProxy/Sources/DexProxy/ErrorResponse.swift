@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 
 /// OpenAI-style JSON error responses (`{"error":{"message","type","code"}}`).
+@available(macOS 14, iOS 17, tvOS 17, *)
 enum ErrorResponse {
   static func make(
     status: Int, message: String, type: String, code: String, headers extra: HTTPFields = [:]

@@ -2,6 +2,7 @@ import Hummingbird
 
 /// The per-request context of the proxy: Hummingbird's core storage plus the client's IP
 /// address, which keys the rate limit for requests without a valid session.
+@available(macOS 14, iOS 17, tvOS 17, *)
 public struct ProxyRequestContext: RequestContext {
   /// Hummingbird's per-request storage.
   public var coreContext: CoreRequestContextStorage

@@ -9,6 +9,7 @@ import Logging
 ///
 /// Logs carry the route, status, outcome code and duration; never keys, session ids,
 /// signatures, prompts or image data.
+@available(macOS 14, iOS 17, tvOS 17, *)
 struct ProxyRoutes: Sendable {
   let authenticator: RequestAuthenticator
   let upstream: ChatCompletionsClient
@@ -172,6 +173,7 @@ struct ProxyRoutes: Sendable {
 }
 
 /// A ready response carried through a `Result` failure.
+@available(macOS 14, iOS 17, tvOS 17, *)
 struct ResponseError: Error {
   let response: Response
   /// The outcome code logged for it.

@@ -23,6 +23,10 @@ do {
   exit(64)
 }
 
+guard #available(macOS 14, iOS 17, tvOS 17, *) else {
+  logger.critical("dex-proxy needs macOS 14 or later (Hummingbird 2).")
+  exit(69)
+}
 do {
   try await DexProxyApplication.make(configuration: configuration, logger: logger).runService()
 } catch {
