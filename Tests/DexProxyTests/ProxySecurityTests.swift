@@ -152,6 +152,33 @@ import Testing
   }
 
   @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func validSessionsAreLimitedPerSessionNotPerAddress() async throws {
+    try await ProxyHarness.with(configure: {
+      $0.rateLimit = RateLimit(burst: 2, refillPerSecond: 0.05)
+    }) { proxy in
+      let session = try await proxy.rawSession()  // one of the address's two tokens
+      var statuses: [Int] = []
+      for index in 0..<3 {
+        // Distinct bodies, so no request is a replay of another signed in the same second.
+        let body = try JSONEncoder().encode(
+          VisionRequest(image: sampleImage.base64EncodedString(), prompt: "Request \(index)"))
+        statuses.append(
+          try await proxy.sendVision(body, secret: session.sessionSecret, session: session.sessionID)
+            .statusCode)
+      }
+      // The session has its own bucket of two; the address still has one token left.
+      #expect(statuses == [200, 200, 429])
+      #expect(try await proxy.send("POST", "/auth_token", body: Data("{}".utf8)).statusCode == 401)
+      #expect(try await proxy.send("POST", "/auth_token", body: Data("{}".utf8)).statusCode == 429)
+      // A made-up session id is charged to the address, which is now empty.
+      let forged = try await proxy.send(
+        "POST", "/vision", headers: [DexCloudHeader.session: "dx1.k1.made.up"],
+        body: try visionBody())
+      #expect(forged.statusCode == 429)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func logsCarryNoSecrets() async throws {
     try await ProxyHarness.with { proxy in
       let client = proxy.client()
