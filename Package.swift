@@ -15,11 +15,13 @@ let package = Package(
     .executable(name: "dex", targets: ["dex"]),
     .executable(name: "dex-demo", targets: ["DexDemo"]),
     .executable(name: "custom-classifier", targets: ["CustomClassifier"]),
+    .library(name: "DexProxy", targets: ["DexProxy"]),
+    .executable(name: "dex-proxy", targets: ["dex-proxy"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-    // Test-only: the real HTTP server DexCloudTests start on 127.0.0.1.
+    // The dex-proxy example backend, and the real HTTP servers DexCloudTests start on 127.0.0.1.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -137,6 +139,25 @@ let package = Package(
       path: "Examples/DexDemo",
       resources: [.copy("Resources")]
     ),
+    .target(
+      name: "DexProxy",
+      dependencies: [
+        "DexCloud",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ],
+      path: "Examples/DexProxy/Sources/DexProxy"
+    ),
+    .executableTarget(
+      name: "dex-proxy",
+      dependencies: [
+        "DexProxy",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+      ],
+      path: "Examples/DexProxy/Sources/dex-proxy"
+    ),
 
     // MARK: Tests
     .testTarget(name: "DexModelTests", dependencies: ["DexModel"], resources: [.copy("Fixtures")]),
@@ -152,6 +173,17 @@ let package = Package(
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ]
+    ),
+    .testTarget(
+      name: "DexProxyTests",
+      dependencies: [
+        "DexProxy", "DexCloud", "DexModel", "DexKit",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ],
+      resources: [.copy("Photos")]
     ),
     .testTarget(name: "DexStorageTests", dependencies: ["DexStorage", "DexStoreCrashProbe"]),
     .testTarget(

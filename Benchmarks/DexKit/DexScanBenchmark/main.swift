@@ -42,7 +42,11 @@ for _ in 0..<runs {
   toResult.append(ms(total))
 }
 var usage = rusage()
-getrusage(RUSAGE_SELF, &usage)
+#if os(Linux)
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+#else
+  getrusage(RUSAGE_SELF, &usage)
+#endif
 print(
   String(
     format:

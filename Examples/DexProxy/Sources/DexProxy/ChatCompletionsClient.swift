@@ -1,0 +1,87 @@
+import DexCloud
+import Foundation
+import Logging
+
+/// Forwards one identification request to an OpenAI-compatible `/chat/completions` endpoint.
+///
+/// The image goes as a `data:` URL in an `image_url` part next to the prompt text; the reply's
+/// first message comes back as a ``DexCloud/VisionResponse``. A refusal (`content: null`,
+/// `refusal: "…"`) is returned as the message text, so the client's parser reports it as a
+/// refusal. HTTP goes through DexCloud's `HTTPTransport` (URLSession by default), which
+/// enforces the timeout and a response size limit and honours cancellation.
+public struct ChatCompletionsClient: Sendable {
+  /// The endpoint, model and key.
+  public let configuration: UpstreamConfiguration
+  private let transport: any HTTPTransport
+  private let logger: Logger
+
+  /// Creates a client.
+  public init(
+    configuration: UpstreamConfiguration, transport: (any HTTPTransport)? = nil,
+    logger: Logger = Logger(label: "dexkit.proxy.upstream")
+  ) {
+    self.configuration = configuration
+    self.transport =
+      transport ?? URLSessionTransport(maximumResponseBytes: configuration.maximumResponseBytes)
+    self.logger = logger
+  }
+
+  /// The default prompt when the client sends none.
+  static let defaultPrompt = "Describe the main subject of this photo."
+
+  /// Sends `request` upstream and returns the model's message.
+  public func complete(_ request: VisionRequest) async throws(UpstreamError) -> VisionResponse {
+    guard let url = configuration.chatCompletionsURL else { throw .unreachable }
+    let body = try encode(request)
+    var headers = ["content-type": "application/json", "accept": "application/json"]
+    if let key = configuration.apiKey { headers["authorization"] = "Bearer \(key.value)" }
+    let response: TransportResponse
+    do {
+      response = try await transport.send(
+        TransportRequest(method: "POST", url: url, headers: headers, body: body),
+        timeout: configuration.timeout)
+    } catch let error as DexCloudError {
+      logger.warning("Upstream call failed", metadata: ["kind": "\(error.kind.rawValue)"])
+      throw error.kind == .timedOut ? .timedOut : .unreachable
+    } catch {
+      throw .unreachable
+    }
+    guard (200..<300).contains(response.statusCode) else {
+      logger.warning("Upstream refused", metadata: ["status": "\(response.statusCode)"])
+      throw response.statusCode == 429 ? .rateLimited : .status(response.statusCode)
+    }
+    guard let decoded = try? JSONDecoder().decode(ChatCompletionResponse.self, from: response.body),
+      let message = decoded.choices.first?.message,
+      let content = message.content.flatMap({ $0.isEmpty ? nil : $0 }) ?? message.refusal
+    else {
+      logger.warning("Upstream reply unreadable", metadata: ["bytes": "\(response.body.count)"])
+      throw .invalidResponse
+    }
+    return VisionResponse(role: message.role ?? "assistant", content: content)
+  }
+
+  private func encode(_ request: VisionRequest) throws(UpstreamError) -> Data {
+    let prompt = request.prompt.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultPrompt
+    let mime = request.image.hasPrefix("iVBORw0KGgo") ? "image/png" : "image/jpeg"
+    let payload = ChatCompletionRequest(
+      model: configuration.model,
+      messages: [
+        .init(
+          role: "user",
+          content: [
+            .init(type: "text", text: prompt),
+            .init(
+              type: "image_url",
+              imageURL: .init(url: "data:\(mime);base64,\(request.image)")),
+          ])
+      ],
+      maxTokens: configuration.maximumTokens)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .withoutEscapingSlashes
+    do {
+      return try encoder.encode(payload)
+    } catch {
+      throw .invalidResponse
+    }
+  }
+}

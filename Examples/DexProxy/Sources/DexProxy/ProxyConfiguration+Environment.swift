@@ -1,0 +1,115 @@
+import DexCloud
+import Foundation
+
+extension ProxyConfiguration {
+  /// The environment variables ``fromEnvironment(_:)`` reads.
+  public enum Variable {
+    /// Required. The bootstrap key clients sign `/auth_token` with.
+    public static let bootstrapKey = "DEX_PROXY_BOOTSTRAP_KEY"
+    /// Optional. A previous bootstrap key still accepted during rotation.
+    public static let previousBootstrapKey = "DEX_PROXY_PREVIOUS_BOOTSTRAP_KEY"
+    /// Required. The server secret that authenticates session ids (at least 32 bytes).
+    public static let serverSecret = "DEX_PROXY_SERVER_SECRET"
+    /// Optional. The id of the server key, embedded in session ids (default `k1`).
+    public static let serverKeyID = "DEX_PROXY_SERVER_KEY_ID"
+    /// Optional. Session lifetime in seconds (default 3600).
+    public static let sessionLifetime = "DEX_PROXY_SESSION_LIFETIME"
+    /// Required. The OpenAI-compatible base URL, e.g. `https://api.openai.com/v1`.
+    public static let upstreamURL = "DEX_PROXY_UPSTREAM_URL"
+    /// Required. The model name, e.g. `gpt-4o-mini`.
+    public static let model = "DEX_PROXY_MODEL"
+    /// Optional. The provider's API key (omit for local servers such as Ollama).
+    public static let apiKey = "DEX_PROXY_API_KEY"
+    /// Optional. Upstream timeout in seconds (default 60).
+    public static let upstreamTimeout = "DEX_PROXY_UPSTREAM_TIMEOUT"
+    /// Optional. Bind address (default `127.0.0.1`).
+    public static let host = "DEX_PROXY_HOST"
+    /// Optional. Port (default 8080).
+    public static let port = "DEX_PROXY_PORT"
+    /// Optional. Request body limit in bytes (default 8388608).
+    public static let maximumBodyBytes = "DEX_PROXY_MAX_BODY_BYTES"
+    /// Optional. Rate-limit burst per client (default 20).
+    public static let rateLimitBurst = "DEX_PROXY_RATE_LIMIT_BURST"
+    /// Optional. Rate-limit refill, requests per second per client (default 0.5).
+    public static let rateLimitPerSecond = "DEX_PROXY_RATE_LIMIT_PER_SECOND"
+  }
+
+  /// Reads the configuration from environment variables (see ``Variable``).
+  ///
+  /// - Throws: ``ProxyConfigurationError`` naming the first missing or malformed variable.
+  public static func fromEnvironment(
+    _ environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws(ProxyConfigurationError) -> ProxyConfiguration {
+    func required(_ name: String) throws(ProxyConfigurationError) -> String {
+      guard let value = environment[name], !value.trimmingCharacters(in: .whitespaces).isEmpty
+      else { throw ProxyConfigurationError(variable: name, problem: "is missing or empty.") }
+      return value
+    }
+    func number<T: LosslessStringConvertible & Comparable>(
+      _ name: String, default fallback: T, minimum: T, maximum: T
+    ) throws(ProxyConfigurationError) -> T {
+      guard let text = environment[name] else { return fallback }
+      guard let value = T(text.trimmingCharacters(in: .whitespaces)), value >= minimum,
+        value <= maximum
+      else {
+        throw ProxyConfigurationError(
+          variable: name, problem: "must be a number from \(minimum) to \(maximum).")
+      }
+      return value
+    }
+
+    guard let bootstrap = SigningSecret(try required(Variable.bootstrapKey)) else {
+      throw ProxyConfigurationError(variable: Variable.bootstrapKey, problem: "is empty.")
+    }
+    var bootstrapKeys = [bootstrap]
+    if let previous = environment[Variable.previousBootstrapKey].flatMap(SigningSecret.init) {
+      bootstrapKeys.append(previous)
+    }
+    let serverSecretText = try required(Variable.serverSecret)
+    guard serverSecretText.utf8.count >= 32, let serverSecret = SigningSecret(serverSecretText)
+    else {
+      throw ProxyConfigurationError(
+        variable: Variable.serverSecret, problem: "must be at least 32 bytes.")
+    }
+    let keyID = environment[Variable.serverKeyID] ?? "k1"
+    guard let key = ServerKey(id: keyID, secret: serverSecret) else {
+      throw ProxyConfigurationError(
+        variable: Variable.serverKeyID, problem: "must be 1–32 characters of [A-Za-z0-9_-].")
+    }
+    let urlText = try required(Variable.upstreamURL)
+    guard let url = URL(string: urlText), let scheme = url.scheme?.lowercased(),
+      scheme == "http" || scheme == "https", url.host != nil
+    else {
+      throw ProxyConfigurationError(
+        variable: Variable.upstreamURL, problem: "is not an http(s) URL.")
+    }
+    let model = try required(Variable.model)
+    let lifetime =
+      try number(
+        Variable.sessionLifetime, default: 3600, minimum: 60, maximum: 86_400 * 30) as Int
+    let timeout =
+      try number(
+        Variable.upstreamTimeout, default: 60.0, minimum: 0.1, maximum: 600.0) as Double
+    let port = try number(Variable.port, default: 8080, minimum: 0, maximum: 65_535) as Int
+    let body =
+      try number(
+        Variable.maximumBodyBytes, default: 8 << 20, minimum: 1024, maximum: 64 << 20) as Int
+    let burst =
+      try number(
+        Variable.rateLimitBurst, default: 20, minimum: 1, maximum: 100_000) as Int
+    let perSecond =
+      try number(
+        Variable.rateLimitPerSecond, default: 0.5, minimum: 0.001, maximum: 100_000.0) as Double
+
+    return ProxyConfiguration(
+      bootstrapKeys: bootstrapKeys,
+      keyring: ServerKeyring(current: key),
+      sessionLifetime: .seconds(lifetime),
+      upstream: UpstreamConfiguration(
+        baseURL: url, model: model, apiKey: environment[Variable.apiKey].flatMap(APIKey.init),
+        timeout: .milliseconds(Int((timeout * 1000).rounded()))),
+      host: environment[Variable.host] ?? "127.0.0.1",
+      port: port, maximumBodyBytes: body,
+      rateLimit: RateLimit(burst: burst, refillPerSecond: perSecond))
+  }
+}

@@ -1,0 +1,191 @@
+import DexCloud
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The proxy's route handlers, with everything they share: the authenticator, the upstream
+/// client, the rate limiter and the limits.
+///
+/// Logs carry the route, status, outcome code and duration; never keys, session ids,
+/// signatures, prompts or image data.
+@available(macOS 14, iOS 17, tvOS 17, *)
+struct ProxyRoutes: Sendable {
+  let authenticator: RequestAuthenticator
+  let upstream: ChatCompletionsClient
+  let limiter: TokenBucketRateLimiter
+  let maximumBodyBytes: Int
+
+  func register(on router: Router<ProxyRequestContext>) {
+    router.get("/health") { _, context in
+      log(context, route: "/health", status: 200, outcome: "ok", started: .now)
+      return ErrorResponse.json(status: 200, data: Data(#"{"status":"ok"}"#.utf8))
+    }
+    router.post("/auth_token") { request, context in
+      await authToken(request, context: context)
+    }
+    router.post("/vision") { request, context in
+      await vision(request, context: context)
+    }
+  }
+
+  // MARK: Routes
+
+  func authToken(_ request: Request, context: ProxyRequestContext) async -> Response {
+    let started = ContinuousClock.now
+    let route = "/auth_token"
+    let signed: SignedRequest
+    switch await admit(request, rateKey: "ip:\(context.remoteIP ?? "unknown")") {
+    case .success(let value): signed = value
+    case .failure(let error): return finish(error.response, context, route, error.outcome, started)
+    }
+    do {
+      try await authenticator.authenticateBootstrap(signed)
+    } catch {
+      return finish(ErrorResponse.verification(error), context, route, error.code, started)
+    }
+    let subject =
+      (try? JSONDecoder().decode(AuthTokenRequest.self, from: signed.body))?.subject ?? "anonymous"
+    do {
+      let session = try authenticator.issuer.issue(subject: subject)
+      let data = try JSONEncoder().encode(session)
+      return finish(ErrorResponse.json(status: 200, data: data), context, route, "issued", started)
+    } catch let error as SessionIssuer.IssueError {
+      let response = ErrorResponse.make(
+        status: 400, message: error.description, type: "invalid_request_error",
+        code: "invalid_subject")
+      return finish(response, context, route, "invalid_subject", started)
+    } catch {
+      let response = ErrorResponse.make(
+        status: 500, message: "The session could not be issued.", type: "server_error",
+        code: "internal_error")
+      return finish(response, context, route, "internal_error", started)
+    }
+  }
+
+  func vision(_ request: Request, context: ProxyRequestContext) async -> Response {
+    let started = ContinuousClock.now
+    let route = "/vision"
+    // A session id that validates keys the limit to that session; anything else (missing,
+    // forged) falls back to the remote address, so made-up ids cannot dodge the limit.
+    let sessionHeader = ProxyHeaderNames.session.flatMap { request.headers[$0] }
+    let key: String
+    if let sessionHeader, (try? authenticator.issuer.validate(sessionID: sessionHeader)) != nil {
+      key = "session:\(sessionHeader)"
+    } else {
+      key = "ip:\(context.remoteIP ?? "unknown")"
+    }
+    let signed: SignedRequest
+    switch await admit(request, rateKey: key) {
+    case .success(let value): signed = value
+    case .failure(let error): return finish(error.response, context, route, error.outcome, started)
+    }
+    do {
+      _ = try await authenticator.authenticateSession(signed)
+    } catch {
+      return finish(ErrorResponse.verification(error), context, route, error.code, started)
+    }
+    guard let body = try? JSONDecoder().decode(VisionRequest.self, from: signed.body),
+      !body.image.isEmpty, Data(base64Encoded: body.image) != nil
+    else {
+      let response = ErrorResponse.make(
+        status: 400, message: "The body must be JSON {\"image\": <base64>, \"prompt\": <text>}.",
+        type: "invalid_request_error", code: "invalid_body")
+      return finish(response, context, route, "invalid_body", started)
+    }
+    do {
+      let reply = try await upstream.complete(body)
+      let data = try JSONEncoder().encode(reply)
+      return finish(ErrorResponse.json(status: 200, data: data), context, route, "ok", started)
+    } catch let error as UpstreamError {
+      let response = ErrorResponse.make(
+        status: error.httpStatus, message: error.description, type: "upstream_error",
+        code: error.code)
+      return finish(response, context, route, error.code, started)
+    } catch {
+      let response = ErrorResponse.make(
+        status: 500, message: "The reply could not be encoded.", type: "server_error",
+        code: "internal_error")
+      return finish(response, context, route, "internal_error", started)
+    }
+  }
+
+  // MARK: Helpers
+
+  /// Applies the rate limit for `rateKey`, then reads the signed parts of `request`; fails with
+  /// a ready 429 or 413 response.
+  private func admit(
+    _ request: Request, rateKey: String
+  ) async -> Result<
+    SignedRequest, ResponseError
+  > {
+    if case .limited(let seconds) = await limiter.acquire(rateKey) {
+      var headers = HTTPFields()
+      headers[.retryAfter] = String(seconds)
+      let response = ErrorResponse.make(
+        status: 429, message: "Too many requests; retry after \(seconds) s.",
+        type: "rate_limit_error", code: "rate_limit_exceeded", headers: headers)
+      return .failure(ResponseError(response: response, outcome: "rate_limited"))
+    }
+    let tooLarge = ResponseError(
+      response: ErrorResponse.make(
+        status: 413, message: "The request body is over \(maximumBodyBytes) bytes.",
+        type: "invalid_request_error", code: "request_too_large"),
+      outcome: "body_too_large")
+    if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
+      return .failure(tooLarge)
+    }
+    let bytes: ByteBuffer
+    do {
+      bytes = try await request.body.collect(upTo: maximumBodyBytes)
+    } catch {
+      return .failure(tooLarge)
+    }
+    var headers: [String: String] = [:]
+    for name in [DexCloudHeader.timestamp, DexCloudHeader.signature, DexCloudHeader.session] {
+      if let field = HTTPField.Name(name), let value = request.headers[field] {
+        headers[name] = value
+      }
+    }
+    return .success(
+      SignedRequest(
+        method: request.method.rawValue, path: request.head.path ?? "/", headers: headers,
+        body: Data(bytes.readableBytesView)))
+  }
+
+  private func finish(
+    _ response: Response, _ context: ProxyRequestContext, _ route: String, _ outcome: String,
+    _ started: ContinuousClock.Instant
+  ) -> Response {
+    log(
+      context, route: route, status: Int(response.status.code), outcome: outcome, started: started)
+    return response
+  }
+
+  private func log(
+    _ context: ProxyRequestContext, route: String, status: Int, outcome: String,
+    started: ContinuousClock.Instant
+  ) {
+    let milliseconds = (ContinuousClock.now - started).timeInterval * 1000
+    let level: Logger.Level = status >= 500 ? .warning : (status >= 400 ? .notice : .info)
+    context.logger.log(
+      level: level, "Request handled",
+      metadata: [
+        "route": "\(route)", "status": "\(status)", "outcome": "\(outcome)",
+        "duration_ms": "\(String(format: "%.1f", milliseconds))",
+      ])
+  }
+}
+
+/// A ready response carried through a `Result` failure.
+@available(macOS 14, iOS 17, tvOS 17, *)
+struct ResponseError: Error {
+  let response: Response
+  /// The outcome code logged for it.
+  let outcome: String
+}
+
+/// DexCloud's header names as HTTP field names (they are valid tokens, so never `nil`).
+enum ProxyHeaderNames {
+  static let session = HTTPField.Name(DexCloudHeader.session)
+}

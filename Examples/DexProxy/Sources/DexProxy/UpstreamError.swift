@@ -1,0 +1,46 @@
+/// Why the model call failed, as the proxy reports it to the client.
+///
+/// Every case maps to a status the client understands (502 or 504) and an OpenAI-style error
+/// body; nothing from the request (image, prompt) or the API key is ever included.
+public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The upstream did not answer within the configured timeout.
+  case timedOut
+  /// The upstream could not be reached (refused, reset, DNS, TLS).
+  case unreachable
+  /// The upstream answered 429 (its own rate limit or quota).
+  case rateLimited
+  /// The upstream answered another non-2xx status.
+  case status(Int)
+  /// The upstream answered 2xx with a body that is not a chat completion with a message.
+  case invalidResponse
+
+  /// The HTTP status the proxy answers with: 504 for a timeout, otherwise 502.
+  public var httpStatus: Int {
+    switch self {
+    case .timedOut: 504
+    default: 502
+    }
+  }
+
+  /// A stable, machine-readable code for the error body.
+  public var code: String {
+    switch self {
+    case .timedOut: "upstream_timeout"
+    case .unreachable: "upstream_unreachable"
+    case .rateLimited: "upstream_rate_limited"
+    case .status: "upstream_error"
+    case .invalidResponse: "upstream_invalid_response"
+    }
+  }
+
+  /// A short explanation for the client.
+  public var description: String {
+    switch self {
+    case .timedOut: "The model did not answer in time."
+    case .unreachable: "The model service could not be reached."
+    case .rateLimited: "The model service is rate limiting the proxy; retry later."
+    case .status(let status): "The model service answered HTTP \(status)."
+    case .invalidResponse: "The model service sent a response the proxy could not read."
+    }
+  }
+}

@@ -1,0 +1,215 @@
+import DexCloud
+import DexProxy
+import Foundation
+import Testing
+
+/// Authentication, replay, body-size and rate limits, checked with raw, hand-signed requests.
+@Suite struct ProxySecurityTests {
+  private func visionBody() throws -> Data {
+    try JSONEncoder().encode(
+      VisionRequest(image: sampleImage.base64EncodedString(), prompt: "What is it?"))
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func healthAnswers() async throws {
+    try await ProxyHarness.with { proxy in
+      let response = try await proxy.send("GET", "/health")
+      #expect(response.statusCode == 200)
+      #expect(String(decoding: response.body, as: UTF8.self) == #"{"status":"ok"}"#)
+      #expect(response.value(forHeader: "Date") != nil)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func authTokenIssuesASessionTheVerifierAccepts() async throws {
+    try await ProxyHarness.with { proxy in
+      let session = try await proxy.rawSession()
+      #expect(session.sessionID.hasPrefix("dx1.k1."))
+      #expect(session.expiresIn == 3600)
+      #expect(session.tokenType == "dex-session")
+      let body = try visionBody()
+      let response = try await proxy.sendVision(
+        body, secret: session.sessionSecret, session: session.sessionID)
+      #expect(response.statusCode == 200)
+      let reply = try JSONDecoder().decode(VisionResponse.self, from: response.body)
+      #expect(reply.role == "assistant")
+      #expect(reply.content == StubUpstream.cleanJSON)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func wrongBootstrapKeyIsRefused() async throws {
+    try await ProxyHarness.with { proxy in
+      let body = try JSONEncoder().encode(AuthTokenRequest(subject: "x"))
+      let response = try await proxy.send(
+        "POST", "/auth_token",
+        headers: ProxyHarness.signed(
+          "/auth_token", body: body, secret: SigningSecret("wrong-key")!),
+        body: body)
+      #expect(response.statusCode == 401)
+      #expect(errorCode(response.body) == "invalid_signature")
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func tamperedRequestsAreRefused() async throws {
+    try await ProxyHarness.with { proxy in
+      let session = try await proxy.rawSession()
+      let body = try visionBody()
+      let headers = ProxyHarness.signed(
+        "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
+
+      var altered = body
+      altered[altered.count - 3] ^= 0x01
+      let tampered = try await proxy.send("POST", "/vision", headers: headers, body: altered)
+      #expect(tampered.statusCode == 401)
+      #expect(errorCode(tampered.body) == "invalid_signature")
+
+      var forged = headers
+      forged[DexCloudHeader.session] = session.sessionID.dropLast(2) + "AA"
+      let forgedResponse = try await proxy.send("POST", "/vision", headers: forged, body: body)
+      #expect(forgedResponse.statusCode == 401)
+      #expect(errorCode(forgedResponse.body) == "invalid_session")
+
+      var anonymous = headers
+      anonymous[DexCloudHeader.session] = nil
+      let missing = try await proxy.send("POST", "/vision", headers: anonymous, body: body)
+      #expect(missing.statusCode == 401)
+      #expect(errorCode(missing.body) == "missing_signature_header")
+
+      // Signed with the bootstrap key instead of the session secret.
+      let wrongSecret = try await proxy.sendVision(
+        body, secret: ProxyHarness.bootstrapKey, session: session.sessionID)
+      #expect(wrongSecret.statusCode == 401)
+      #expect(proxy.upstream.received.isEmpty)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func replayedRequestIsRefused() async throws {
+    try await ProxyHarness.with { proxy in
+      let session = try await proxy.rawSession()
+      let body = try visionBody()
+      let headers = ProxyHarness.signed(
+        "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
+      let first = try await proxy.send("POST", "/vision", headers: headers, body: body)
+      #expect(first.statusCode == 200)
+      let second = try await proxy.send("POST", "/vision", headers: headers, body: body)
+      #expect(second.statusCode == 401)
+      #expect(errorCode(second.body) == "replayed_request")
+      #expect(proxy.upstream.received.count == 1)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func invalidVisionBodyIsA400() async throws {
+    try await ProxyHarness.with { proxy in
+      let session = try await proxy.rawSession()
+      for body in [Data("not json".utf8), Data(#"{"image":"***not base64***"}"#.utf8)] {
+        let response = try await proxy.sendVision(
+          body, secret: session.sessionSecret, session: session.sessionID)
+        #expect(response.statusCode == 400)
+        #expect(errorCode(response.body) == "invalid_body")
+      }
+      #expect(proxy.upstream.received.isEmpty)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func oversizedBodyIsA413() async throws {
+    try await ProxyHarness.with(configure: { $0.maximumBodyBytes = 16 << 10 }) { proxy in
+      let big = Data(repeating: UInt8(ascii: "A"), count: 64 << 10)
+      let response = try await proxy.send("POST", "/vision", body: big)
+      #expect(response.statusCode == 413)
+      #expect(errorCode(response.body) == "request_too_large")
+
+      // Through the real client: the proxy's refusal surfaces as a 413 error.
+      let error = await #expect(throws: DexCloudError.self) {
+        _ = try await proxy.vision().identify(
+          imageData: Data(repeating: 0xAB, count: 32 << 10), categoryHint: nil)
+      }
+      #expect(error?.statusCode == 413)
+      #expect(proxy.upstream.received.isEmpty)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func rateLimitAnswers429WithRetryAfter() async throws {
+    try await ProxyHarness.with(configure: {
+      $0.rateLimit = RateLimit(burst: 3, refillPerSecond: 0.05)
+    }) { proxy in
+      var statuses: [Int] = []
+      var last: TransportResponse?
+      for _ in 0..<4 {
+        let response = try await proxy.send("POST", "/auth_token", body: Data("{}".utf8))
+        statuses.append(response.statusCode)
+        last = response
+      }
+      #expect(statuses == [401, 401, 401, 429])
+      let limited = try #require(last)
+      #expect(errorCode(limited.body) == "rate_limit_exceeded")
+      let retryAfter = try #require(limited.value(forHeader: "Retry-After").flatMap(Int.init))
+      #expect((1...20).contains(retryAfter))
+      // Health is not rate limited.
+      #expect(try await proxy.send("GET", "/health").statusCode == 200)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func validSessionsAreLimitedPerSessionNotPerAddress() async throws {
+    try await ProxyHarness.with(configure: {
+      $0.rateLimit = RateLimit(burst: 2, refillPerSecond: 0.05)
+    }) { proxy in
+      let session = try await proxy.rawSession()  // one of the address's two tokens
+      var statuses: [Int] = []
+      for index in 0..<3 {
+        // Distinct bodies, so no request is a replay of another signed in the same second.
+        let body = try JSONEncoder().encode(
+          VisionRequest(image: sampleImage.base64EncodedString(), prompt: "Request \(index)"))
+        statuses.append(
+          try await proxy.sendVision(
+            body, secret: session.sessionSecret, session: session.sessionID
+          )
+          .statusCode)
+      }
+      // The session has its own bucket of two; the address still has one token left.
+      #expect(statuses == [200, 200, 429])
+      #expect(try await proxy.send("POST", "/auth_token", body: Data("{}".utf8)).statusCode == 401)
+      #expect(try await proxy.send("POST", "/auth_token", body: Data("{}".utf8)).statusCode == 429)
+      // A made-up session id is charged to the address, which is now empty.
+      let forged = try await proxy.send(
+        "POST", "/vision", headers: [DexCloudHeader.session: "dx1.k1.made.up"],
+        body: try visionBody())
+      #expect(forged.statusCode == 429)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func logsCarryNoSecrets() async throws {
+    try await ProxyHarness.with { proxy in
+      let client = proxy.client()
+      let service = DexVisionService(client: client)
+      _ = try await service.identify(imageData: sampleImage, categoryHint: "Plant")
+      let session = try await proxy.rawSession()
+      let body = try visionBody()
+      let headers = ProxyHarness.signed(
+        "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
+      _ = try await proxy.send("POST", "/vision", headers: headers, body: body)
+      _ = try await proxy.send("POST", "/vision", headers: headers, body: body)  // replay
+
+      let lines = proxy.logs.lines.filter { $0.contains("dexkit.proxy") }
+      #expect(lines.contains { $0.contains("Request handled") && $0.contains("route=/vision") })
+      #expect(lines.contains { $0.contains("outcome=replayed_request") })
+      let text = lines.joined(separator: "\n")
+      let secrets = [
+        ProxyHarness.bootstrapKeyText, ProxyHarness.serverSecretText, ProxyHarness.apiKeyText,
+        session.sessionID, String(session.sessionID.prefix(20)),
+        try #require(headers[DexCloudHeader.signature]),
+        String(sampleImage.base64EncodedString().prefix(24)), "guessed the category",
+      ]
+      for secret in secrets {
+        #expect(!text.contains(secret))
+      }
+    }
+  }
+}

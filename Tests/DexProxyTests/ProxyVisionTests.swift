@@ -1,0 +1,129 @@
+import DexCloud
+import DexModel
+import DexProxy
+import Foundation
+import Testing
+
+/// `POST /vision` end to end: DexCloud's real client and `DexVisionService` → dex-proxy → a
+/// stub OpenAI-compatible upstream, all over loopback HTTP.
+@Suite struct ProxyVisionTests {
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func happyPathReturnsParsedResultAndForwardsAnOpenAIRequest() async throws {
+    try await ProxyHarness.with { proxy in
+      let result = try await proxy.vision().identify(imageData: sampleImage, categoryHint: "Plant")
+      #expect(result.commonName == "Monstera Deliciosa")
+      #expect(result.dexCategory == .plant)
+      #expect(result.facts.count == 3)
+
+      let sent = try #require(proxy.upstream.received.last)
+      #expect(sent.model == "gpt-test")
+      #expect(sent.maxTokens == 800)
+      #expect(sent.authorization == "Bearer \(ProxyHarness.apiKeyText)")
+      #expect(sent.imageURL == "data:image/jpeg;base64,\(sampleImage.base64EncodedString())")
+      let prompt = try #require(sent.text)
+      #expect(prompt == DexPrompt.identification(categoryHint: "Plant"))
+      #expect(prompt.contains("guessed the category \"Plant\""))
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func withoutHintThePromptHasNoHintLine() async throws {
+    try await ProxyHarness.with { proxy in
+      _ = try await proxy.vision().identify(imageData: sampleImage, categoryHint: nil)
+      let prompt = try #require(proxy.upstream.received.last?.text)
+      #expect(!prompt.contains("guessed the category"))
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func fencedReplyIsParsed() async throws {
+    try await ProxyHarness.with { proxy in
+      proxy.upstream.enqueue(.content("```json\n" + StubUpstream.cleanJSON + "\n```"))
+      let result = try await proxy.vision().identify(imageData: sampleImage, categoryHint: nil)
+      #expect(result.commonName == "Monstera Deliciosa")
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func truncatedReplyIsPassedThroughVerbatim() async throws {
+    let truncated = #"{"commonName":"Clownfish","category":"fish","summary":"An orange reef fi"#
+    try await ProxyHarness.with { proxy in
+      proxy.upstream.enqueue(.content(truncated, finishReason: "length"))
+      let body = try JSONEncoder().encode(
+        VisionRequest(image: sampleImage.base64EncodedString(), prompt: "What is it?"))
+      let reply = try await proxy.client().sendRequest(
+        endpoint: Endpoints.vision, body: body, responseModel: VisionResponse.self
+      ).get()
+      #expect(reply == VisionResponse(role: "assistant", content: truncated))
+      // The client's tolerant parser recovers what the truncated object holds.
+      proxy.upstream.enqueue(.content(truncated, finishReason: "length"))
+      let result = try await proxy.vision().identify(imageData: sampleImage, categoryHint: nil)
+      #expect(result.commonName == "Clownfish")
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func refusalReachesTheClientAsARefusal() async throws {
+    try await ProxyHarness.with { proxy in
+      proxy.upstream.enqueue(.refusal("I'm sorry, but I can't help with identifying this image."))
+      await #expect {
+        _ = try await proxy.vision().identify(imageData: sampleImage, categoryHint: nil)
+      } throws: { error in
+        guard case .refusal = error as? ScanResult.ParseError else { return false }
+        return true
+      }
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test(arguments: [(429, "upstream_rate_limited"), (500, "upstream_error")])
+  func upstreamFailureBecomesA502(status: Int, code: String) async throws {
+    try await ProxyHarness.with { proxy in
+      proxy.upstream.setFallback(.status(status))
+      let error = await #expect(throws: DexCloudError.self) {
+        _ = try await proxy.vision().identify(imageData: sampleImage, categoryHint: "Plant")
+      }
+      #expect(error?.statusCode == 502)
+      #expect(error?.apiError?.code == code)
+      #expect(proxy.upstream.received.count == 2)  // the client retried a 502 once
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func slowUpstreamBecomesA504() async throws {
+    try await ProxyHarness.with(configure: { $0.upstream.timeout = .milliseconds(300) }) { proxy in
+      proxy.upstream.setFallback(.slow(.seconds(3), .content(StubUpstream.cleanJSON)))
+      let error = await #expect(throws: DexCloudError.self) {
+        _ = try await proxy.vision().identify(imageData: sampleImage, categoryHint: nil)
+      }
+      #expect(error?.statusCode == 504)
+      #expect(error?.apiError?.code == "upstream_timeout")
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func unreachableUpstreamBecomesA502() async throws {
+    try await ProxyHarness.with(configure: {
+      // Port 9 (discard) on loopback: nothing listens, the connection is refused.
+      $0.upstream.baseURL = URL(string: "http://127.0.0.1:9/v1")!
+    }) { proxy in
+      let error = await #expect(throws: DexCloudError.self) {
+        _ = try await proxy.vision().identify(imageData: sampleImage, categoryHint: nil)
+      }
+      #expect(error?.statusCode == 502)
+      #expect(error?.apiError?.code == "upstream_unreachable")
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func upstreamBodyThatIsNotACompletionBecomesA502() async throws {
+    try await ProxyHarness.with { proxy in
+      proxy.upstream.setFallback(.content(""))
+      let error = await #expect(throws: DexCloudError.self) {
+        _ = try await proxy.vision().identify(imageData: sampleImage, categoryHint: nil)
+      }
+      #expect(error?.statusCode == 502)
+      #expect(error?.apiError?.code == "upstream_invalid_response")
+    }
+  }
+}

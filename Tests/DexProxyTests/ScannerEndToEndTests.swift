@@ -1,0 +1,90 @@
+import DexKit
+import DexProxy
+import Foundation
+import Testing
+
+/// The whole product over real loopback HTTP: `DexScanner` with the real downscaler and
+/// classifier → `DexVisionService` (signed `ApiClient`) → `dex-proxy` → a stub OpenAI-compatible
+/// upstream, saving into a real `DexStore` in a temporary directory.
+@Suite("DexScanner end to end through dex-proxy")
+struct ScannerEndToEndTests {
+  static func photo(_ name: String) throws -> Data {
+    let url = try #require(
+      Bundle.module.url(forResource: name, withExtension: "jpg", subdirectory: "Photos"))
+    return try Data(contentsOf: url)
+  }
+
+  static func withStore<T>(_ body: (DexStore) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("dex-e2e-\(UUID().uuidString)", isDirectory: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try DexStore(configuration: .init(directory: directory))
+    return try await body(store)
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func happyPathSavesAFullEntryAndTheHintReachesThePrompt() async throws {
+    try await ProxyHarness.with { proxy in
+      proxy.upstream.enqueue(
+        .content(
+          """
+          ```json
+          {"commonName": "Tabby Cat", "category": "animal", "scientificName": "Felis catus",
+           "summary": "A striped domestic cat.", "facts": ["Purrs", "Naps 15 hours a day"],
+           "rarity": "common", "confidence": "96%"}
+          ```
+          """))
+      let scanner = DexScanner(visionService: proxy.vision())
+      let final = await scanner.run(try Self.photo("cat"))
+      #expect(final.phase == .result)
+      #expect(!final.isOffline)
+      #expect(final.result?.commonName == "Tabby Cat")
+      #expect(final.result?.confidence == 0.96)
+
+      let prompt = try #require(proxy.upstream.received.last?.text)
+      #expect(prompt.contains("guessed the category \"Animal\""), "the local guess is the hint")
+      let sentImage = try #require(proxy.upstream.received.last?.imageURL)
+      let jpeg = try #require(final.imageData)
+      #expect(sentImage == "data:image/jpeg;base64,\(jpeg.base64EncodedString())", "encoded once")
+
+      try await Self.withStore { store in
+        let entry = try #require(final.makeEntry())
+        try await store.insert(entry, image: jpeg)
+        let saved = try #require(try await store.entry(id: entry.id))
+        #expect(saved.facts == ["Purrs", "Naps 15 hours a day"])
+        #expect(saved.localGuessLabel == final.localGuess?.label)
+        #expect(try await store.imageData(for: entry.id) == jpeg)
+      }
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test(arguments: [UpstreamReply.status(500), .status(429), .refusal("I can't help with that.")])
+  func upstreamFailuresYieldTheOfflineEntry(reply: UpstreamReply) async throws {
+    try await ProxyHarness.with { proxy in
+      proxy.upstream.setFallback(reply)
+      let final = await DexScanner(visionService: proxy.vision()).run(try Self.photo("fruit"))
+      #expect(final.phase == .result)
+      #expect(final.isOffline)
+      #expect(final.cloudError != nil)
+      let guess = try #require(final.localGuess)
+      #expect(final.result == .offlineFallback(for: guess))
+      #expect(guess.category == .food)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aSlowUpstreamEndsTheScanAtTheTimeout() async throws {
+    try await ProxyHarness.with { proxy in
+      proxy.upstream.setFallback(.slow(.seconds(4), .content(StubUpstream.cleanJSON)))
+      let scanner = DexScanner(
+        visionService: proxy.vision(), configuration: .init(cloudTimeout: .milliseconds(500)))
+      let clock = ContinuousClock()
+      let start = clock.now
+      let final = await scanner.run(try Self.photo("cat"))
+      #expect(clock.now - start < .seconds(3), "the scan does not wait for the upstream")
+      #expect(final.phase == .result)
+      #expect(final.isOffline)
+    }
+  }
+}
