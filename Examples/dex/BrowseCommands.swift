@@ -25,7 +25,7 @@ struct ListCommand: AsyncParsableCommand {
   var json = false
 
   func run() async throws {
-    do {
+    try await reportingErrors {
       var filter: DexCategory?
       if let category {
         guard let parsed = DexCategory(rawValue: category.lowercased()) else {
@@ -52,10 +52,6 @@ struct ListCommand: AsyncParsableCommand {
           "\(entry.id)  \(formatter.string(from: entry.dateDiscovered))  [\(entry.category.title)]  \(entry.commonName)"
         )
       }
-    } catch let error as DexCLIError {
-      throw fail(error)
-    } catch {
-      throw fail(DexCLIError.store(String(describing: error)))
     }
   }
 }
@@ -70,16 +66,12 @@ struct ShowCommand: AsyncParsableCommand {
   var id: String
 
   func run() async throws {
-    do {
+    try await reportingErrors {
       let store = try options.resolved().openStore()
       guard let entry = try await store.entry(id: id) else {
         throw DexCLIError.notFound("No entry with id \(id).")
       }
       print(EntryCard(entry: entry, isOffline: entry.summary == ScanResult.offlineSummary).render())
-    } catch let error as DexCLIError {
-      throw fail(error)
-    } catch {
-      throw fail(DexCLIError.store(String(describing: error)))
     }
   }
 }
@@ -95,16 +87,12 @@ struct DeleteCommand: AsyncParsableCommand {
   var id: String
 
   func run() async throws {
-    do {
+    try await reportingErrors {
       let store = try options.resolved().openStore()
       guard try await store.delete(id: id) else {
         throw DexCLIError.notFound("No entry with id \(id).")
       }
       print("Deleted \(id)")
-    } catch let error as DexCLIError {
-      throw fail(error)
-    } catch {
-      throw fail(DexCLIError.store(String(describing: error)))
     }
   }
 }
@@ -129,7 +117,7 @@ struct ExportCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    do {
+    try await reportingErrors {
       let store = try options.resolved().openStore()
       if let html {
         let directory = URL(fileURLWithPath: html, isDirectory: true)
@@ -141,10 +129,6 @@ struct ExportCommand: AsyncParsableCommand {
         let manifest = try await store.exportArchive(to: URL(fileURLWithPath: archive))
         print("Exported \(manifest.items.count) entries to \(archive)")
       }
-    } catch let error as DexCLIError {
-      throw fail(error)
-    } catch {
-      throw fail(DexCLIError.store(String(describing: error)))
     }
   }
 }
@@ -160,17 +144,13 @@ struct ImportCommand: AsyncParsableCommand {
   var archive: String
 
   func run() async throws {
-    do {
+    try await reportingErrors {
       guard FileManager.default.fileExists(atPath: archive) else {
         throw DexCLIError.notFound("No archive at \(archive).")
       }
       let store = try options.resolved().openStore()
       let report = try await store.importArchive(from: URL(fileURLWithPath: archive))
       print("Imported \(report.inserted), skipped \(report.skipped) already present")
-    } catch let error as DexCLIError {
-      throw fail(error)
-    } catch {
-      throw fail(DexCLIError.store(String(describing: error)))
     }
   }
 }

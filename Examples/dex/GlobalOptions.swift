@@ -157,3 +157,15 @@ func fail(_ error: any Error) -> ExitCode {
   FileHandle.standardError.write(Data("dex: \(cliError.description)\n".utf8))
   return cliError.exitCode
 }
+
+/// Runs a command body, turning any error into a message on standard error and the exit code
+/// its kind documents (store errors for anything unexpected).
+func reportingErrors(_ body: () async throws -> Void) async throws {
+  do {
+    try await body()
+  } catch let code as ExitCode {
+    throw code
+  } catch {
+    throw fail(error)
+  }
+}

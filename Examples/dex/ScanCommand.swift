@@ -31,7 +31,7 @@ struct ScanCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    do {
+    try await reportingErrors {
       let settings = try options.resolved()
       let scanner = DexScanner(visionService: try settings.visionService(offline: offline))
       let store = dryRun ? nil : try settings.openStore()
@@ -51,8 +51,6 @@ struct ScanCommand: AsyncParsableCommand {
         }
       }
       if let lastFailure { throw lastFailure }
-    } catch let error as DexCLIError {
-      throw fail(error)
     }
   }
 
