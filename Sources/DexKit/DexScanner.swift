@@ -24,20 +24,36 @@ import Logging
 public struct DexScanner: Sendable {
   /// Tuning for one scanner.
   public struct Configuration: Sendable, Hashable {
-    /// The longest side of the encoded JPEG, in pixels.
-    public var maxDimension: Int
-    /// JPEG quality in `0...1` for the single encode.
-    public var jpegQuality: Double
+    /// How Pass 0 decodes and encodes: size, JPEG quality, chroma subsampling, decoding limits
+    /// and the shrink-on-load reducing gap.
+    public var encoding: DownscaleOptions
     /// The most the cloud pass may take before the scan falls back; bounds every scan.
     public var cloudTimeout: Duration
+
+    /// The longest side of the encoded JPEG, in pixels.
+    public var maxDimension: Int {
+      get { encoding.maxDimension }
+      set { encoding.maxDimension = newValue }
+    }
+
+    /// JPEG quality in `0...1` for the single encode.
+    public var jpegQuality: Double {
+      get { encoding.quality }
+      set { encoding.quality = newValue }
+    }
 
     /// Creates a configuration; the defaults match the reference app (1024 px, quality 0.8)
     /// and allow the cloud client's own 120 s request timeout to fire first.
     public init(
       maxDimension: Int = 1024, jpegQuality: Double = 0.8, cloudTimeout: Duration = .seconds(125)
     ) {
-      self.maxDimension = maxDimension
-      self.jpegQuality = jpegQuality
+      self.encoding = DownscaleOptions(maxDimension: maxDimension, quality: jpegQuality)
+      self.cloudTimeout = cloudTimeout
+    }
+
+    /// Creates a configuration with full control over Pass 0.
+    public init(encoding: DownscaleOptions, cloudTimeout: Duration = .seconds(125)) {
+      self.encoding = encoding
       self.cloudTimeout = cloudTimeout
     }
   }
@@ -101,8 +117,7 @@ public struct DexScanner: Sendable {
     // Pass 0: encode once, off the caller's executor.
     let jpeg: Data
     do {
-      jpeg = try await downscaler.downscaledJPEG(
-        from: photo, maxDimension: configuration.maxDimension, quality: configuration.jpegQuality)
+      jpeg = try await downscaler.downscale(photo, options: configuration.encoding).jpegData
     } catch {
       logger.error("The photo could not be read", metadata: ["error": "\(error)"])
       return state.failing(.unreadableImage(String(describing: error)))

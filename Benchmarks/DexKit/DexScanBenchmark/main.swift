@@ -1,6 +1,6 @@
 // Times DexScanner from photo bytes to the local guess and to the final result, with an
 // in-process stub cloud pass that answers at once, so the figures are DexKit's own cost.
-// Usage: dex-scan-benchmark <photo.jpg> [runs]
+// Usage: dex-scan-benchmark <photo.jpg> [runs] [reducing gap] [classifier threads]
 
 import DexKit
 import Foundation
@@ -23,7 +23,16 @@ guard arguments.count >= 2, let photo = FileManager.default.contents(atPath: arg
   exit(64)
 }
 let runs = arguments.count > 2 ? Int(arguments[2]) ?? 30 : 30
-let scanner = DexScanner(visionService: InstantVision())
+// Optional third argument: the shrink-on-load reducing gap (DecodingOptions.reducingGap).
+var encoding = DownscaleOptions()
+if arguments.count > 3, let gap = Double(arguments[3]) { encoding.decoding.reducingGap = gap }
+// Optional fourth argument: the classifier's threads (default: DexScanner's default classifier).
+let classifier =
+  arguments.count > 4
+  ? ImageClassifier(configuration: .init(threads: Int(arguments[4]) ?? 1)) : ImageClassifier()
+let scanner = DexScanner(
+  classifier: classifier, visionService: InstantVision(),
+  configuration: .init(encoding: encoding))
 var toGuess: [Double] = []
 var toResult: [Double] = []
 let clock = ContinuousClock()
