@@ -64,19 +64,20 @@ public struct DexScanner: Sendable {
   private let configuration: Configuration
   private let logger: Logger
 
-  /// Creates a scanner.
+  /// Creates a scanner from explicit engines (on Apple platforms, bring an ImageIO-based
+  /// downscaler and, for example, a Vision or Core ML classifier).
   ///
   /// - Parameters:
-  ///   - classifier: the on-device pass; the bundled EfficientNet-Lite0 by default.
+  ///   - classifier: the on-device pass.
   ///   - visionService: the cloud pass; `nil` scans fully offline (every result is the
   ///     offline entry built from the local guess).
   ///   - downscaler: decodes, orients, downscales and encodes the photo.
   ///   - configuration: sizes and time limits.
   ///   - logger: where failures are logged; never receives image bytes or secrets.
   public init(
-    classifier: any ImageClassifying = ImageClassifier(),
+    classifier: any ImageClassifying,
     visionService: (any DexVisionServicing)? = nil,
-    downscaler: any ImageDownscaling = ImageDownscaler(),
+    downscaler: any ImageDownscaling,
     configuration: Configuration = Configuration(),
     logger: Logger = Logger(label: "DexKit.DexScanner")
   ) {
@@ -86,6 +87,27 @@ public struct DexScanner: Sendable {
     self.configuration = configuration
     self.logger = logger
   }
+
+  #if canImport(CDexImageShim)
+    /// Creates a scanner with the bundled engines where they exist (Linux): the
+    /// EfficientNet-Lite0 classifier and the libjpeg-turbo/libpng downscaler, unless given.
+    ///
+    /// - Parameters:
+    ///   - classifier: the on-device pass; the bundled EfficientNet-Lite0 by default.
+    ///   - visionService: the cloud pass; `nil` scans fully offline.
+    ///   - configuration: sizes and time limits.
+    ///   - logger: where failures are logged; never receives image bytes or secrets.
+    public init(
+      classifier: any ImageClassifying = ImageClassifier(),
+      visionService: (any DexVisionServicing)? = nil,
+      configuration: Configuration = Configuration(),
+      logger: Logger = Logger(label: "DexKit.DexScanner")
+    ) {
+      self.init(
+        classifier: classifier, visionService: visionService, downscaler: ImageDownscaler(),
+        configuration: configuration, logger: logger)
+    }
+  #endif
 
   /// Scans a photo and publishes each phase as it happens.
   ///
