@@ -100,6 +100,17 @@ struct DexModelValueTests {
     #expect(try JSONDecoder().decode(DexEntry.self, from: data) == entry)
   }
 
+  @Test func entryDecodingToleratesMissingOptionalFields() throws {
+    let old = Data(#"{"id": "OLD", "commonName": "Fox", "dateDiscovered": 0}"#.utf8)
+    let entry = try JSONDecoder().decode(DexEntry.self, from: old)
+    #expect(entry.notes == "")
+    #expect(entry.category == .unknown)
+    #expect(entry.rarity == "Common")
+    #expect(entry.facts.isEmpty)
+    let missingID = Data(#"{"commonName": "Fox", "dateDiscovered": 0}"#.utf8)
+    #expect(throws: DecodingError.self) { try JSONDecoder().decode(DexEntry.self, from: missingID) }
+  }
+
   @Test func promptListsEveryCategoryAndRarityAndTheHint() {
     let prompt = DexPrompt.identification(categoryHint: "Plant")
     for category in DexCategory.allCases { #expect(prompt.contains(category.rawValue)) }
