@@ -1,7 +1,7 @@
 import Foundation
 
 extension DexEntry {
-  private enum CodingKeys: String, CodingKey {
+  enum CodingKeys: String, CodingKey {
     case id, commonName, categoryRaw, scientificName, summary, facts, rarity, confidence
     case localGuessLabel, dateDiscovered, notes
   }
@@ -26,21 +26,5 @@ extension DexEntry {
       localGuessLabel: try container.decodeIfPresent(String.self, forKey: .localGuessLabel) ?? "",
       dateDiscovered: try container.decode(Date.self, forKey: .dateDiscovered),
       notes: try container.decodeIfPresent(String.self, forKey: .notes) ?? "")
-  }
-
-  /// Encodes every field under its property name.
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(id, forKey: .id)
-    try container.encode(commonName, forKey: .commonName)
-    try container.encode(categoryRaw, forKey: .categoryRaw)
-    try container.encode(scientificName, forKey: .scientificName)
-    try container.encode(summary, forKey: .summary)
-    try container.encode(facts, forKey: .facts)
-    try container.encode(rarity, forKey: .rarity)
-    try container.encode(confidence, forKey: .confidence)
-    try container.encode(localGuessLabel, forKey: .localGuessLabel)
-    try container.encode(dateDiscovered, forKey: .dateDiscovered)
-    try container.encode(notes, forKey: .notes)
   }
 }

@@ -85,7 +85,32 @@ public struct DexKeywordMatcher: Sendable {
   /// The category whose raw value *is* the label ("Plant", "birds", "Pokémon"), ignoring
   /// ``DexCategory/unknown``; `nil` otherwise.
   public func exactCategory(for label: String) -> DexCategory? {
-    let words = LabelText(label).segments.flatMap { $0 }
+    exactCategory(in: LabelText(label))
+  }
+
+  /// The category the keyword heuristics give one label, or `nil` when no keyword matches.
+  public func keywordCategory(for label: String) -> DexCategory? {
+    keywordCategory(in: LabelText(label))
+  }
+
+  /// One free-form string (a cloud reply's category): an exact raw value, else keywords,
+  /// else ``DexCategory/unknown``.
+  public func category(for string: String) -> DexCategory {
+    let text = LabelText(string)
+    return exactCategory(in: text) ?? keywordCategory(in: text) ?? .unknown
+  }
+
+  /// Ranked labels, highest confidence first: an exact raw value anywhere wins; otherwise the
+  /// first label any keyword matches decides; otherwise ``DexCategory/unknown``.
+  public func category(forLabels labels: [String]) -> DexCategory {
+    let texts = labels.map(LabelText.init)  // folded once, used by both passes
+    return texts.lazy.compactMap(exactCategory(in:)).first
+      ?? texts.lazy.compactMap(keywordCategory(in:)).first
+      ?? .unknown
+  }
+
+  private func exactCategory(in text: LabelText) -> DexCategory? {
+    let words = text.segments.flatMap { $0 }
     guard words.count == 1, let word = words.first,
       let category = DexCategory(rawValue: word.singular) ?? DexCategory(rawValue: word.raw),
       category != .unknown
@@ -93,34 +118,8 @@ public struct DexKeywordMatcher: Sendable {
     return category
   }
 
-  /// The category the keyword heuristics give one label, or `nil` when no keyword matches.
-  public func keywordCategory(for label: String) -> DexCategory? {
-    for segment in LabelText(label).segments {
-      if let category = index.bestCategory(in: segment) { return category }
-    }
-    return nil
-  }
-
-  /// One free-form string (a cloud reply's category): an exact raw value, else keywords,
-  /// else ``DexCategory/unknown``.
-  public func category(for string: String) -> DexCategory {
-    if let exact = exactCategory(for: string) { return exact }
-    if LabelText(string).segments.flatMap({ $0 }).map(\.singular) == ["unknown"] {
-      return .unknown
-    }
-    return keywordCategory(for: string) ?? .unknown
-  }
-
-  /// Ranked labels, highest confidence first: an exact raw value anywhere wins; otherwise the
-  /// first label any keyword matches decides; otherwise ``DexCategory/unknown``.
-  public func category(forLabels labels: [String]) -> DexCategory {
-    for label in labels {
-      if let exact = exactCategory(for: label) { return exact }
-    }
-    for label in labels {
-      if let matched = keywordCategory(for: label) { return matched }
-    }
-    return .unknown
+  private func keywordCategory(in text: LabelText) -> DexCategory? {
+    text.segments.lazy.compactMap(index.bestCategory(in:)).first
   }
 }
 

@@ -60,19 +60,8 @@ extension ScanResult {
     self = ScanResult.decodeFields(from: value.objectMembers ?? [:])
   }
 
-  private enum CodingKeys: String, CodingKey {
+  /// The prompt's camelCase keys, used by the synthesized `encode(to:)`.
+  enum CodingKeys: String, CodingKey {
     case commonName, category, scientificName, summary, facts, rarity, confidence
-  }
-
-  /// Encodes with the prompt's camelCase keys.
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(commonName, forKey: .commonName)
-    try container.encode(category, forKey: .category)
-    try container.encode(scientificName, forKey: .scientificName)
-    try container.encode(summary, forKey: .summary)
-    try container.encode(facts, forKey: .facts)
-    try container.encode(rarity, forKey: .rarity)
-    try container.encode(confidence, forKey: .confidence)
   }
 }
