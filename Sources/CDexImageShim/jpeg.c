@@ -248,8 +248,16 @@ int32_t dex_jpeg_decode(dex_jpeg_decoder *d, int32_t scale_num, int32_t fancy_up
     uint8_t *slot = dex_pipeline_acquire(d->pipeline);
     for (int i = 0; i < DEX_BATCH_ROWS; i++)
       rows[i] = comps == 4 ? d->scanlines + row_bytes * (size_t)i : slot + rgb_bytes * (size_t)i;
-    JDIMENSION got = jpeg_read_scanlines(&d->cinfo, rows, DEX_BATCH_ROWS);
-    if (got == 0) break;  // suspension cannot happen with a memory source; be safe anyway
+    // libjpeg hands out one row group (often 1-8 rows) per call: fill the whole slot before
+    // committing it, so that the resampler thread is woken once per batch, not per row group.
+    JDIMENSION got = 0;
+    while (got < DEX_BATCH_ROWS && d->cinfo.output_scanline < d->cinfo.output_height) {
+      JDIMENSION n = jpeg_read_scanlines(&d->cinfo, rows + got, DEX_BATCH_ROWS - got);
+      if (n == 0) break;  // suspension cannot happen with a memory source; be safe anyway
+      got += n;
+      if (d->error.hit_eof && !allow_partial) break;
+    }
+    if (got == 0) break;
     if (comps == 4)
       for (JDIMENSION i = 0; i < got; i++) cmyk_to_rgb(rows[i], slot + rgb_bytes * i, ow, inverted);
     dex_pipeline_commit(d->pipeline, (int32_t)got);

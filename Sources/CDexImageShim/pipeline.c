@@ -20,6 +20,9 @@ struct dex_row_pipeline {
   int32_t rows[SLOTS];
   int head, tail, count;
   int threaded, done, finished;
+  /// Whether the worker (resp. the producer) is blocked on `changed`: the other side only pays
+  /// for a wake-up (a futex call and, on a busy machine, a context switch) when someone waits.
+  int worker_waiting, producer_waiting;
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_cond_t changed;
@@ -29,7 +32,11 @@ static void *worker_main(void *argument) {
   dex_row_pipeline *p = argument;
   for (;;) {
     pthread_mutex_lock(&p->lock);
-    while (p->count == 0 && !p->done) pthread_cond_wait(&p->changed, &p->lock);
+    while (p->count == 0 && !p->done) {
+      p->worker_waiting = 1;
+      pthread_cond_wait(&p->changed, &p->lock);
+      p->worker_waiting = 0;
+    }
     if (p->count == 0 && p->done) {
       pthread_mutex_unlock(&p->lock);
       return NULL;
@@ -42,7 +49,7 @@ static void *worker_main(void *argument) {
     pthread_mutex_lock(&p->lock);
     p->tail = (p->tail + 1) % SLOTS;
     p->count--;
-    pthread_cond_broadcast(&p->changed);
+    if (p->producer_waiting) pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
   }
 }
@@ -82,7 +89,11 @@ dex_row_pipeline *dex_pipeline_create(dex_resizer *resizer, size_t row_bytes, in
 uint8_t *dex_pipeline_acquire(dex_row_pipeline *p) {
   if (!p->threaded) return p->buffers[0];
   pthread_mutex_lock(&p->lock);
-  while (p->count == SLOTS) pthread_cond_wait(&p->changed, &p->lock);
+  while (p->count == SLOTS) {
+    p->producer_waiting = 1;
+    pthread_cond_wait(&p->changed, &p->lock);
+    p->producer_waiting = 0;
+  }
   uint8_t *buffer = p->buffers[p->head];
   pthread_mutex_unlock(&p->lock);
   return buffer;
@@ -100,7 +111,7 @@ void dex_pipeline_commit(dex_row_pipeline *p, int32_t rows) {
   p->rows[p->head] = rows;
   p->head = (p->head + 1) % SLOTS;
   p->count++;
-  pthread_cond_broadcast(&p->changed);
+  if (p->worker_waiting) pthread_cond_broadcast(&p->changed);
   pthread_mutex_unlock(&p->lock);
 }
 

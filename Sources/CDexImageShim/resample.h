@@ -21,7 +21,7 @@ int32_t dex_resizer_rows_pushed(const dex_resizer *resizer);
 /// rows into slots it acquires; the worker drains them in order.
 typedef struct dex_row_pipeline dex_row_pipeline;
 
-#define DEX_PIPELINE_ROWS 16
+#define DEX_PIPELINE_ROWS 32
 
 /// `row_bytes` is the source row size (sw * 3). `threaded` 0 pushes rows inline. Falls back to
 /// inline when a thread cannot be started. NULL when out of memory.

@@ -14,7 +14,8 @@ public struct DecodingOptions: Sendable, Hashable {
   /// a 4000 x 3000 photo headed for 1024 decodes at 1/2 (2000 x 1500), not at 1/4 (1000 x 750,
   /// too small) — the 1/4 decode of a photo only ~1.05x above target costs about 0.3 dB PSNR.
   /// 1 decodes at the smallest scale still covering the target (fastest); 2 or more keeps
-  /// libvips' 2x gap (slower, marginally sharper).
+  /// libvips' 2x gap (slower, marginally sharper). Whatever the gap, a scale whose decode is
+  /// exactly the target size (4096 x 4096 headed for 1024) is used directly, with no resample.
   public var reducingGap: Double
   /// How libjpeg upsamples subsampled chroma (default ``ChromaUpsampling/automatic``).
   public var chromaUpsampling: ChromaUpsampling

@@ -56,6 +56,22 @@ import Testing
     #expect(DownscaleGeometry.jpegNumerator(stored: stored, minimumShortSide: 5000) == 8)
   }
 
+  @Test func anExactDCTScaleIsTakenWhateverTheGap() {
+    let square = Size(width: 4096, height: 4096)
+    let target = Size(width: 1024, height: 1024)
+    #expect(DownscaleGeometry.jpegNumerator(stored: square, target: target, gap: 1.5) == 2)
+    #expect(DownscaleGeometry.jpegNumerator(stored: square, target: target, gap: 4) == 2)
+    // One pixel off is no longer exact: the gap rule decides again (2048 >= 1023 * 1.5).
+    #expect(
+      DownscaleGeometry.jpegNumerator(
+        stored: square, target: Size(width: 1023, height: 1023), gap: 1.5) == 4)
+    // 4352 x 2448 at 1/4 is 1088 x 612: close to 1024 x 576 but not exact, so the gap applies.
+    #expect(
+      DownscaleGeometry.jpegNumerator(
+        stored: Size(width: 4352, height: 2448), target: Size(width: 1024, height: 576),
+        gap: 1.5) == 4)
+  }
+
   @Test func libjpegRoundsScaledSizesUp() {
     #expect(
       DownscaleGeometry.jpegScaled(Size(width: 4001, height: 3001), numerator: 1)

@@ -23,13 +23,34 @@ import Foundation
 
   let input = try Data(contentsOf: URL(fileURLWithPath: arguments[1]))
   let downscaler = ImageDownscaler()
-  let options = DownscaleOptions(maxDimension: maxDimension, quality: quality)
+  var options = DownscaleOptions(maxDimension: maxDimension, quality: quality)
+  // Optional knobs for exploring the defaults: DEX_BENCH_GAP (reducing gap), DEX_BENCH_CHROMA
+  // (automatic | smooth | fast).
+  let environment = ProcessInfo.processInfo.environment
+  if let gap = environment["DEX_BENCH_GAP"].flatMap(Double.init) {
+    options.decoding.reducingGap = gap
+  }
+  switch environment["DEX_BENCH_CHROMA"] {
+  case "smooth": options.decoding.chromaUpsampling = .smooth
+  case "fast": options.decoding.chromaUpsampling = .fast
+  case "automatic": options.decoding.chromaUpsampling = .automatic
+  default: break
+  }
   var timings: [Double] = []
   var last: DownscaledImage?
   let clock = ContinuousClock()
   for _ in 0..<(iterations + 2) {  // two warm-up runs
     let start = clock.now
-    last = try downscaler.downscale(input, options: options)
+    if environment["DEX_BENCH_DECODE_ONLY"] != nil {  // decode + resample, no encode
+      let pixels = try downscaler.decodePixels(
+        from: input, target: .fitting(maxDimension: maxDimension), options: options.decoding)
+      last = DownscaledImage(
+        jpegData: Data(), pixelWidth: pixels.width, pixelHeight: pixels.height,
+        sourceFormat: .jpeg, sourcePixelWidth: 0, sourcePixelHeight: 0, appliedOrientation: .up,
+        isPartial: false)
+    } else {
+      last = try downscaler.downscale(input, options: options)
+    }
     let elapsed = clock.now - start
     timings.append(
       Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
