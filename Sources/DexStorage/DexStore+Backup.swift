@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension DexStore {
   /// The largest `manifest.json` an import reads (about a million entries).

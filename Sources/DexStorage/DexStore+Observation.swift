@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension DexStore {
   /// The first page of `query`, now and after every committed change that alters it.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension DexStore {
   /// Resolves every file an interrupted insert or delete left in `tmp/`.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension DexStore {
   /// The versioned migrations. Released migrations never change; new ones are appended.

@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
-import GRDBSQLite
+internal import GRDB
+internal import GRDBSQLite
 
 extension DexStore {
   /// An insertion checked (id canonicalized, sizes bounded) before the write lock is taken.
