@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of every module with `swift package generate-documentation`
-# (swift-docc-plugin), warnings fatal (a broken link or an unknown symbol fails the run).
+# (swift-docc-plugin), warnings fatal (a broken link or an unknown symbol fails the run), then
+# checks that every public symbol is documented and curated (Scripts/docs-coverage.py).
 #
 # The five modules are built as one combined archive: each module's archive is built with the
 # archives of the modules it depends on, so a doc comment in DexStorage can link a DexModel
@@ -26,3 +27,7 @@ swift package --scratch-path .build-docs \
   --experimental-documentation-coverage --coverage-summary-level brief \
   --output-path .build-docs/DexKit.doccarchive
 echo "Documentation built for ${modules[*]} in $((SECONDS - start)) s"
+
+# Every public symbol documented (symbol graph and DocC's coverage report) and curated in a
+# hand-written Topics group (render JSON): fails the run otherwise.
+python3 Scripts/docs-coverage.py --scratch-path .build-docs "${modules[@]}"
