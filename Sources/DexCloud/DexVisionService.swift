@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 
-/// Identifies a photo through the signed `/vision` endpoint, with `DexPrompt` (DexModel) as the prompt
-/// and `ScanResult(jsonString:)` as the parser.
+/// Identifies a photo through the signed `/vision` endpoint, with ``/DexModel/DexPrompt`` as
+/// the prompt and ``/DexModel/ScanResult/init(jsonString:)`` as the parser.
 ///
 /// Oversized images are refused before they are encoded or sent, with an error telling the
 /// caller to downscale.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The cloud identification pass: a photo in, a structured `ScanResult` (DexModel) out.
+/// The cloud identification pass: a photo in, a structured ``/DexModel/ScanResult`` out.
 ///
 /// The scan flow depends on this protocol rather than on ``DexVisionService`` so that it can be
 /// tested with a stand-in and so a host can route identification elsewhere.

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Why a scan ended without a result.
+/// Why a scan ended without a result: a typed reason a host can act on (ask for another photo,
+/// retry later, say the backend is unreachable) instead of a bogus "Unknown" entry.
 public enum DexScanError: Error, Sendable, Hashable {
   /// The photo could not be decoded (empty, corrupt, unsupported or too large); carries the
   /// decoder's message.

@@ -11,10 +11,10 @@ import Logging
 /// takes a photo's bytes (JPEG or PNG, any orientation) and
 /// 1. downscales and JPEG-encodes it **once**, off the caller's executor; those bytes feed
 ///    both passes and persistence;
-/// 2. classifies them on-device and publishes the ``LocalGuess`` at once;
+/// 2. classifies them on-device and publishes the ``/DexModel/LocalGuess`` at once;
 /// 3. asks the cloud with the guess's category as a weak hint;
-/// 4. falls back to ``ScanResult/offlineFallback(for:)`` when the cloud fails and a guess
-///    exists, and fails with a ``DexScanError`` when neither pass produced anything.
+/// 4. falls back to ``/DexModel/ScanResult/offlineFallback(for:)`` when the cloud fails and a
+///    guess exists, and fails with a ``DexScanError`` when neither pass produced anything.
 ///
 /// Watch it happen with ``scan(_:)``, an `AsyncStream` of ``DexScanState`` snapshots
 /// (capturing → analyzing → result or failed), or await the outcome with ``run(_:)``. Every

@@ -36,7 +36,8 @@ public struct DexArchiveManifest: Codable, Sendable, Equatable {
   public var items: [Item]
 }
 
-/// What ``DexStore/importArchive(from:)`` did.
+/// What ``DexStore/importArchive(from:)`` did: how many entries were added and how many were
+/// skipped because their id was already stored, so a restore can tell the user what changed.
 public struct DexImportReport: Sendable, Equatable {
   /// Entries added to the store.
   public var inserted = 0

@@ -2,8 +2,8 @@ import Foundation
 
 /// One entry to save together with its photo bytes and an optional thumbnail.
 ///
-/// ``DexEntry`` deliberately carries no image, so inserts pass the bytes beside it; the store
-/// keeps them as files and hands them back only when asked.
+/// ``/DexModel/DexEntry`` deliberately carries no image, so inserts pass the bytes beside it;
+/// the store keeps them as files and hands them back only when asked.
 public struct DexInsertion: Sendable {
   /// The entry's metadata. Its `id` must be a UUID string; it is stored (and returned) in its
   /// canonical uppercase form.

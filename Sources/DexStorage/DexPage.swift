@@ -1,4 +1,5 @@
-/// One page of a newest-first listing.
+/// One page of a newest-first listing: the entries and the cursor for the next page, so a grid
+/// can load more as the user scrolls.
 public struct DexPage: Sendable, Equatable {
   /// The entries, newest first.
   public var entries: [DexEntry]

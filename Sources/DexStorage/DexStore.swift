@@ -149,8 +149,8 @@ public final class DexStore: DexStoring {
     try await read { db in try Self.fetchCount(db, query) }
   }
 
-  /// Entry counts per category (raw values that are not a ``DexCategory`` count as
-  /// ``DexCategory/unknown``).
+  /// Entry counts per category (raw values that are not a ``/DexModel/DexCategory`` count as
+  /// ``/DexModel/DexCategory/unknown``).
   public func countsByCategory() async throws -> [DexCategory: Int] {
     let rows = try await read { db in
       try Row.fetchAll(db, sql: "SELECT categoryKey, COUNT(*) FROM entry GROUP BY categoryKey")

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The capability of keeping a collection of ``DexEntry`` values with their photos.
+/// The capability of keeping a collection of ``/DexModel/DexEntry`` values with their photos.
 ///
 /// A scanner saves into it, a grid lists and observes it, a detail page loads one photo on
 /// demand. ``DexStore`` is the file-backed conformance; tests and previews can provide their own.
