@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// let classifier = ImageClassifier(
-///   decoder: AnyPixelDecoder { data in try myDecoder.decodePixels(from: data, minimumShortSide: 256) })
+///   decoder: AnyPixelDecoder { data in try myDecoder.decodePixels(from: data, target: .minimumShortSide(256)) })
 /// ```
 public struct AnyPixelDecoder: PixelDecoding {
   private let decode: @Sendable (Data) throws -> RGBImage

@@ -1,8 +1,8 @@
 /// One ranked answer of an image classifier: a class, its display label, its confidence and the
-/// ``DexCategory`` it belongs to.
+/// ``/DexModel/DexCategory`` it belongs to.
 ///
 /// ``ImageClassifying/rankedLabels(imageData:limit:)`` returns these best first for hosts that
-/// want more than the single ``LocalGuess`` (a "did you mean" list, debugging, analytics).
+/// want more than the single ``/DexModel/LocalGuess`` (a "did you mean" list, debugging, analytics).
 public struct ClassificationLabel: Sendable, Hashable, Codable {
   /// A stable identifier of the class, for ImageNet its WordNet id (for example `n01644373`).
   public var identifier: String

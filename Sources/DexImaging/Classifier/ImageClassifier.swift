@@ -2,11 +2,11 @@ import Foundation
 import Logging
 
 /// DexKit's default ``ImageClassifying`` conformance: EfficientNet-Lite0 (ImageNet-1k) running
-/// offline on the CPU in pure Swift, mapped onto ``DexCategory``.
+/// offline on the CPU in pure Swift, mapped onto ``/DexModel/DexCategory``.
 ///
 /// It decodes the bytes through its ``PixelDecoding`` (orientation applied, no second JPEG
 /// encode), takes the standard centre crop, runs the network and turns the top-k classes into a
-/// ``LocalGuess``: the category whose classes hold the most probability among the top k wins
+/// ``/DexModel/LocalGuess``: the category whose classes hold the most probability among the top k wins
 /// (so "tabby 0.3, tiger cat 0.25, Egyptian cat 0.2" is a confident animal even though no single
 /// class is), the label is that category's best class, and the confidence is the category's
 /// summed probability.
