@@ -126,7 +126,11 @@ let package = Package(
     ),
     .executableTarget(
       name: "dex-scan-benchmark",
-      dependencies: ["DexKit"],
+      dependencies: [
+        "DexKit", "DexProxy",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ],
       path: "Benchmarks/DexKit/DexScanBenchmark"
     ),
     .executableTarget(

@@ -1,5 +1,7 @@
-// Times DexScanner from photo bytes to the local guess and to the final result, with an
-// in-process stub cloud pass that answers at once, so the figures are DexKit's own cost.
+// Times DexScanner from photo bytes to the local guess and to the final result. The cloud pass
+// goes over real loopback HTTP: DexVisionService (signed) → dex-proxy → a stub OpenAI-compatible
+// upstream that answers at once (see LoopbackBackend), so the figures are DexKit's own cost plus
+// two loopback hops. DEX_BENCH_CLOUD=instant swaps in an in-process stub instead.
 // Usage: dex-scan-benchmark <photo.jpg> [runs] [reducing gap] [classifier threads]
 
 import DexKit
@@ -30,19 +32,38 @@ if arguments.count > 3, let gap = Double(arguments[3]) { encoding.decoding.reduc
 let classifier =
   arguments.count > 4
   ? ImageClassifier(configuration: .init(threads: Int(arguments[4]) ?? 1)) : ImageClassifier()
+let backend: LoopbackBackend?
+let vision: any DexVisionServicing
+if ProcessInfo.processInfo.environment["DEX_BENCH_CLOUD"] == "instant" {
+  backend = nil
+  vision = InstantVision()
+} else {
+  let started = try await LoopbackBackend.start()
+  backend = started
+  vision = started.vision
+}
 let scanner = DexScanner(
-  classifier: classifier, visionService: InstantVision(),
+  classifier: classifier, visionService: vision,
   configuration: .init(encoding: encoding))
 var toGuess: [Double] = []
 var toResult: [Double] = []
+var fellBack = 0  // scans that did not end with a cloud result
 let clock = ContinuousClock()
-_ = await scanner.run(photo)  // warm-up: loads the weights once
+// Warm-up: loads the weights once and opens the signed session.
+let warmUp = await scanner.run(photo)
+guard warmUp.phase == .result, !warmUp.isOffline || backend == nil else {
+  print("the warm-up scan did not reach the cloud pass: \(warmUp.phase)")
+  exit(70)
+}
 for _ in 0..<runs {
   let start = clock.now
   var guessAt: Duration?
-  for await state in scanner.scan(photo) where guessAt == nil && state.localGuess != nil {
-    guessAt = clock.now - start
+  var final: DexScanState?
+  for await state in scanner.scan(photo) {
+    if guessAt == nil && state.localGuess != nil { guessAt = clock.now - start }
+    final = state
   }
+  if final?.phase != .result || (backend != nil && final?.isOffline == true) { fellBack += 1 }
   let total = clock.now - start
   func ms(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
@@ -59,6 +80,7 @@ var usage = rusage()
 print(
   String(
     format:
-      "runs %d  local guess median %.1f ms p95 %.1f ms  final result median %.1f ms p95 %.1f ms  peak RSS %.0f MB",
+      "runs %d  local guess median %.1f ms p95 %.1f ms  final result median %.1f ms p95 %.1f ms  peak RSS %.0f MB  not from the cloud %d",
     runs, percentile(toGuess, 0.5), percentile(toGuess, 0.95), percentile(toResult, 0.5),
-    percentile(toResult, 0.95), Double(usage.ru_maxrss) / 1024))
+    percentile(toResult, 0.95), Double(usage.ru_maxrss) / 1024, fellBack))
+await backend?.stop()

@@ -1,0 +1,101 @@
+import DexKit
+import DexProxy
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The cloud pass over real loopback HTTP, for the "final result" timing: `DexVisionService`
+/// (signed `ApiClient`) → `dex-proxy` (in-process, 127.0.0.1) → a stub OpenAI-compatible
+/// upstream (in-process, 127.0.0.1) that answers a clean chat completion at once.
+struct LoopbackBackend: Sendable {
+  let vision: DexVisionService
+  private let tasks: [Task<Void, any Error>]
+
+  struct StartFailed: Error {}
+
+  /// The stub model's answer: a realistic identification in a chat-completion body.
+  static let completion: String = {
+    let content = """
+      {"commonName":"Sunset over the sea","category":"object","scientificName":"",\
+      "summary":"A low sun over calm water.","facts":["Golden hour light"],"rarity":"Common",\
+      "confidence":0.9}
+      """
+    let body: [String: Any] = [
+      "id": "chatcmpl-bench", "object": "chat.completion", "model": "stub",
+      "choices": [
+        ["index": 0, "finish_reason": "stop", "message": ["role": "assistant", "content": content]]
+      ],
+    ]
+    let data = (try? JSONSerialization.data(withJSONObject: body)) ?? Data()
+    return String(decoding: data, as: UTF8.self)
+  }()
+
+  static func start() async throws -> LoopbackBackend {
+    var quiet = Logger(label: "bench")
+    quiet.logLevel = .critical
+
+    let router = Router()
+    router.post("/v1/chat/completions") { request, _ -> Response in
+      _ = try await request.body.collect(upTo: 32 << 20)
+      var fields = HTTPFields()
+      fields[.contentType] = "application/json"
+      return Response(
+        status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: completion)))
+    }
+    let (upstreamPorts, upstreamReady) = AsyncStream.makeStream(of: Int.self)
+    let upstream = Application(
+      router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+      onServerRunning: { channel in
+        upstreamReady.yield(channel.localAddress?.port ?? 0)
+        upstreamReady.finish()
+      }, logger: quiet)
+    let upstreamTask = Task { try await upstream.runService(gracefulShutdownSignals: []) }
+    var upstreamPort = 0
+    for await port in upstreamPorts { upstreamPort = port }
+
+    guard upstreamPort > 0,
+      let bootstrapKey = SigningSecret("benchmark-bootstrap-key-5d0c2a"),
+      let serverSecret = SigningSecret("benchmark-server-secret-0f9e8d7c6b5a4938"),
+      let serverKey = ServerKey(id: "k1", secret: serverSecret),
+      let upstreamURL = URL(string: "http://127.0.0.1:\(upstreamPort)/v1/")
+    else {
+      upstreamTask.cancel()
+      throw StartFailed()
+    }
+    let configuration = ProxyConfiguration(
+      bootstrapKeys: [bootstrapKey], keyring: ServerKeyring(current: serverKey),
+      upstream: UpstreamConfiguration(
+        baseURL: upstreamURL, model: "stub", apiKey: APIKey("sk-benchmark-stub")),
+      host: "127.0.0.1", port: 0, maximumBodyBytes: 8 << 20,
+      rateLimit: RateLimit(burst: 10_000, refillPerSecond: 10_000))
+    let (proxyPorts, proxyReady) = AsyncStream.makeStream(of: Int.self)
+    let proxy = DexProxyApplication.make(
+      configuration: configuration, logger: quiet,
+      onServerRunning: { port in
+        proxyReady.yield(port)
+        proxyReady.finish()
+      })
+    let proxyTask = Task { try await proxy.runService(gracefulShutdownSignals: []) }
+    var proxyPort = 0
+    for await port in proxyPorts { proxyPort = port }
+    guard proxyPort > 0, let baseURL = URL(string: "http://127.0.0.1:\(proxyPort)") else {
+      upstreamTask.cancel()
+      proxyTask.cancel()
+      throw StartFailed()
+    }
+    let client = ApiClient(
+      configuration: DexCloudConfiguration(
+        baseURL: baseURL, bootstrapKey: bootstrapKey, subject: "benchmark"),
+      logger: quiet)
+    return LoopbackBackend(
+      vision: DexVisionService(client: client, logger: quiet), tasks: [upstreamTask, proxyTask])
+  }
+
+  func stop() async {
+    for task in tasks {
+      task.cancel()
+      _ = try? await task.value
+    }
+  }
+}
