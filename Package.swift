@@ -170,10 +170,16 @@ let package = Package(
     .testTarget(
       name: "DexImagingTests", dependencies: ["DexImaging"],
       resources: [.copy("Classifier/Fixtures"), .copy("Resources")]),
+    // Test helpers shared by DexCloudTests and DexProxyTests (log capture); not a product.
+    .target(
+      name: "DexTestSupport",
+      dependencies: [.product(name: "Logging", package: "swift-log")],
+      path: "Tests/DexTestSupport"
+    ),
     .testTarget(
       name: "DexCloudTests",
       dependencies: [
-        "DexCloud",
+        "DexCloud", "DexTestSupport",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Hummingbird", package: "hummingbird"),
@@ -183,7 +189,7 @@ let package = Package(
     .testTarget(
       name: "DexProxyTests",
       dependencies: [
-        "DexProxy", "DexCloud", "DexModel", "DexKit",
+        "DexProxy", "DexCloud", "DexModel", "DexKit", "DexTestSupport",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Hummingbird", package: "hummingbird"),

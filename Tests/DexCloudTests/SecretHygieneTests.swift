@@ -1,3 +1,4 @@
+import DexTestSupport
 import Foundation
 import Testing
 

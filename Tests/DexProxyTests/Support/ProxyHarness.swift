@@ -1,5 +1,6 @@
 import DexCloud
 import DexProxy
+import DexTestSupport
 import Foundation
 import Hummingbird
 import Logging
