@@ -10,6 +10,9 @@ dexkit_bootstrap() {
   for package in "${dexkit_system_packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
   done
+  # python3 (any install: Debian's or pyenv's) checks the HMAC golden vectors in the tests and
+  # the documentation coverage in Scripts/docs.sh.
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
   if ((${#missing[@]})); then
     echo "DexKit: installing ${missing[*]}" >&2
     local sudo=""
