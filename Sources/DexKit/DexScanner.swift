@@ -93,12 +93,14 @@ public struct DexScanner: Sendable {
     /// EfficientNet-Lite0 classifier and the libjpeg-turbo/libpng downscaler, unless given.
     ///
     /// - Parameters:
-    ///   - classifier: the on-device pass; the bundled EfficientNet-Lite0 by default.
+    ///   - classifier: the on-device pass; by default the bundled EfficientNet-Lite0 with
+    ///     ``/DexImaging/ImageClassifier/Configuration/interactive`` (one scan at a time, each
+    ///     inference spread over up to four cores).
     ///   - visionService: the cloud pass; `nil` scans fully offline.
     ///   - configuration: sizes and time limits.
     ///   - logger: where failures are logged; never receives image bytes or secrets.
     public init(
-      classifier: any ImageClassifying = ImageClassifier(),
+      classifier: any ImageClassifying = ImageClassifier(configuration: .interactive),
       visionService: (any DexVisionServicing)? = nil,
       configuration: Configuration = Configuration(),
       logger: Logger = Logger(label: "DexKit.DexScanner")

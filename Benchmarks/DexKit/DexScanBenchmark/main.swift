@@ -28,10 +28,11 @@ let runs = arguments.count > 2 ? Int(arguments[2]) ?? 30 : 30
 // Optional third argument: the shrink-on-load reducing gap (DecodingOptions.reducingGap).
 var encoding = DownscaleOptions()
 if arguments.count > 3, let gap = Double(arguments[3]) { encoding.decoding.reducingGap = gap }
-// Optional fourth argument: the classifier's threads (default: DexScanner's default classifier).
+// Optional fourth argument: the classifier's threads (default: .interactive, what DexScanner uses).
 let classifier =
   arguments.count > 4
-  ? ImageClassifier(configuration: .init(threads: Int(arguments[4]) ?? 1)) : ImageClassifier()
+  ? ImageClassifier(configuration: .init(threads: Int(arguments[4]) ?? 1))
+  : ImageClassifier(configuration: .interactive)
 let backend: LoopbackBackend?
 let vision: any DexVisionServicing
 if ProcessInfo.processInfo.environment["DEX_BENCH_CLOUD"] == "instant" {

@@ -15,6 +15,18 @@ import Testing
     #expect(guess.confidence > 0.5 && guess.confidence <= 1)
   }
 
+  @Test func theInteractivePresetUsesUpToFourCoresAndAgreesWithOneThread() async throws {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    #expect(ImageClassifier.Configuration.interactive.threads == min(4, max(1, cores)))
+    #expect(ImageClassifier.Configuration().threads == 1)
+    let interactive = ImageClassifier(decoder: PPMDecoder(), configuration: .interactive)
+    let photo = try ClassifierFixtures.ppmData("fruit")
+    let parallel = await interactive.rankedLabels(imageData: photo, limit: 5)
+    let serial = await classifier.rankedLabels(imageData: photo, limit: 5)
+    #expect(parallel.map(\.label) == serial.map(\.label))
+    for (a, b) in zip(parallel, serial) { #expect(abs(a.confidence - b.confidence) < 1e-4) }
+  }
+
   @Test func rankedLabelsAreSortedProbabilities() async throws {
     let ranked = await classifier.rankedLabels(
       imageData: try ClassifierFixtures.ppmData("fruit"), limit: 10)
