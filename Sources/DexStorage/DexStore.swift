@@ -45,7 +45,8 @@ public final class DexStore: DexStoring {
   ///
   /// Opening creates the directory layout, checks it is writable, runs pending migrations and,
   /// when no other process has the store open, resolves what an interrupted write left behind.
-  /// It blocks on file I/O, so call it off the main thread.
+  /// It blocks on file I/O: from async code, prefer ``open(configuration:)``, which runs it off
+  /// the caller's executor.
   ///
   /// - Throws: ``DexStoreError/unwritableDirectory(path:detail:)``,
   ///   ``DexStoreError/corruptDatabase(path:detail:)``, ``DexStoreError/diskFull(path:)``,

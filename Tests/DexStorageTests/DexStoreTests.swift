@@ -29,6 +29,21 @@ struct DexStoreTests {
     }
   }
 
+  @Test func opensOffTheCallersExecutorAndReportsTheSameErrors() async throws {
+    try await withTemporaryDirectory { dir in
+      let store = try await DexStore.open(configuration: .init(directory: dir))
+      let entry = try await store.insert(makeEntry("Moss"), image: randomImage())
+      #expect(try await store.entry(id: entry.id) == entry)
+      try store.close()
+      // A regular file where the store directory should be is refused with a typed error.
+      let blocker = dir.appendingPathComponent("not-a-directory")
+      try Data("x".utf8).write(to: blocker)
+      await #expect(throws: DexStoreError.self) {
+        _ = try await DexStore.open(configuration: .init(directory: blocker))
+      }
+    }
+  }
+
   @Test func entriesSurviveReopeningAndMovingTheDirectory() async throws {
     try await withTemporaryDirectory { dir in
       let original = dir.appendingPathComponent("Dex.store")
