@@ -19,6 +19,11 @@ extension DexStore {
     public var verifiesImagesOnLoad: Bool
     /// Where the store logs recoveries and swept files.
     public var logger: Logger
+    /// How often, in seconds, ``DexStore/observe(_:)`` checks whether another process (or
+    /// another `DexStore` on the same directory) changed the collection, using SQLite's
+    /// `PRAGMA data_version` on a connection of its own; writes through this instance are seen
+    /// at once whatever this is. `nil` turns the check off. Default 1 second.
+    public var externalChangeCheckInterval: TimeInterval?
 
     /// Creates a configuration; every parameter has a sensible default.
     public init(
@@ -27,7 +32,8 @@ extension DexStore {
       busyTimeout: TimeInterval = 5,
       maximumImageBytes: Int = 64 << 20,
       verifiesImagesOnLoad: Bool = true,
-      logger: Logger = Logger(label: "dexkit.storage")
+      logger: Logger = Logger(label: "dexkit.storage"),
+      externalChangeCheckInterval: TimeInterval? = 1
     ) {
       self.directory = directory
       self.duplicatePolicy = duplicatePolicy
@@ -35,6 +41,9 @@ extension DexStore {
       self.maximumImageBytes = maximumImageBytes
       self.verifiesImagesOnLoad = verifiesImagesOnLoad
       self.logger = logger
+      self.externalChangeCheckInterval = externalChangeCheckInterval.flatMap {
+        $0.isFinite && $0 > 0 ? max($0, 0.01) : nil
+      }
     }
   }
 

@@ -351,6 +351,39 @@ struct DexStoreTests {
     }
   }
 
+  @Test func observationSeesWritesFromAnotherStoreOnTheSameDirectory() async throws {
+    try await withTemporaryDirectory { dir in
+      let observer = try DexStore(
+        configuration: .init(directory: dir, externalChangeCheckInterval: 0.05))
+      let writer = try openStore(dir)
+      let pages = PageLog()
+      let task = Task { for try await page in observer.observe(DexQuery()) { pages.append(page) } }
+      defer { task.cancel() }
+      #expect(await pages.wait { $0.count == 1 && $0[0].entries.isEmpty })
+      let owl = try await writer.insert(makeEntry("Owl", category: .bird), image: randomImage())
+      #expect(await pages.wait { $0.last?.entries.map(\.id) == [owl.id] })
+      try await writer.delete(id: owl.id)
+      #expect(await pages.wait { $0.last?.entries.isEmpty == true && $0.count == 3 })
+    }
+  }
+
+  @Test func withoutTheCheckOnlyThisInstancesWritesAreSeen() async throws {
+    try await withTemporaryDirectory { dir in
+      let observer = try DexStore(
+        configuration: .init(directory: dir, externalChangeCheckInterval: nil))
+      let writer = try openStore(dir)
+      let pages = PageLog()
+      let task = Task { for try await page in observer.observe(DexQuery()) { pages.append(page) } }
+      defer { task.cancel() }
+      #expect(await pages.wait { $0.count == 1 })
+      let owl = try await writer.insert(makeEntry("Owl"), image: randomImage())
+      #expect(!(await pages.wait(upTo: .milliseconds(500)) { $0.count > 1 }))
+      // The next write through the observing instance brings both.
+      let fern = try await observer.insert(makeEntry("Fern"), image: randomImage())
+      #expect(await pages.wait { Set($0.last?.entries.map(\.id) ?? []) == [owl.id, fern.id] })
+    }
+  }
+
   @Test func contentHashMatchesKnownVectors() {
     #expect(
       DexStore.contentHash(of: Data())

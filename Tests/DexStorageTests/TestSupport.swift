@@ -116,3 +116,34 @@ func runProbe(_ arguments: [String]) throws -> [String: String] {
   results["exitStatus"] = "\(process.terminationStatus)"
   return results
 }
+
+/// Pages delivered by an observation, collected from its consuming task.
+final class PageLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var pages: [DexPage] = []
+
+  func append(_ page: DexPage) {
+    lock.lock()
+    pages.append(page)
+    lock.unlock()
+  }
+
+  private func snapshot() -> [DexPage] {
+    lock.lock()
+    defer { lock.unlock() }
+    return pages
+  }
+
+  /// Whether `condition` held for the pages seen so far at some point within `limit` (checked
+  /// every 10 ms); never a timing assertion: a slow machine only takes longer to say yes.
+  func wait(
+    upTo limit: Duration = .seconds(20), until condition: ([DexPage]) -> Bool
+  ) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while true {
+      if condition(snapshot()) { return true }
+      if ContinuousClock.now >= deadline { return false }
+      try? await Task.sleep(for: .milliseconds(10))
+    }
+  }
+}
