@@ -39,7 +39,7 @@ typedef struct {
 } dex_jpeg_progress;
 
 /// A whole-image coefficient array libjpeg asked for (progressive files), noted so that its
-/// memory can be advised once allocated (see advise_coefficient_arrays).
+/// memory can be advised once allocated (see realize_and_advise).
 typedef struct {
   jvirt_barray_ptr array;
   size_t bytes;
