@@ -41,9 +41,12 @@ extension DexStore {
       self.maximumImageBytes = maximumImageBytes
       self.verifiesImagesOnLoad = verifiesImagesOnLoad
       self.logger = logger
-      self.externalChangeCheckInterval = externalChangeCheckInterval.flatMap {
-        $0.isFinite && $0 > 0 ? max($0, 0.01) : nil
-      }
+      self.externalChangeCheckInterval = Self.usableInterval(externalChangeCheckInterval)
+    }
+
+    /// `interval` when it is a positive finite number of seconds (at least 10 ms), else `nil`.
+    static func usableInterval(_ interval: TimeInterval?) -> TimeInterval? {
+      interval.flatMap { $0.isFinite && $0 > 0 ? max($0, 0.01) : nil }
     }
   }
 

@@ -19,10 +19,8 @@ extension DexStore {
       .tracking { db in try Self.fetchPage(db, query, after: nil) }
       .removeDuplicates()
     let values = observation.values(in: pool, bufferingPolicy: .bufferingNewest(1))
-    // The property is settable after init: never poll faster than every 10 ms.
-    let interval = configuration.externalChangeCheckInterval.flatMap {
-      $0.isFinite && $0 > 0 ? max($0, 0.01) : nil
-    }
+    // The property is settable after init: checked again here.
+    let interval = Configuration.usableInterval(configuration.externalChangeCheckInterval)
     let pool = self.pool
     return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
       let delivery = PageDelivery(continuation)
