@@ -367,6 +367,20 @@ struct DexStoreTests {
     }
   }
 
+  @Test func theObservationIntervalIsSanitized() {
+    func interval(_ value: TimeInterval?) -> TimeInterval? {
+      DexStore.Configuration(externalChangeCheckInterval: value).externalChangeCheckInterval
+    }
+    #expect(interval(2) == 2)
+    #expect(interval(0.001) == 0.01)
+    #expect(interval(0) == nil)
+    #expect(interval(-1) == nil)
+    #expect(interval(.infinity) == nil)
+    #expect(interval(.nan) == nil)
+    #expect(interval(nil) == nil)
+    #expect(DexStore.Configuration().externalChangeCheckInterval == 1)
+  }
+
   @Test func withoutTheCheckOnlyThisInstancesWritesAreSeen() async throws {
     try await withTemporaryDirectory { dir in
       let observer = try DexStore(
