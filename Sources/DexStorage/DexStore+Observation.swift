@@ -1,14 +1,17 @@
 import Foundation
 internal import GRDB
+import Logging
 
 extension DexStore {
   /// The first page of `query`, now and after every committed change that alters it.
   ///
   /// Writes through this `DexStore` instance are seen at once (GRDB's `ValueObservation`).
   /// Writes by another process, or by another `DexStore` on the same directory, are seen within
-  /// ``Configuration/externalChangeCheckInterval`` (SQLite's `PRAGMA data_version`, checked on a
-  /// read-only connection of the observation's own). Identical consecutive pages are not
-  /// repeated. Cancel by ending the iteration.
+  /// ``Configuration/externalChangeCheckInterval``: SQLite's `PRAGMA data_version`, read on a
+  /// read-only connection of the observation's own, tells when someone else committed, and the
+  /// observation then re-reads the page. Identical consecutive pages are not repeated. The
+  /// stream ends with ``DexStoreError/closed`` when the store is closed; cancel it by ending the
+  /// iteration.
   public func observe(_ query: DexQuery) -> AsyncThrowingStream<DexPage, any Error> {
     let databasePath = files.databasePath
     guard !lock.isReleased else {
@@ -21,23 +24,20 @@ extension DexStore {
     let values = observation.values(in: pool, bufferingPolicy: .bufferingNewest(1))
     // The property is settable after init: checked again here.
     let interval = Configuration.usableInterval(configuration.externalChangeCheckInterval)
-    let pool = self.pool
+    let watch = ExternalChangeWatch(
+      path: databasePath, pool: pool, lock: lock, busyTimeout: configuration.busyTimeout,
+      logger: logger)
     return AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
-      let delivery = PageDelivery(continuation)
       let task = Task {
         do {
           try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-              for try await page in values { delivery.yield(page) }
+              for try await page in values { continuation.yield(page) }
             }
             if let interval {
-              group.addTask {
-                try await Self.pollExternalChanges(
-                  path: databasePath, every: interval, pool: pool, query: query,
-                  delivery: delivery)
-              }
+              group.addTask { try await watch.run(every: interval) }
             }
-            // The GRDB observation ends only when cancelled or failed; either ends the stream.
+            // Either child ending (cancelled, failed, or the store closed) ends the stream.
             try await group.next()
             group.cancelAll()
           }
@@ -51,47 +51,54 @@ extension DexStore {
       continuation.onTermination = { _ in task.cancel() }
     }
   }
-
-  /// Re-reads the page whenever `PRAGMA data_version` on a private read-only connection says
-  /// that another connection committed, until cancelled.
-  private static func pollExternalChanges(
-    path: String, every interval: TimeInterval, pool: DatabasePool, query: DexQuery,
-    delivery: PageDelivery
-  ) async throws {
-    var readOnly = GRDB.Configuration()
-    readOnly.readonly = true
-    readOnly.label = "DexStore.observe"
-    let watcher = try DatabaseQueue(path: path, configuration: readOnly)
-    defer { try? watcher.close() }
-    func dataVersion() throws -> Int {
-      try watcher.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
-    }
-    var seen = try dataVersion()
-    while true {
-      try await Task.sleep(for: .seconds(interval))
-      let version = try dataVersion()
-      guard version != seen else { continue }
-      seen = version
-      delivery.yield(try await pool.read { db in try fetchPage(db, query, after: nil) })
-    }
-  }
 }
 
-/// Hands pages from the two observers to one stream, dropping a page equal to the last one.
-private final class PageDelivery: @unchecked Sendable {
-  private let continuation: AsyncThrowingStream<DexPage, any Error>.Continuation
-  private let mutex = NSLock()
-  private var last: DexPage?
+/// Turns commits by other connections into GRDB change notifications, so that the one
+/// `ValueObservation` re-reads the page (and drops it if unchanged): a single producer, so pages
+/// never arrive out of order.
+private struct ExternalChangeWatch: Sendable {
+  let path: String
+  let pool: DatabasePool
+  let lock: StoreLock
+  let busyTimeout: TimeInterval
+  let logger: Logger
 
-  init(_ continuation: AsyncThrowingStream<DexPage, any Error>.Continuation) {
-    self.continuation = continuation
+  /// Checks `PRAGMA data_version` every `interval` seconds until cancelled; throws
+  /// ``DexStoreError/closed`` once the store is closed. A failed check is logged and retried at
+  /// the next tick rather than ending the observation.
+  func run(every interval: TimeInterval) async throws {
+    var watcher: DatabaseQueue?
+    defer { try? watcher?.close() }
+    // nil until the first check: that one always notifies, so that a commit landing between the
+    // observation's first read and this baseline is not missed (an unchanged page is dropped).
+    var seen: Int?
+    while true {
+      guard !lock.isReleased else { throw DexStoreError.closed }
+      do {
+        let queue = try watcher ?? openWatcher()
+        watcher = queue
+        let version = try await queue.read { db in
+          try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+        }
+        if version != seen {
+          seen = version
+          try await pool.write { db in try db.notifyChanges(in: .fullDatabase) }
+        }
+      } catch {
+        guard !lock.isReleased else { throw DexStoreError.closed }
+        logger.debug(
+          "Checking for changes by other processes failed; retrying",
+          metadata: ["error": "\(error)"])
+      }
+      try await Task.sleep(for: .seconds(interval))
+    }
   }
 
-  func yield(_ page: DexPage) {
-    mutex.lock()
-    defer { mutex.unlock() }
-    guard page != last else { return }
-    last = page
-    continuation.yield(page)
+  private func openWatcher() throws -> DatabaseQueue {
+    var readOnly = GRDB.Configuration()
+    readOnly.readonly = true
+    readOnly.busyMode = .timeout(busyTimeout)
+    readOnly.label = "DexStore.observe"
+    return try DatabaseQueue(path: path, configuration: readOnly)
   }
 }

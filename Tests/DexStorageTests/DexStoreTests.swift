@@ -367,6 +367,26 @@ struct DexStoreTests {
     }
   }
 
+  @Test func closingTheStoreEndsItsObservationWithClosed() async throws {
+    try await withTemporaryDirectory { dir in
+      let store = try DexStore(
+        configuration: .init(directory: dir, externalChangeCheckInterval: 0.05))
+      let pages = PageLog()
+      let task = Task { () -> (any Error)? in
+        do {
+          for try await page in store.observe(DexQuery()) { pages.append(page) }
+          return nil
+        } catch {
+          return error
+        }
+      }
+      #expect(await pages.wait { $0.count == 1 })
+      try store.close()
+      let ending = await task.value
+      #expect(ending as? DexStoreError == .closed)
+    }
+  }
+
   @Test func theObservationIntervalIsSanitized() {
     func interval(_ value: TimeInterval?) -> TimeInterval? {
       DexStore.Configuration(externalChangeCheckInterval: value).externalChangeCheckInterval
