@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # DexScanner end to end on real 12 MP photos (release build): bytes → local guess and
-# bytes → final result (instant stub cloud pass), median and p95. Target: local guess under
+# bytes → final result (cloud pass over loopback HTTP: signed client → dex-proxy → stub
+# upstream, all in-process on 127.0.0.1), median and p95. Target: local guess under
 # 100 ms median on a 2-core machine.
 #
 #   Benchmarks/DexKit/run.sh [photo] [runs]

@@ -54,6 +54,7 @@ struct dex_jpeg_decoder {
   void (*library_realize_virt_arrays)(j_common_ptr);
   dex_coefficient_array arrays[DEX_MAX_COEFFICIENT_ARRAYS];
   int32_t array_count;
+  int32_t advises_huge_pages;
   dex_jpeg_error error;
   dex_jpeg_progress progress;
   int32_t created;
@@ -109,18 +110,25 @@ static void setup_error(dex_jpeg_error *err) {
 // Progressive JPEGs are decoded into whole-image coefficient arrays (about 2 bytes per pixel
 // and component), which libjpeg zeroes and fills on first touch: with 4 KiB pages that is one
 // page fault per 4 KiB, a quarter of a 12 MP progressive decode on a typical VM. Once libjpeg
-// has allocated the arrays, and before it touches them, their whole 2 MiB-aligned interior is
-// advised for transparent huge pages (MADV_HUGEPAGE: only this memory, and only where the
-// kernel's THP mode is "madvise" or "always"; elsewhere the call is a harmless no-op).
+// has allocated the arrays, and before it touches them, their 2 MiB-aligned interior is advised
+// for transparent huge pages (MADV_HUGEPAGE; effective where the kernel's THP mode is "madvise"
+// or "always", a no-op elsewhere). The advice belongs to the address range, not to the
+// allocation: when malloc served the array from its heap rather than a mapping of its own, the
+// range keeps the advice after libjpeg frees it, so later allocations there may also get huge
+// pages. Hosts that would rather not can turn it off (dex_jpeg_decoder_set_huge_pages).
 static jvirt_barray_ptr note_virt_barray(j_common_ptr cinfo, int pool_id, boolean pre_zero,
                                          JDIMENSION blocksperrow, JDIMENSION numrows,
                                          JDIMENSION maxaccess) {
   dex_jpeg_decoder *d = (dex_jpeg_decoder *)cinfo->client_data;
   jvirt_barray_ptr array = d->library_request_virt_barray(cinfo, pool_id, pre_zero, blocksperrow,
                                                           numrows, maxaccess);
-  if (array && pre_zero && d->array_count < DEX_MAX_COEFFICIENT_ARRAYS) {
+  // libjpeg allocates an array in pieces of at most about 1e9 bytes (MAX_ALLOC_CHUNK); only an
+  // array that is one piece is one contiguous range that can be advised.
+  const size_t bytes = (size_t)blocksperrow * (size_t)numrows * sizeof(JBLOCK);
+  if (array && pre_zero && d->advises_huge_pages && bytes < 999000000u &&
+      d->array_count < DEX_MAX_COEFFICIENT_ARRAYS) {
     d->arrays[d->array_count].array = array;
-    d->arrays[d->array_count].bytes = (size_t)blocksperrow * (size_t)numrows * sizeof(JBLOCK);
+    d->arrays[d->array_count].bytes = bytes;
     d->array_count++;
   }
   return array;
@@ -162,6 +170,7 @@ dex_jpeg_decoder *dex_jpeg_decoder_create(void) {
   jpeg_create_decompress(&d->cinfo);
   d->created = 1;
   d->cinfo.client_data = d;
+  d->advises_huge_pages = 1;
   d->library_request_virt_barray = d->cinfo.mem->request_virt_barray;
   d->library_realize_virt_arrays = d->cinfo.mem->realize_virt_arrays;
   d->cinfo.mem->request_virt_barray = note_virt_barray;
@@ -189,6 +198,10 @@ void dex_jpeg_decoder_destroy(dex_jpeg_decoder *d) {
     if (setjmp(d->error.jump) == 0) jpeg_destroy_decompress(&d->cinfo);
   }
   free(d);
+}
+
+void dex_jpeg_decoder_set_huge_pages(dex_jpeg_decoder *d, int32_t enabled) {
+  if (d) d->advises_huge_pages = enabled ? 1 : 0;
 }
 
 const char *dex_jpeg_decoder_message(const dex_jpeg_decoder *d) { return d ? d->error.message : ""; }

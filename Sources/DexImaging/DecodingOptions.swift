@@ -19,6 +19,12 @@ public struct DecodingOptions: Sendable, Hashable {
   public var reducingGap: Double
   /// How libjpeg upsamples subsampled chroma (default ``ChromaUpsampling/automatic``).
   public var chromaUpsampling: ChromaUpsampling
+  /// Whether a progressive JPEG's whole-image coefficient buffer (about 2 bytes per pixel and
+  /// component) is advised for transparent huge pages on Linux (default `true`): it removes most
+  /// of the page faults of first touching it, 15-20 % of a 12 MP progressive decode. Turn it off
+  /// on hosts where the kernel's synchronous huge-page compaction must be avoided; the advice
+  /// stays on the address range after the buffer is freed.
+  public var advisesHugePages: Bool
 
   /// Creates decoding options; the defaults suit photos headed for a 1024-pixel thumbnail.
   public init(
@@ -26,12 +32,14 @@ public struct DecodingOptions: Sendable, Hashable {
     background: DexColor = DexColor(red: 255, green: 255, blue: 255),
     allowsPartialImages: Bool = false,
     reducingGap: Double = 1.5,
-    chromaUpsampling: ChromaUpsampling = .automatic
+    chromaUpsampling: ChromaUpsampling = .automatic,
+    advisesHugePages: Bool = true
   ) {
     self.limits = limits
     self.background = background
     self.allowsPartialImages = allowsPartialImages
     self.reducingGap = reducingGap
     self.chromaUpsampling = chromaUpsampling
+    self.advisesHugePages = advisesHugePages
   }
 }

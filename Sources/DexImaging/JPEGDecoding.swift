@@ -11,6 +11,7 @@
       }
       guard let decoder = dex_jpeg_decoder_create() else { throw .outOfMemory }
       defer { dex_jpeg_decoder_destroy(decoder) }
+      dex_jpeg_decoder_set_huge_pages(decoder, options.advisesHugePages ? 1 : 0)
       func libraryMessage() -> String { String(cString: dex_jpeg_decoder_message(decoder)) }
 
       var header = dex_jpeg_header()

@@ -34,6 +34,26 @@
         width: image.width - 2 * margin, height: image.height - 2 * margin, pixels: pixels)
     }
 
+    /// A 6 MP progressive JPEG's coefficient buffer (about 12 MB for luma) is large enough to be
+    /// advised for huge pages; the advice must not change a single pixel.
+    @Test func hugePageAdviceLeavesTheDecodeUnchanged() throws {
+      let source = try #require(Self.gradient(width: 3000, height: 2000))
+      let jpeg = try JPEGEncoder.encode(
+        source, quality: 90, subsampling: .yuv420, progressive: true)
+      var advised = DecodingOptions()
+      advised.advisesHugePages = true
+      var plain = DecodingOptions()
+      plain.advisesHugePages = false
+      let downscaler = ImageDownscaler()
+      for target in [PixelTarget.fitting(maxDimension: 1024), .original] {
+        let a = try downscaler.decodePixels(from: jpeg, target: target, options: advised)
+        let b = try downscaler.decodePixels(from: jpeg, target: target, options: plain)
+        #expect(a.width == b.width && a.height == b.height)
+        #expect(a.pixels == b.pixels)
+      }
+      #expect(DecodingOptions().advisesHugePages)
+    }
+
     @Test func largeJPEGDownscalesThroughTheThreadedPipeline() throws {
       let source = try #require(Self.gradient(width: Self.width, height: Self.height))
       let jpeg = try JPEGEncoder.encode(

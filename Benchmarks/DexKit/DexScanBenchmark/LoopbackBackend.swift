@@ -50,7 +50,11 @@ struct LoopbackBackend: Sendable {
         upstreamReady.yield(channel.localAddress?.port ?? 0)
         upstreamReady.finish()
       }, logger: quiet)
-    let upstreamTask = Task { try await upstream.runService(gracefulShutdownSignals: []) }
+    let upstreamTask = Task {
+      // A server that fails to start never reports a port: end the wait instead of hanging.
+      defer { upstreamReady.finish() }
+      try await upstream.runService(gracefulShutdownSignals: [])
+    }
     var upstreamPort = 0
     for await port in upstreamPorts { upstreamPort = port }
 
@@ -76,7 +80,10 @@ struct LoopbackBackend: Sendable {
         proxyReady.yield(port)
         proxyReady.finish()
       })
-    let proxyTask = Task { try await proxy.runService(gracefulShutdownSignals: []) }
+    let proxyTask = Task {
+      defer { proxyReady.finish() }
+      try await proxy.runService(gracefulShutdownSignals: [])
+    }
     var proxyPort = 0
     for await port in proxyPorts { proxyPort = port }
     guard proxyPort > 0, let baseURL = URL(string: "http://127.0.0.1:\(proxyPort)") else {

@@ -15,6 +15,7 @@ struct InstantVision: DexVisionServicing {
 
 func percentile(_ values: [Double], _ fraction: Double) -> Double {
   let sorted = values.sorted()
+  guard !sorted.isEmpty else { return .nan }
   let index = min(sorted.count - 1, max(0, Int((Double(sorted.count - 1) * fraction).rounded())))
   return sorted[index]
 }
@@ -64,13 +65,20 @@ for _ in 0..<runs {
     if guessAt == nil && state.localGuess != nil { guessAt = clock.now - start }
     final = state
   }
-  if final?.phase != .result || (backend != nil && final?.isOffline == true) { fellBack += 1 }
+  let fellBackBefore = fellBack
+  if guessAt == nil || final?.phase != .result || (backend != nil && final?.isOffline == true) {
+    fellBack += 1
+  }
   let total = clock.now - start
   func ms(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
   }
-  toGuess.append(ms(guessAt ?? total))
-  toResult.append(ms(total))
+  // Only complete scans count: a run without a guess or without a cloud result is reported in
+  // "not from the cloud" instead of skewing the medians.
+  if let guessAt, fellBackBefore == fellBack {
+    toGuess.append(ms(guessAt))
+    toResult.append(ms(total))
+  }
 }
 var usage = rusage()
 #if os(Linux)
