@@ -127,7 +127,7 @@ let package = Package(
     .executableTarget(
       name: "dex-scan-benchmark",
       dependencies: [
-        "DexKit", "DexProxy",
+        "DexKit", "DexProxy", "DexTestSupport",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ],
@@ -170,10 +170,14 @@ let package = Package(
     .testTarget(
       name: "DexImagingTests", dependencies: ["DexImaging"],
       resources: [.copy("Classifier/Fixtures"), .copy("Resources")]),
-    // Test helpers shared by DexCloudTests and DexProxyTests (log capture); not a product.
+    // Helpers shared by DexCloudTests, DexProxyTests and the scan benchmark (log capture,
+    // loopback HTTP servers); not a product.
     .target(
       name: "DexTestSupport",
-      dependencies: [.product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+      ],
       path: "Tests/DexTestSupport"
     ),
     .testTarget(

@@ -1,5 +1,6 @@
 import DexKit
 import DexProxy
+import DexTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -24,7 +25,10 @@ struct LoopbackBackend: Sendable {
     let body: [String: Any] = [
       "id": "chatcmpl-bench", "object": "chat.completion", "model": "stub",
       "choices": [
-        ["index": 0, "finish_reason": "stop", "message": ["role": "assistant", "content": content]]
+        [
+          "index": 0, "finish_reason": "stop",
+          "message": ["role": "assistant", "content": content],
+        ]
       ],
     ]
     let data = (try? JSONSerialization.data(withJSONObject: body)) ?? Data()
@@ -43,23 +47,8 @@ struct LoopbackBackend: Sendable {
       return Response(
         status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: completion)))
     }
-    let (upstreamPorts, upstreamReady) = AsyncStream.makeStream(of: Int.self)
-    let upstream = Application(
-      router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-      onServerRunning: { channel in
-        upstreamReady.yield(channel.localAddress?.port ?? 0)
-        upstreamReady.finish()
-      }, logger: quiet)
-    let upstreamTask = Task {
-      // A server that fails to start never reports a port: end the wait instead of hanging.
-      defer { upstreamReady.finish() }
-      try await upstream.runService(gracefulShutdownSignals: [])
-    }
-    var upstreamPort = 0
-    for await port in upstreamPorts { upstreamPort = port }
-
-    guard upstreamPort > 0,
-      let bootstrapKey = SigningSecret("benchmark-bootstrap-key-5d0c2a"),
+    let (upstreamPort, upstreamTask) = try await LoopbackServer.start(router, label: "bench")
+    guard let bootstrapKey = SigningSecret("benchmark-bootstrap-key-5d0c2a"),
       let serverSecret = SigningSecret("benchmark-server-secret-0f9e8d7c6b5a4938"),
       let serverKey = ServerKey(id: "k1", secret: serverSecret),
       let upstreamURL = URL(string: "http://127.0.0.1:\(upstreamPort)/v1/")

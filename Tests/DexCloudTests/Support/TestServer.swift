@@ -130,29 +130,10 @@ struct TestServer: Sendable {
         authenticator: authenticator)
     }
 
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    var quiet = Logger(label: "test-server")
-    quiet.logLevel = .critical
-    let app = Application(
-      router: router,
-      configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-      onServerRunning: { channel in
-        continuation.yield(channel.localAddress?.port ?? 0)
-        continuation.finish()
-      },
-      logger: quiet)
-    let task = Task { try await app.runService(gracefulShutdownSignals: []) }
-    var port = 0
-    for await value in ports { port = value }
-    guard port > 0 else {
-      task.cancel()
-      throw ServerFailed()
-    }
+    let (port, task) = try await LoopbackServer.start(router, label: "test-server")
     return TestServer(
       port: port, state: state, logs: logs, authenticator: authenticator, task: task)
   }
-
-  struct ServerFailed: Error {}
 
   func stop() async {
     task.cancel()

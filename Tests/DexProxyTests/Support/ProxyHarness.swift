@@ -55,7 +55,7 @@ struct ProxyHarness: Sendable {
     for await value in ports { port = value }
     let harness = ProxyHarness(port: port, upstream: upstream, logs: logs, task: task)
     do {
-      guard port > 0 else { throw StubUpstream.StartFailed() }
+      guard port > 0 else { throw LoopbackServer.StartFailed() }
       let result = try await body(harness)
       await harness.stop()
       return result

@@ -60,28 +60,13 @@ final class StubUpstream: @unchecked Sendable {
       self.record(Data(body.readableBytesView), authorization: request.headers[.authorization])
       return try await Self.respond(self.next())
     }
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    var quiet = Logger(label: "stub-upstream")
-    quiet.logLevel = .critical
-    let app = Application(
-      router: router,
-      configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-      onServerRunning: { channel in
-        continuation.yield(channel.localAddress?.port ?? 0)
-        continuation.finish()
-      },
-      logger: quiet)
-    task = Task { try await app.runService(gracefulShutdownSignals: []) }
-    for await value in ports { port = value }
-    guard port > 0 else { throw StartFailed() }
+    (port, task) = try await LoopbackServer.start(router, label: "stub-upstream")
   }
 
   func stop() async {
     task?.cancel()
     _ = try? await task?.value
   }
-
-  struct StartFailed: Error {}
 
   private func record(_ body: Data, authorization: String?) {
     var record = UpstreamRecord(authorization: authorization)
