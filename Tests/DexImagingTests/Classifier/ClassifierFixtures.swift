@@ -25,6 +25,26 @@ enum ClassifierFixtures {
     try JSONDecoder().decode(Reference.self, from: Data(contentsOf: url("reference", "json")))
   }
 
+  /// The bundled weights and labels loaded with `arithmetic`, once per arithmetic.
+  static func model(_ arithmetic: EfficientNetLite0.Arithmetic) throws -> ClassifierModel {
+    try models[arithmetic, default: .failure(.missingResource("no such arithmetic"))].get()
+  }
+
+  private static let models:
+    [EfficientNetLite0.Arithmetic: Result<ClassifierModel, ClassifierError>] =
+      Dictionary(
+        uniqueKeysWithValues: EfficientNetLite0.Arithmetic.allCases.map { arithmetic in
+          let result = Result { () throws(ClassifierError) -> ClassifierModel in
+            guard let manifest = ClassifierModel.bundledResource("EfficientNetLite0", "json"),
+              let labels = ClassifierModel.bundledResource("ImageNetLabels", "tsv")
+            else { throw .missingResource("bundled classifier resources") }
+            return try ClassifierModel(
+              network: EfficientNetLite0(manifestURL: manifest, arithmetic: arithmetic),
+              labels: ClassifierLabelTable(contentsOf: labels))
+          }
+          return (arithmetic, result)
+        })
+
   static func ppmData(_ name: String) throws -> Data {
     try Data(contentsOf: url(name, "ppm"))
   }

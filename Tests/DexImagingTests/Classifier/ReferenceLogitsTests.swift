@@ -6,13 +6,16 @@ import Testing
 /// The Swift network against the independent numpy reference (`Scripts/classifier-reference.py`)
 /// on real photos, and the photos' coarse categories.
 @Suite struct ReferenceLogitsTests {
-  /// One forward pass per photo: the debug build runs the network slowly, so each photo is
-  /// checked for logits, top-5 and category in the same test.
-  @Test(arguments: ["cat", "dog", "bird", "insect", "flower", "mushroom", "fruit", "fish"])
-  func photoMatchesReference(name: String) async throws {
+  /// One forward pass per photo and arithmetic: the debug build runs the network slowly, so each
+  /// photo is checked for logits, top-5 and category in the same test.
+  @Test(
+    arguments: ["cat", "dog", "bird", "insect", "flower", "mushroom", "fruit", "fish"],
+    EfficientNetLite0.Arithmetic.allCases)
+  func photoMatchesReference(name: String, arithmetic: EfficientNetLite0.Arithmetic) async throws {
     let reference = try ClassifierFixtures.reference()
     let expected = try #require(reference.images.first { $0.name == name })
-    let model = try ClassifierModel.bundled()
+    let model = try ClassifierFixtures.model(arithmetic)
+    #expect(model.network.arithmetic == arithmetic)
     let image = try ClassifierFixtures.image(name)
     #expect(image.width == 256 && image.height == 256)
 

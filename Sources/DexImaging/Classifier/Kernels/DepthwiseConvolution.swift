@@ -67,32 +67,69 @@ struct DepthwiseConvolution: Sendable {
     let c = channels
     let k = kernel
     let s = stride
+    // Output columns whose taps all lie inside the input row: there four neighbouring outputs
+    // share every weight load and give eight independent accumulator chains.
+    let interiorStart = (padLeft + s - 1) / s
+    let interiorEnd = max(interiorStart, min(outWidth, (width + padLeft - k) / s + 1))
     for oy in outRows {
-      let iy0 = oy * s - padTop
+      let iy0 = oy &* s &- padTop
       let kyStart = max(0, -iy0)
-      let kyEnd = min(k, height - iy0)
-      for ox in 0..<outWidth {
-        let ix0 = ox * s - padLeft
+      let kyEnd = min(k, height &- iy0)
+      var ox = 0
+      while ox < outWidth {
+        let ix0 = ox &* s &- padLeft
+        let out = y + (oy &* outWidth &+ ox) &* c
+        if ox >= interiorStart, ox &+ 4 <= interiorEnd {
+          let step = s &* c
+          var ch = 0
+          while ch < c {
+            var a0 = FloatOctet(bias: b + ch)
+            var a1 = a0
+            var a2 = a0
+            var a3 = a0
+            var ky = kyStart
+            while ky < kyEnd {
+              var px = x + (((iy0 &+ ky) &* width &+ ix0) &* c &+ ch)
+              var wt = w + (ky &* k &* c &+ ch)
+              for _ in 0..<k {
+                a0.accumulate(wt, px)
+                a1.accumulate(wt, px + step)
+                a2.accumulate(wt, px + (2 &* step))
+                a3.accumulate(wt, px + (3 &* step))
+                px += c
+                wt += c
+              }
+              ky &+= 1
+            }
+            a0.store(out + ch, residual: nil, relu6: true)
+            a1.store(out + (c &+ ch), residual: nil, relu6: true)
+            a2.store(out + (2 &* c &+ ch), residual: nil, relu6: true)
+            a3.store(out + (3 &* c &+ ch), residual: nil, relu6: true)
+            ch &+= 8
+          }
+          ox &+= 4
+          continue
+        }
         let kxStart = max(0, -ix0)
-        let kxEnd = min(k, width - ix0)
-        let out = y + (oy * outWidth + ox) * c
+        let kxEnd = min(k, width &- ix0)
         var ch = 0
         while ch < c {
           var acc = FloatOctet(bias: b + ch)
           var ky = kyStart
           while ky < kyEnd {
-            let row = x + ((iy0 + ky) * width + ix0) * c + ch
-            let wrow = w + ky * k * c + ch
+            let row = x + (((iy0 &+ ky) &* width &+ ix0) &* c &+ ch)
+            let wrow = w + (ky &* k &* c &+ ch)
             var kx = kxStart
             while kx < kxEnd {
-              acc.accumulate(wrow + kx * c, row + kx * c)
-              kx += 1
+              acc.accumulate(wrow + (kx &* c), row + (kx &* c))
+              kx &+= 1
             }
-            ky += 1
+            ky &+= 1
           }
           acc.store(out + ch, residual: nil, relu6: true)
-          ch += 8
+          ch &+= 8
         }
+        ox &+= 1
       }
     }
   }

@@ -2,7 +2,7 @@
 /// bias and ReLU6, TensorFlow "SAME" padding.
 ///
 /// With only three input channels a matrix product would waste most of its work, so each output
-/// pixel accumulates its 27 taps directly into groups of eight output channels.
+/// pixel accumulates its 27 taps directly into its output channels, 32 at a time.
 struct StemConvolution: Sendable {
   /// Output channels, a multiple of 8.
   let outputChannels: Int
@@ -51,6 +51,37 @@ struct StemConvolution: Sendable {
               let ix0 = ox * stride - padLeft
               let out = output + (oy * ow + ox) * co
               var group = 0
+              // Thirty-two channels at a time: eight independent accumulator chains share each
+              // input value, instead of two chains waiting on each other's additions.
+              while group + 32 <= co {
+                var a0 = FloatOctet(bias: b + group)
+                var a1 = FloatOctet(bias: b + (group + 8))
+                var a2 = FloatOctet(bias: b + (group + 16))
+                var a3 = FloatOctet(bias: b + (group + 24))
+                for ky in 0..<k {
+                  let iy = iy0 + ky
+                  guard iy >= 0, iy < height else { continue }
+                  for kx in 0..<k {
+                    let ix = ix0 + kx
+                    guard ix >= 0, ix < width else { continue }
+                    let px = input + (iy * width + ix) * 3
+                    var wt = w + (((ky * k + kx) * 3) * co + group)
+                    for channel in 0..<3 {
+                      let value = px[channel]
+                      a0.accumulate(wt, value)
+                      a1.accumulate(wt + 8, value)
+                      a2.accumulate(wt + 16, value)
+                      a3.accumulate(wt + 24, value)
+                      wt += co
+                    }
+                  }
+                }
+                a0.store(out + group, residual: nil, relu6: true)
+                a1.store(out + (group + 8), residual: nil, relu6: true)
+                a2.store(out + (group + 16), residual: nil, relu6: true)
+                a3.store(out + (group + 24), residual: nil, relu6: true)
+                group += 32
+              }
               while group < co {
                 var acc = FloatOctet(bias: b + group)
                 for ky in 0..<k {

@@ -1,0 +1,305 @@
+/// A 1×1 convolution computed in 16-bit integers with 32-bit accumulators: the same layer as
+/// ``PointwiseConvolution``, about twice as fast on x86-64.
+///
+/// Why it exists: SwiftPM builds for the x86-64 baseline (SSE2: no FMA, 128-bit vectors), where a
+/// float multiply-add is two instructions and the 1×1 convolutions top out near eight
+/// multiply-adds per cycle. `pmaddwd`, also in the baseline, does eight 16-bit multiplies and
+/// four pairwise adds in one instruction, which doubles that ceiling.
+///
+/// The arithmetic, chosen so that the result stays within 0.02 of the float network's logits:
+/// - Activations are quantized per call with one scale for the whole tensor: `x ≈ sx · q`,
+///   `|q| ≤ 4095` (``activationLimit``), `sx = max|x| / 4095`.
+/// - Weights are quantized per output channel, `w ≈ sw[o] · v`, with as many bits as the
+///   no-overflow proof allows (at most 15): for every output channel,
+///   `Σᵢ |v[i][o]| · 4095 < 2³¹`, so no sum of products can wrap, whatever the input.
+/// - `output[p][o] = activation(bias[o] + sx · sw[o] · Σᵢ q[p][i] · v[i][o] (+ residual))`.
+///
+/// Input channels are taken in pairs (`pmaddwd` adds adjacent products); an odd count is padded
+/// with a zero channel. Weights are packed into panels of eight output channels:
+/// `panel[pair][0..<16] = (v[2j][o0], v[2j+1][o0], …, v[2j][o7], v[2j+1][o7])`, so one input pair
+/// broadcast against two registers of a panel gives eight outputs. The micro-kernel keeps a
+/// 4 pixels × 8 channels tile of accumulators in registers.
+struct QuantizedPointwiseConvolution: Sendable {
+  /// Input channels.
+  let inputChannels: Int
+  /// Input channels rounded up to even: the row length of the quantized input.
+  let pairedChannels: Int
+  /// Output channels, a multiple of 8.
+  let outputChannels: Int
+  /// Packed weights, see the type's description.
+  let packedWeights: [Int16]
+  /// Per output channel, the float value of one weight step (`sw`).
+  let weightScales: [Float]
+  /// One bias per output channel (BatchNorm folded in).
+  let bias: [Float]
+  /// Whether ReLU6 follows.
+  let clampsToReLU6: Bool
+
+  /// The largest quantized activation magnitude.
+  static let activationLimit: Float = 4095
+
+  /// Quantizes and packs row-major `[inputChannels][outputChannels]` weights; `nil` if the sizes
+  /// disagree or a weight is not finite.
+  init?(weights: [Float], bias: [Float], inputChannels: Int, outputChannels: Int, relu6: Bool) {
+    guard inputChannels > 0, outputChannels > 0, outputChannels % 8 == 0,
+      weights.count == inputChannels * outputChannels, bias.count == outputChannels,
+      weights.allSatisfy(\.isFinite)
+    else { return nil }
+    let cin = inputChannels
+    let cout = outputChannels
+    let paired = (cin + 1) / 2 * 2
+    var quantized = [Int16](repeating: 0, count: paired * cout)
+    var scales = [Float](repeating: 0, count: cout)
+    for o in 0..<cout {
+      var largest: Float = 0
+      var total: Float = 0
+      for i in 0..<cin {
+        let magnitude = abs(weights[i * cout + o])
+        largest = max(largest, magnitude)
+        total += magnitude
+      }
+      guard largest > 0 else { continue }  // an all-zero column stays zero with scale 0
+      let budget = Int64(Int32.max) / Int64(Self.activationLimit)
+      // Σ|v| ≤ step · (total / largest) + cin / 2 after rounding; start from the largest step
+      // that bound allows and shrink until the exact sum fits.
+      var steps = min(
+        32767, Int((Double(budget) - Double(cin) / 2) * Double(largest) / Double(total)))
+      while steps > 0 {
+        let scale = largest / Float(steps)
+        var sum: Int64 = 0
+        for i in 0..<cin {
+          let v = (weights[i * cout + o] / scale).rounded(.toNearestOrEven)
+          let q = Int16(max(-32767, min(32767, v)))
+          quantized[i * cout + o] = q
+          sum += Int64(abs(Int32(q)))
+        }
+        if sum <= budget {
+          scales[o] = scale
+          break
+        }
+        steps -= max(1, steps / 64)
+      }
+      guard steps > 0 else { return nil }
+    }
+    var packed = [Int16](repeating: 0, count: paired * cout)
+    let pairs = paired / 2
+    for panel in 0..<(cout / 8) {
+      for pair in 0..<pairs {
+        for lane in 0..<8 {
+          let o = panel * 8 + lane
+          let base = ((panel * pairs + pair) * 8 + lane) * 2
+          for half in 0..<2 {
+            let i = pair * 2 + half
+            packed[base + half] = i < cin ? quantized[i * cout + o] : 0
+          }
+        }
+      }
+    }
+    self.inputChannels = cin
+    self.pairedChannels = paired
+    self.outputChannels = cout
+    self.packedWeights = packed
+    self.weightScales = scales
+    self.bias = bias
+    self.clampsToReLU6 = relu6
+  }
+
+  /// The number of `Int16` scratch values ``apply(_:pixels:into:residual:scratch:threads:)``
+  /// needs for `pixels` input rows.
+  func scratchCount(pixels: Int) -> Int { pixels * pairedChannels * 4 }
+
+  /// Runs the convolution on `pixels` rows of `input` into `output`, optionally adding `residual`
+  /// (same shape as `output`) after the bias. `scratch` holds ``scratchCount(pixels:)`` values
+  /// for the quantized input; `threads > 1` splits the pixels.
+  func apply(
+    _ input: UnsafePointer<Float>, pixels: Int, into output: UnsafeMutablePointer<Float>,
+    residual: UnsafePointer<Float>? = nil, scratch: UnsafeMutablePointer<Int16>, threads: Int = 1
+  ) {
+    let largest = Self.largestMagnitude(input, count: pixels * inputChannels)
+    let inputScale = largest > 0 ? largest / Self.activationLimit : 0
+    let inverse = largest > 0 ? Self.activationLimit / largest : 0
+    packedWeights.withUnsafeBufferPointer { w in
+      weightScales.withUnsafeBufferPointer { s in
+        bias.withUnsafeBufferPointer { b in
+          guard let w = w.baseAddress, let s = s.baseAddress, let b = b.baseAddress else { return }
+          forEachChunk(of: pixels, threads: threads, multiple: 4) { range in
+            quantize(input, rows: range, multiplier: inverse, into: scratch)
+            run(
+              scratch, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
+              output: output, residual: residual)
+          }
+        }
+      }
+    }
+  }
+
+  /// `max |x|` over `count` values (0 for none).
+  static func largestMagnitude(_ x: UnsafePointer<Float>, count: Int) -> Float {
+    var a = Float4Lanes(repeating: 0)
+    var b = Float4Lanes(repeating: 0)
+    var i = 0
+    while i + 8 <= count {
+      a = Float4Lanes(loading: x + i).maxMagnitude(a)
+      b = Float4Lanes(loading: x + i + 4).maxMagnitude(b)
+      i += 8
+    }
+    var largest = a.maxMagnitude(b).maxElement
+    while i < count {
+      largest = max(largest, abs(x[i]))
+      i += 1
+    }
+    return largest.isFinite ? largest : 0
+  }
+
+  /// Writes `round(x · multiplier)` for `rows` into `q`: each input pair repeated four times
+  /// (16 bytes), the register the micro-kernel multiplies with, so it loads instead of shuffling.
+  private func quantize(
+    _ x: UnsafePointer<Float>, rows: Range<Int>, multiplier: Float,
+    into q: UnsafeMutablePointer<Int16>
+  ) {
+    let cin = inputChannels
+    let limit = Self.activationLimit
+    let pairs = pairedChannels / 2
+    let m = Float4Lanes(repeating: multiplier)
+    func scalar(_ value: Float) -> UInt16 {
+      UInt16(
+        bitPattern: Int16(max(-limit, min(limit, (value * multiplier).rounded(.toNearestOrEven)))))
+    }
+    for p in rows {
+      let input = x + p * cin
+      let out = UnsafeMutableRawPointer(q + p * pairs * 8)
+      var i = 0
+      while i + 8 <= cin {
+        let values = Int16Lanes(
+          rounding: Float4Lanes(loading: input + i) * m, Float4Lanes(loading: input + i + 4) * m)
+        let (p0, p1, p2, p3) = values.broadcastPairs()
+        let o = out + i * 8
+        p0.store(to: o)
+        p1.store(to: o + 16)
+        p2.store(to: o + 32)
+        p3.store(to: o + 48)
+        i += 8
+      }
+      while i < cin {
+        let low = UInt32(scalar(input[i]))
+        let high = i + 1 < cin ? UInt32(scalar(input[i + 1])) : 0
+        Int16Lanes(repeatingPair: low | high << 16).store(to: out + i * 8)
+        i += 2
+      }
+    }
+  }
+
+  @inline(__always)
+  private func run(
+    _ q: UnsafePointer<Int16>, pixels: Range<Int>, weights: UnsafePointer<Int16>,
+    scales: UnsafePointer<Float>, inputScale: Float, bias: UnsafePointer<Float>,
+    output y: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?
+  ) {
+    let pairs = pairedChannels / 2
+    let row = pairs * 8
+    let cout = outputChannels
+    let relu = clampsToReLU6
+    // Pixels are processed in blocks whose quantized inputs (about 32 KB) stay in the L1 cache
+    // while every panel passes over them.
+    let block = max(4, 16_384 / row / 4 * 4)
+    let sx = Float4Lanes(repeating: inputScale)
+    var start = pixels.lowerBound
+    while start < pixels.upperBound {
+      let end = min(start + block, pixels.upperBound)
+      for panel in 0..<(cout / 8) {
+        let wp = UnsafeRawPointer(weights + panel * pairs * 16)
+        let c = panel * 8
+        let epilogue = Epilogue(
+          scale0: Float4Lanes(loading: scales + c) * sx,
+          scale1: Float4Lanes(loading: scales + c + 4) * sx,
+          bias0: Float4Lanes(loading: bias + c), bias1: Float4Lanes(loading: bias + c + 4),
+          relu6: relu)
+        var p = start
+        while p + 4 <= end {
+          var a0 = Int32Lanes()
+          var a1 = Int32Lanes()
+          var b0 = Int32Lanes()
+          var b1 = Int32Lanes()
+          var c0 = Int32Lanes()
+          var c1 = Int32Lanes()
+          var d0 = Int32Lanes()
+          var d1 = Int32Lanes()
+          var x = UnsafeRawPointer(q + p * row)
+          var w = wp
+          let stride = row * 2
+          for _ in 0..<pairs {
+            let w0 = Int16Lanes(loading: w)
+            let w1 = Int16Lanes(loading: w + 16)
+            let x0 = Int16Lanes(loading: x)
+            let x1 = Int16Lanes(loading: x + stride)
+            let x2 = Int16Lanes(loading: x + 2 * stride)
+            let x3 = Int16Lanes(loading: x + 3 * stride)
+            a0 &+= x0.multipliedPairwise(by: w0)
+            a1 &+= x0.multipliedPairwise(by: w1)
+            b0 &+= x1.multipliedPairwise(by: w0)
+            b1 &+= x1.multipliedPairwise(by: w1)
+            c0 &+= x2.multipliedPairwise(by: w0)
+            c1 &+= x2.multipliedPairwise(by: w1)
+            d0 &+= x3.multipliedPairwise(by: w0)
+            d1 &+= x3.multipliedPairwise(by: w1)
+            x += 16
+            w += 32
+          }
+          let o = p * cout + c
+          epilogue.store(a0, a1, to: y + o, residual: residual.map { $0 + o })
+          epilogue.store(b0, b1, to: y + o + cout, residual: residual.map { $0 + o + cout })
+          epilogue.store(c0, c1, to: y + o + 2 * cout, residual: residual.map { $0 + o + 2 * cout })
+          epilogue.store(d0, d1, to: y + o + 3 * cout, residual: residual.map { $0 + o + 3 * cout })
+          p += 4
+        }
+        while p < end {
+          var a0 = Int32Lanes()
+          var a1 = Int32Lanes()
+          var x = UnsafeRawPointer(q + p * row)
+          var w = wp
+          for _ in 0..<pairs {
+            let x0 = Int16Lanes(loading: x)
+            a0 &+= x0.multipliedPairwise(by: Int16Lanes(loading: w))
+            a1 &+= x0.multipliedPairwise(by: Int16Lanes(loading: w + 16))
+            x += 16
+            w += 32
+          }
+          let o = p * cout + c
+          epilogue.store(a0, a1, to: y + o, residual: residual.map { $0 + o })
+          p += 1
+        }
+      }
+      start = end
+    }
+  }
+
+  /// Turns one pixel's eight accumulators back into floats: scale, bias, residual, ReLU6.
+  private struct Epilogue {
+    var scale0: Float4Lanes
+    var scale1: Float4Lanes
+    var bias0: Float4Lanes
+    var bias1: Float4Lanes
+    var relu6: Bool
+
+    @inline(__always)
+    func store(
+      _ a0: Int32Lanes, _ a1: Int32Lanes, to out: UnsafeMutablePointer<Float>,
+      residual: UnsafePointer<Float>?
+    ) {
+      var v0 = a0.floats * scale0 + bias0
+      var v1 = a1.floats * scale1 + bias1
+      if let r = residual {
+        v0 = v0 + Float4Lanes(loading: r)
+        v1 = v1 + Float4Lanes(loading: r + 4)
+      }
+      if relu6 {
+        let zero = Float4Lanes(repeating: 0)
+        let six = Float4Lanes(repeating: 6)
+        v0 = v0.clamped(zero, six)
+        v1 = v1.clamped(zero, six)
+      }
+      v0.store(to: out)
+      v1.store(to: out + 4)
+    }
+  }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import Testing
+
+@testable import DexImaging
+
+/// The convolution kernels against straightforward reference loops on seeded random data: the
+/// int16 1×1 convolution within its proven quantization error of the float one, and the blocked
+/// depthwise and stem convolutions against direct sums, borders and odd sizes included.
+@Suite struct KernelTests {
+  /// `count` floats uniformly in `range`, reproducibly from `seed`.
+  static func values(_ count: Int, in range: ClosedRange<Float>, seed: UInt64) -> [Float] {
+    var generator = SeededBytes(state: seed)
+    return (0..<count).map { _ in
+      let unit = Float(generator.next() >> 40) / Float(1 << 24)
+      return range.lowerBound + unit * (range.upperBound - range.lowerBound)
+    }
+  }
+
+  /// Runs the int16 layer on `input` (`pixels × cin`), optionally with a residual.
+  static func quantized(
+    _ layer: QuantizedPointwiseConvolution, _ input: [Float], pixels: Int,
+    residual: [Float]? = nil, threads: Int = 1
+  ) -> [Float] {
+    var output = [Float](repeating: .nan, count: pixels * layer.outputChannels)
+    let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: layer.scratchCount(pixels: pixels))
+    defer { scratch.deallocate() }
+    input.withUnsafeBufferPointer { x in
+      output.withUnsafeMutableBufferPointer { y in
+        if let residual {
+          residual.withUnsafeBufferPointer { r in
+            layer.apply(
+              x.baseAddress!, pixels: pixels, into: y.baseAddress!, residual: r.baseAddress,
+              scratch: scratch, threads: threads)
+          }
+        } else {
+          layer.apply(
+            x.baseAddress!, pixels: pixels, into: y.baseAddress!, scratch: scratch,
+            threads: threads)
+        }
+      }
+    }
+    return output
+  }
+
+  @Test(arguments: [
+    (16, 96, 37, false, true), (7, 8, 5, false, false), (24, 144, 4, true, false),
+    (1152, 192, 49, true, false), (320, 1280, 9, false, true), (40, 240, 3, false, true),
+  ])
+  func int16PointwiseStaysWithinItsQuantizationError(
+    cin: Int, cout: Int, pixels: Int, withResidual: Bool, relu: Bool
+  ) throws {
+    let weights = Self.values(cin * cout, in: -0.5...0.5, seed: UInt64(cin * 7919 + cout))
+    let bias = Self.values(cout, in: -1...1, seed: 11)
+    let input = Self.values(pixels * cin, in: -3...6, seed: UInt64(pixels))
+    let residual = withResidual ? Self.values(pixels * cout, in: -2...2, seed: 5) : nil
+    let layer = try #require(
+      QuantizedPointwiseConvolution(
+        weights: weights, bias: bias, inputChannels: cin, outputChannels: cout, relu6: relu))
+    let got = Self.quantized(layer, input, pixels: pixels, residual: residual)
+
+    let largest = input.map(abs).max() ?? 0
+    let sx = largest / QuantizedPointwiseConvolution.activationLimit
+    var worst: Float = 0
+    for p in 0..<pixels {
+      for o in 0..<cout {
+        var exact = Double(bias[o])
+        var bound = 0.0
+        let sw = Double(layer.weightScales[o])
+        for i in 0..<cin {
+          let x = Double(input[p * cin + i])
+          let w = Double(weights[i * cout + o])
+          exact += x * w
+          // |x·w − x̂·ŵ| ≤ |w|·sx/2 + (|x| + sx/2)·sw/2 for round-to-nearest x̂ and ŵ.
+          bound += abs(w) * Double(sx) / 2 + (abs(x) + Double(sx) / 2) * sw / 2
+        }
+        if let residual { exact += Double(residual[p * cout + o]) }
+        if relu { exact = min(max(exact, 0), 6) }
+        let error = abs(Double(got[p * cout + o]) - exact)
+        #expect(error <= bound + 1e-4, "pixel \(p) channel \(o): error \(error) > bound \(bound)")
+        worst = max(worst, Float(error))
+      }
+    }
+    #expect(worst > 0, "a quantized result identical to float64 would mean nothing was quantized")
+  }
+
+  @Test func int16PointwiseGivesTheSameBitsOnTwoThreads() throws {
+    let (cin, cout, pixels) = (96, 24, 203)
+    let layer = try #require(
+      QuantizedPointwiseConvolution(
+        weights: Self.values(cin * cout, in: -1...1, seed: 3),
+        bias: Self.values(cout, in: -1...1, seed: 4),
+        inputChannels: cin, outputChannels: cout, relu6: false))
+    let input = Self.values(pixels * cin, in: 0...6, seed: 9)
+    let one = Self.quantized(layer, input, pixels: pixels, threads: 1)
+    let two = Self.quantized(layer, input, pixels: pixels, threads: 2)
+    #expect(one.map(\.bitPattern) == two.map(\.bitPattern))
+  }
+
+  /// The worst case for 32-bit accumulators: every weight and every input at its largest
+  /// magnitude with the same sign, over the network's widest layer. A wrapped sum would be off
+  /// by billions.
+  @Test(arguments: [Float(1), -1])
+  func int16PointwiseCannotOverflow(sign: Float) throws {
+    let (cin, cout, pixels) = (1152, 8, 5)
+    let layer = try #require(
+      QuantizedPointwiseConvolution(
+        weights: [Float](repeating: 0.75, count: cin * cout),
+        bias: [Float](repeating: 0, count: cout),
+        inputChannels: cin, outputChannels: cout, relu6: false))
+    let got = Self.quantized(
+      layer, [Float](repeating: 6 * sign, count: pixels * cin), pixels: pixels)
+    let expected = 6 * 0.75 * Float(cin) * sign
+    for value in got { #expect(abs(value - expected) <= abs(expected) * 1e-3) }
+  }
+
+  @Test func int16PointwiseOnZeroInputGivesTheBias() throws {
+    let bias: [Float] = [-1, 0, 0.5, 2, 7, -3, 6, 1]
+    let layer = try #require(
+      QuantizedPointwiseConvolution(
+        weights: Self.values(16 * 8, in: -1...1, seed: 1), bias: bias, inputChannels: 16,
+        outputChannels: 8, relu6: true))
+    let got = Self.quantized(layer, [Float](repeating: 0, count: 3 * 16), pixels: 3)
+    #expect(got == Array([[Float]](repeating: bias.map { min(max($0, 0), 6) }, count: 3).joined()))
+  }
+
+  @Test func int16PointwiseRejectsInconsistentWeights() {
+    let nine = [Float](repeating: 1, count: 9)
+    #expect(
+      QuantizedPointwiseConvolution(
+        weights: [Float](repeating: 1, count: 16), bias: nine, inputChannels: 2, outputChannels: 9,
+        relu6: false) == nil)
+    var poisoned = [Float](repeating: 1, count: 16)
+    poisoned[3] = .nan
+    #expect(
+      QuantizedPointwiseConvolution(
+        weights: poisoned, bias: [Float](repeating: 0, count: 8), inputChannels: 2,
+        outputChannels: 8, relu6: false) == nil)
+  }
+
+  @Test(arguments: [
+    (7, 7, 16, 5, 1), (14, 14, 8, 5, 2), (9, 13, 24, 3, 1), (10, 10, 8, 3, 2), (1, 1, 8, 3, 1),
+    (5, 6, 8, 5, 2), (3, 22, 8, 3, 1),
+  ])
+  func depthwiseMatchesDirectSums(
+    height: Int, width: Int, channels: Int, kernel: Int, stride: Int
+  )
+    throws
+  {
+    let weights = Self.values(kernel * kernel * channels, in: -1...1, seed: UInt64(height * width))
+    let bias = Self.values(channels, in: -1...1, seed: 2)
+    let input = Self.values(height * width * channels, in: -2...3, seed: 8)
+    let layer = try #require(
+      DepthwiseConvolution(
+        weights: weights, bias: bias, channels: channels, kernel: kernel, stride: stride))
+    let (oh, top) = DepthwiseConvolution.samePadding(input: height, kernel: kernel, stride: stride)
+    let (ow, left) = DepthwiseConvolution.samePadding(input: width, kernel: kernel, stride: stride)
+    var got = [Float](repeating: .nan, count: oh * ow * channels)
+    let size = input.withUnsafeBufferPointer { x in
+      got.withUnsafeMutableBufferPointer { y in
+        layer.apply(x.baseAddress!, height: height, width: width, into: y.baseAddress!)
+      }
+    }
+    #expect(size.height == oh && size.width == ow)
+    for oy in 0..<oh {
+      for ox in 0..<ow {
+        for c in 0..<channels {
+          var sum = bias[c]
+          for ky in 0..<kernel {
+            for kx in 0..<kernel {
+              let iy = oy * stride - top + ky
+              let ix = ox * stride - left + kx
+              guard (0..<height).contains(iy), (0..<width).contains(ix) else { continue }
+              sum +=
+                input[(iy * width + ix) * channels + c] * weights[(ky * kernel + kx) * channels + c]
+            }
+          }
+          let expected = min(max(sum, 0), 6)
+          let value = got[(oy * ow + ox) * channels + c]
+          #expect(abs(value - expected) <= 1e-4, "(\(oy), \(ox), \(c)): \(value) vs \(expected)")
+        }
+      }
+    }
+  }
+
+  @Test(arguments: [32, 40])
+  func stemMatchesDirectSums(outputChannels: Int) throws {
+    let (height, width, k, stride) = (17, 15, 3, 2)
+    let weights = Self.values(k * k * 3 * outputChannels, in: -1...1, seed: 21)
+    let bias = Self.values(outputChannels, in: -1...1, seed: 22)
+    let input = Self.values(height * width * 3, in: -1...1, seed: 23)
+    let layer = try #require(
+      StemConvolution(
+        weights: weights, bias: bias, outputChannels: outputChannels, kernel: k, stride: stride))
+    let (oh, top) = DepthwiseConvolution.samePadding(input: height, kernel: k, stride: stride)
+    let (ow, left) = DepthwiseConvolution.samePadding(input: width, kernel: k, stride: stride)
+    var got = [Float](repeating: .nan, count: oh * ow * outputChannels)
+    input.withUnsafeBufferPointer { x in
+      got.withUnsafeMutableBufferPointer { y in
+        _ = layer.apply(x.baseAddress!, height: height, width: width, into: y.baseAddress!)
+      }
+    }
+    for oy in 0..<oh {
+      for ox in 0..<ow {
+        for o in 0..<outputChannels {
+          var sum = bias[o]
+          for ky in 0..<k {
+            for kx in 0..<k {
+              let iy = oy * stride - top + ky
+              let ix = ox * stride - left + kx
+              guard (0..<height).contains(iy), (0..<width).contains(ix) else { continue }
+              for c in 0..<3 {
+                sum +=
+                  input[(iy * width + ix) * 3 + c]
+                  * weights[((ky * k + kx) * 3 + c) * outputChannels + o]
+              }
+            }
+          }
+          let expected = min(max(sum, 0), 6)
+          #expect(abs(got[(oy * ow + ox) * outputChannels + o] - expected) <= 1e-4)
+        }
+      }
+    }
+  }
+}
