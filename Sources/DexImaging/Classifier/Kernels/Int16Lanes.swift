@@ -42,19 +42,6 @@ struct Int16Lanes {
     @inline(__always) func store(to pointer: UnsafeMutableRawPointer) {
       _mm_storeu_si128(pointer.assumingMemoryBound(to: __m128i.self), raw)
     }
-
-    /// Each of the four 32-bit pairs repeated across a whole register:
-    /// `([p0, p0, p0, p0], [p1, …], [p2, …], [p3, …])`.
-    @inline(__always) func broadcastPairs() -> (Int16Lanes, Int16Lanes, Int16Lanes, Int16Lanes) {
-      let low = _mm_unpacklo_epi32(raw, raw)
-      let high = _mm_unpackhi_epi32(raw, raw)
-      return (
-        Int16Lanes(raw: _mm_unpacklo_epi64(low, low)),
-        Int16Lanes(raw: _mm_unpackhi_epi64(low, low)),
-        Int16Lanes(raw: _mm_unpacklo_epi64(high, high)),
-        Int16Lanes(raw: _mm_unpackhi_epi64(high, high))
-      )
-    }
   #else
     /// The register.
     var raw: SIMD8<Int16>
@@ -83,14 +70,6 @@ struct Int16Lanes {
 
     @inline(__always) func store(to pointer: UnsafeMutableRawPointer) {
       pointer.storeBytes(of: raw, as: SIMD8<Int16>.self)
-    }
-
-    @inline(__always) func broadcastPairs() -> (Int16Lanes, Int16Lanes, Int16Lanes, Int16Lanes) {
-      let pairs = unsafeBitCast(raw, to: SIMD4<UInt32>.self)
-      return (
-        Int16Lanes(repeatingPair: pairs[0]), Int16Lanes(repeatingPair: pairs[1]),
-        Int16Lanes(repeatingPair: pairs[2]), Int16Lanes(repeatingPair: pairs[3])
-      )
     }
   #endif
 }

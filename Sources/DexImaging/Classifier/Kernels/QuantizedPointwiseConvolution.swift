@@ -106,7 +106,7 @@ struct QuantizedPointwiseConvolution: Sendable {
 
   /// The number of `Int16` scratch values ``apply(_:pixels:into:residual:scratch:threads:)``
   /// needs for `pixels` input rows.
-  func scratchCount(pixels: Int) -> Int { pixels * pairedChannels * 4 }
+  func scratchCount(pixels: Int) -> Int { pixels * pairedChannels }
 
   /// Runs the convolution on `pixels` rows of `input` into `output`, optionally adding `residual`
   /// (same shape as `output`) after the bias. `scratch` holds ``scratchCount(pixels:)`` values
@@ -151,40 +151,35 @@ struct QuantizedPointwiseConvolution: Sendable {
     return largest.isFinite ? largest : 0
   }
 
-  /// Writes `round(x · multiplier)` for `rows` into `q`: each input pair repeated four times
-  /// (16 bytes), the register the micro-kernel multiplies with, so it loads instead of shuffling.
+  /// Writes `round(x · multiplier)` for `rows` into `q`, rows of ``pairedChannels`` values (an odd
+  /// channel count is padded with a zero).
   private func quantize(
     _ x: UnsafePointer<Float>, rows: Range<Int>, multiplier: Float,
     into q: UnsafeMutablePointer<Int16>
   ) {
     let cin = inputChannels
     let limit = Self.activationLimit
-    let pairs = pairedChannels / 2
     let m = Float4Lanes(repeating: multiplier)
-    func scalar(_ value: Float) -> UInt16 {
-      UInt16(
-        bitPattern: Int16(max(-limit, min(limit, (value * multiplier).rounded(.toNearestOrEven)))))
+    func scalar(_ value: Float) -> Int16 {
+      Int16(max(-limit, min(limit, (value * multiplier).rounded(.toNearestOrEven))))
     }
-    for p in rows {
-      let input = x + p * cin
-      let out = UnsafeMutableRawPointer(q + p * pairs * 8)
-      var i = 0
-      while i + 8 <= cin {
-        let values = Int16Lanes(
-          rounding: Float4Lanes(loading: input + i) * m, Float4Lanes(loading: input + i + 4) * m)
-        let (p0, p1, p2, p3) = values.broadcastPairs()
-        let o = out + i * 8
-        p0.store(to: o)
-        p1.store(to: o + 16)
-        p2.store(to: o + 32)
-        p3.store(to: o + 48)
+    if cin == pairedChannels {
+      // Rows are contiguous in both layouts: one flat pass.
+      var i = rows.lowerBound * cin
+      let end = rows.upperBound * cin
+      while i + 8 <= end {
+        Int16Lanes(rounding: Float4Lanes(loading: x + i) * m, Float4Lanes(loading: x + i + 4) * m)
+          .store(to: UnsafeMutableRawPointer(q + i))
         i += 8
       }
-      while i < cin {
-        let low = UInt32(scalar(input[i]))
-        let high = i + 1 < cin ? UInt32(scalar(input[i + 1])) : 0
-        Int16Lanes(repeatingPair: low | high << 16).store(to: out + i * 8)
-        i += 2
+      while i < end {
+        q[i] = scalar(x[i])
+        i += 1
+      }
+    } else {
+      for p in rows {
+        for i in 0..<cin { q[p * pairedChannels + i] = scalar(x[p * cin + i]) }
+        q[p * pairedChannels + cin] = 0
       }
     }
   }
@@ -195,13 +190,13 @@ struct QuantizedPointwiseConvolution: Sendable {
     scales: UnsafePointer<Float>, inputScale: Float, bias: UnsafePointer<Float>,
     output y: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?
   ) {
-    let pairs = pairedChannels / 2
-    let row = pairs * 8
+    let row = pairedChannels
+    let pairs = row / 2
     let cout = outputChannels
     let relu = clampsToReLU6
-    // Pixels are processed in blocks whose quantized inputs (about 32 KB) stay in the L1 cache
+    // Pixels are processed in blocks whose quantized inputs (about 24 KB) stay in the L1 cache
     // while every panel passes over them.
-    let block = max(4, 16_384 / row / 4 * 4)
+    let block = max(4, 12_288 / row / 4 * 4)
     let sx = Float4Lanes(repeating: inputScale)
     var start = pixels.lowerBound
     while start < pixels.upperBound {
@@ -230,10 +225,10 @@ struct QuantizedPointwiseConvolution: Sendable {
           for _ in 0..<pairs {
             let w0 = Int16Lanes(loading: w)
             let w1 = Int16Lanes(loading: w + 16)
-            let x0 = Int16Lanes(loading: x)
-            let x1 = Int16Lanes(loading: x + stride)
-            let x2 = Int16Lanes(loading: x + 2 * stride)
-            let x3 = Int16Lanes(loading: x + 3 * stride)
+            let x0 = Int16Lanes(repeatingPair: x.loadUnaligned(as: UInt32.self))
+            let x1 = Int16Lanes(repeatingPair: (x + stride).loadUnaligned(as: UInt32.self))
+            let x2 = Int16Lanes(repeatingPair: (x + 2 * stride).loadUnaligned(as: UInt32.self))
+            let x3 = Int16Lanes(repeatingPair: (x + 3 * stride).loadUnaligned(as: UInt32.self))
             a0 &+= x0.multipliedPairwise(by: w0)
             a1 &+= x0.multipliedPairwise(by: w1)
             b0 &+= x1.multipliedPairwise(by: w0)
@@ -242,7 +237,7 @@ struct QuantizedPointwiseConvolution: Sendable {
             c1 &+= x2.multipliedPairwise(by: w1)
             d0 &+= x3.multipliedPairwise(by: w0)
             d1 &+= x3.multipliedPairwise(by: w1)
-            x += 16
+            x += 4
             w += 32
           }
           let o = p * cout + c
@@ -258,10 +253,10 @@ struct QuantizedPointwiseConvolution: Sendable {
           var x = UnsafeRawPointer(q + p * row)
           var w = wp
           for _ in 0..<pairs {
-            let x0 = Int16Lanes(loading: x)
+            let x0 = Int16Lanes(repeatingPair: x.loadUnaligned(as: UInt32.self))
             a0 &+= x0.multipliedPairwise(by: Int16Lanes(loading: w))
             a1 &+= x0.multipliedPairwise(by: Int16Lanes(loading: w + 16))
-            x += 16
+            x += 4
             w += 32
           }
           let o = p * cout + c
