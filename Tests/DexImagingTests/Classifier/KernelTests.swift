@@ -139,7 +139,7 @@ import Testing
 
   @Test(arguments: [
     (7, 7, 16, 5, 1), (14, 14, 8, 5, 2), (9, 13, 24, 3, 1), (10, 10, 8, 3, 2), (1, 1, 8, 3, 1),
-    (5, 6, 8, 5, 2), (3, 22, 8, 3, 1),
+    (5, 6, 8, 5, 2), (3, 22, 8, 3, 1), (7, 7, 48, 5, 1), (6, 9, 64, 3, 2),
   ])
   func depthwiseMatchesDirectSums(
     height: Int, width: Int, channels: Int, kernel: Int, stride: Int

@@ -2,8 +2,11 @@
 /// TensorFlow "SAME" padding (on stride 2 the extra row and column of padding go bottom/right).
 ///
 /// Channels are the innermost, contiguous dimension, so every tap is one eight-wide
-/// multiply-add over eight channels (see ``FloatOctet``); padding is handled by clipping the tap range per output
-/// pixel rather than by materialising a padded copy.
+/// multiply-add over eight channels (see ``FloatOctet``). A multiply-add chain waits on its own
+/// previous addition, so the kernel always keeps eight chains in flight: four neighbouring output
+/// pixels share each weight load where all their taps lie inside the row, and a lone pixel at a
+/// border takes 32 channels at a time. Padding is handled by clipping the tap range rather than
+/// by materialising a padded copy.
 struct DepthwiseConvolution: Sendable {
   /// Channels (input = output), a multiple of 8.
   let channels: Int
@@ -113,6 +116,35 @@ struct DepthwiseConvolution: Sendable {
         let kxStart = max(0, -ix0)
         let kxEnd = min(k, width &- ix0)
         var ch = 0
+        // A lone output pixel (at a border, or in a row too short for a group of four): 32
+        // channels at a time keep eight accumulator chains busy instead of waiting on two.
+        while ch &+ 32 <= c {
+          var a0 = FloatOctet(bias: b + ch)
+          var a1 = FloatOctet(bias: b + (ch &+ 8))
+          var a2 = FloatOctet(bias: b + (ch &+ 16))
+          var a3 = FloatOctet(bias: b + (ch &+ 24))
+          var ky = kyStart
+          while ky < kyEnd {
+            var px = x + (((iy0 &+ ky) &* width &+ ix0 &+ kxStart) &* c &+ ch)
+            var wt = w + ((ky &* k &+ kxStart) &* c &+ ch)
+            var kx = kxStart
+            while kx < kxEnd {
+              a0.accumulate(wt, px)
+              a1.accumulate(wt + 8, px + 8)
+              a2.accumulate(wt + 16, px + 16)
+              a3.accumulate(wt + 24, px + 24)
+              px += c
+              wt += c
+              kx &+= 1
+            }
+            ky &+= 1
+          }
+          a0.store(out + ch, residual: nil, relu6: true)
+          a1.store(out + (ch &+ 8), residual: nil, relu6: true)
+          a2.store(out + (ch &+ 16), residual: nil, relu6: true)
+          a3.store(out + (ch &+ 24), residual: nil, relu6: true)
+          ch &+= 32
+        }
         while ch < c {
           var acc = FloatOctet(bias: b + ch)
           var ky = kyStart
