@@ -29,7 +29,7 @@ public final class ClassifierModel: Sendable {
     self.preprocessor = preprocessor
   }
 
-  /// Loads converted weights (see ``EfficientNetLite0/init(manifestURL:)``) and a label table
+  /// Loads converted weights (see ``EfficientNetLite0/init(manifestURL:arithmetic:)``) and a label table
   /// (see ``ClassifierLabelTable/init(contentsOf:)``) from file URLs.
   public convenience init(manifestURL: URL, labelsURL: URL) throws(ClassifierError) {
     try self.init(

@@ -5,7 +5,7 @@ import Foundation
 /// It exists so that DexKit can make a real, offline, private first guess on every platform,
 /// including Linux where Apple's Vision framework does not exist. The weights (Apache-2.0, BatchNorm
 /// folded, float16 on disk) ship as a resource of this module, see ``ClassifierModel/bundled()``;
-/// a host can also load converted weights from a file URL with ``init(manifestURL:)``.
+/// a host can also load converted weights from a file URL with ``init(manifestURL:arithmetic:)``.
 ///
 /// An instance is immutable once loaded, so one shared instance serves any number of concurrent
 /// calls: each call works in its own set of activation buffers (about 20 MB), and one idle set is
