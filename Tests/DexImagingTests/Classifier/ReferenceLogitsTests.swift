@@ -5,7 +5,11 @@ import Testing
 
 /// The Swift network against the independent numpy reference (`Scripts/classifier-reference.py`)
 /// on real photos, and the photos' coarse categories.
-@Suite struct ReferenceLogitsTests {
+///
+/// Serialized: each case runs a debug-built forward pass synchronously on a cooperative thread,
+/// and sixteen of them side by side would starve other suites' tasks (the store-observation
+/// tests wait for pages with a deadline) on a 2-core machine.
+@Suite(.serialized) struct ReferenceLogitsTests {
   /// One forward pass per photo and arithmetic: the debug build runs the network slowly, so each
   /// photo is checked for logits, top-5 and category in the same test.
   @Test(
