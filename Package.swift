@@ -168,10 +168,10 @@ let package = Package(
     // MARK: Tests
     .testTarget(name: "DexModelTests", dependencies: ["DexModel"], resources: [.copy("Fixtures")]),
     .testTarget(
-      name: "DexImagingTests", dependencies: ["DexImaging"],
+      name: "DexImagingTests", dependencies: ["DexImaging", "DexTestTraits"],
       resources: [.copy("Classifier/Fixtures"), .copy("Resources")]),
-    // Helpers shared by DexCloudTests, DexProxyTests and the scan benchmark (log capture,
-    // loopback HTTP servers); not a product.
+    // Helpers shared by the test targets and the scan benchmark (log capture, loopback HTTP
+    // servers, child processes, the off-the-cooperative-pool executor); not a product.
     .target(
       name: "DexTestSupport",
       dependencies: [
@@ -180,6 +180,10 @@ let package = Package(
       ],
       path: "Tests/DexTestSupport"
     ),
+    // Swift Testing traits for the test targets (kept apart so that the benchmark does not link
+    // the Testing library).
+    .target(
+      name: "DexTestTraits", dependencies: ["DexTestSupport"], path: "Tests/DexTestTraits"),
     .testTarget(
       name: "DexCloudTests",
       dependencies: [
@@ -201,9 +205,11 @@ let package = Package(
       ],
       resources: [.copy("Photos")]
     ),
-    .testTarget(name: "DexStorageTests", dependencies: ["DexStorage", "DexStoreCrashProbe"]),
     .testTarget(
-      name: "DexKitTests", dependencies: ["DexKit", "dex"], resources: [.copy("Photos")]),
+      name: "DexStorageTests", dependencies: ["DexStorage", "DexStoreCrashProbe", "DexTestSupport"]),
+    .testTarget(
+      name: "DexKitTests", dependencies: ["DexKit", "dex", "DexTestSupport", "DexTestTraits"],
+      resources: [.copy("Photos")]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -143,6 +143,8 @@ public struct DexScanner: Sendable {
     do {
       jpeg = try await downscaler.downscale(photo, options: configuration.encoding).jpegData
     } catch {
+      // A cancelled encode is the caller's cancellation, not a fault in the photo.
+      if Task.isCancelled || error is CancellationError { return state.failing(.cancelled) }
       logger.error("The photo could not be read", metadata: ["error": "\(error)"])
       return state.failing(.unreadableImage(String(describing: error)))
     }

@@ -1,3 +1,4 @@
+import DexTestSupport
 import Foundation
 import Testing
 
@@ -29,11 +30,12 @@ struct DexCLI {
       .appendingPathComponent("dex-cli-\(UUID().uuidString)", isDirectory: true)
   }
 
+  /// Runs `dex` with `arguments` and the temporary store; awaits its exit without blocking a
+  /// cooperative thread (each run loads the model and scans in a debug build).
   @discardableResult
-  func callAsFunction(_ arguments: String..., environment: [String: String] = [:]) throws -> Run {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments + ["--store", store.path]
+  func callAsFunction(
+    _ arguments: String..., environment: [String: String] = [:]
+  ) async throws -> Run {
     // No backend: the run must be fully offline whatever the machine's environment says.
     var base = ProcessInfo.processInfo.environment
     for key in [
@@ -43,18 +45,12 @@ struct DexCLI {
       base[key] = nil
     }
     base["HOME"] = store.path  // no stray ~/.config/dex/config.json
-    process.environment = base.merging(environment) { $1 }
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let outcome = try await ChildProcess.run(
+      executable, arguments: arguments + ["--store", store.path],
+      environment: base.merging(environment) { $1 })
     return Run(
-      status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-      error: String(decoding: err, as: UTF8.self))
+      status: outcome.status, output: String(decoding: outcome.standardOutput, as: UTF8.self),
+      error: String(decoding: outcome.standardError, as: UTF8.self))
   }
 
   func cleanUp() { try? FileManager.default.removeItem(at: store) }
@@ -67,36 +63,36 @@ func photoPath(_ name: String) throws -> String {
 
 @Suite("dex command line", .serialized)
 struct DexCommandLineTests {
-  @Test func scanListShowExportImportDelete() throws {
+  @Test func scanListShowExportImportDelete() async throws {
     let dex = try DexCLI()
     defer { dex.cleanUp() }
 
-    let scan = try dex("scan", try photoPath("insect"), try photoPath("fruit"))
+    let scan = try await dex("scan", try photoPath("insect"), try photoPath("fruit"))
     #expect(scan.status == 0, "\(scan.error)")
     #expect(scan.output.contains("Looks like an Insect…"))
     #expect(scan.output.contains("[Food]"))
     #expect(scan.output.contains("Field Notes") == false, "offline entries have no facts")
     #expect(scan.output.components(separatedBy: "Saved as").count == 3)
 
-    let list = try dex("list", "--json")
+    let list = try await dex("list", "--json")
     #expect(list.status == 0)
     let entries = try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]]
     let ids = try #require(entries?.compactMap { $0["id"] as? String })
     #expect(ids.count == 2)
     #expect(entries?.first?["commonName"] as? String == "Orange", "newest first")
 
-    let filtered = try dex("list", "--category", "insect")
+    let filtered = try await dex("list", "--category", "insect")
     #expect(filtered.output.contains("1 discovery"))
-    #expect(try dex("list", "--category", "dragon").status == 64)
-    #expect(try dex("list", "--search", "orange").output.contains("Orange"))
+    #expect(try await dex("list", "--category", "dragon").status == 64)
+    #expect(try await dex("list", "--search", "orange").output.contains("Orange"))
 
-    let show = try dex("show", ids[0])
+    let show = try await dex("show", ids[0])
     #expect(show.status == 0)
     #expect(show.output.contains("Orange"))
-    #expect(try dex("show", "no-such-id").status == 66)
+    #expect(try await dex("show", "no-such-id").status == 66)
 
     let gallery = dex.store.appendingPathComponent("gallery")
-    let html = try dex("export", "--html", gallery.path)
+    let html = try await dex("export", "--html", gallery.path)
     #expect(html.status == 0, "\(html.error)")
     let index = try String(
       contentsOf: gallery.appendingPathComponent("index.html"), encoding: .utf8)
@@ -110,35 +106,35 @@ struct DexCommandLineTests {
     #expect(hero.starts(with: [0xFF, 0xD8, 0xFF]))
 
     let archive = dex.store.appendingPathComponent("backup.tar").path
-    #expect(try dex("export", archive).status == 0)
-    #expect(try dex("delete", ids[0]).status == 0)
-    #expect(try dex("delete", ids[0]).status == 66)
-    let imported = try dex("import", archive)
+    #expect(try await dex("export", archive).status == 0)
+    #expect(try await dex("delete", ids[0]).status == 0)
+    #expect(try await dex("delete", ids[0]).status == 66)
+    let imported = try await dex("import", archive)
     #expect(imported.output.contains("Imported 1, skipped 1"))
-    #expect(try dex("list").output.contains("2 discoveries"))
+    #expect(try await dex("list").output.contains("2 discoveries"))
   }
 
-  @Test func clearErrorsAndExitCodes() throws {
+  @Test func clearErrorsAndExitCodes() async throws {
     let dex = try DexCLI()
     defer { dex.cleanUp() }
-    let missing = try dex("scan", "/no/such/photo.jpg")
+    let missing = try await dex("scan", "/no/such/photo.jpg")
     #expect(missing.status == 66)
     #expect(missing.error.contains("Cannot read /no/such/photo.jpg"))
 
     let notAnImage = dex.store.appendingPathComponent("notes.jpg")
     try FileManager.default.createDirectory(at: dex.store, withIntermediateDirectories: true)
     try Data("just text".utf8).write(to: notAnImage)
-    let unsupported = try dex("scan", notAnImage.path)
+    let unsupported = try await dex("scan", notAnImage.path)
     #expect(unsupported.status == 65)
     #expect(unsupported.error.contains("Unsupported image format"))
 
-    let noKey = try dex(
+    let noKey = try await dex(
       "scan", try photoPath("cat"), environment: ["DEX_BACKEND_URL": "http://127.0.0.1:9"])
     #expect(noKey.status == 64)
     #expect(noKey.error.contains("no bootstrap key"))
 
     // An unreachable backend degrades to the offline entry rather than failing.
-    let unreachable = try dex(
+    let unreachable = try await dex(
       "scan", "--dry-run", try photoPath("cat"),
       environment: ["DEX_BACKEND_URL": "http://127.0.0.1:9", "DEX_BOOTSTRAP_KEY": "k-\(UUID())"])
     #expect(unreachable.status == 0, "\(unreachable.error)")

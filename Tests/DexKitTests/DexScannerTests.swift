@@ -1,4 +1,5 @@
 import DexKit
+import DexTestTraits
 import Foundation
 import Testing
 
@@ -53,7 +54,7 @@ let tabby = ScanResult(
   summary: "A striped domestic cat.", facts: ["Purrs at 25–150 Hz"], rarity: "Common",
   confidence: 0.97)
 
-@Suite("DexScanner")
+@Suite("DexScanner", .offCooperativePool)
 struct DexScannerTests {
   @Test func happyPathPublishesEveryPhaseAndSendsTheHint() async throws {
     let vision = ScriptedVision(.answer(tabby))
@@ -135,6 +136,19 @@ struct DexScannerTests {
       classifier: BlindClassifier(), visionService: ScriptedVision(.hang), configuration: config
     ).run(try photo("fish"))
     #expect(blind.error == .timedOut)
+  }
+
+  @Test func aScanCancelledBeforeItsEncodeIsCancelledNotUnreadable() async throws {
+    let scanner = DexScanner(visionService: ScriptedVision(.hang))
+    let image = try photo("cat")
+    let task = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return await scanner.run(image)
+    }
+    let final = await task.value
+    #expect(final.phase == .failed)
+    #expect(final.error == .cancelled)
+    #expect(final.imageData == nil)
   }
 
   @Test func cancellingTheScanStopsIt() async throws {

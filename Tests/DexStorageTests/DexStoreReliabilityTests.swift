@@ -267,7 +267,7 @@ struct DexStoreReliabilityTests {
         }
         try store.close()
       }
-      let results = try runProbe(["fsize", dir.path, "262144"])
+      let results = try await runProbe(["fsize", dir.path, "262144"])
       #expect(results["setrlimit"] == nil)
       #expect(results["countBefore"] == "5")
       #expect(results["bigImage"] == "diskFull")
@@ -302,7 +302,7 @@ struct DexStoreReliabilityTests {
       let writableDirs = [storeDir.path, storeDir.appendingPathComponent("tmp").path]
       if geteuid() != 0 { for path in writableDirs { chmod(path, 0o555) } }
       defer { for path in writableDirs { chmod(path, 0o755) } }
-      let existing = try runProbe(["readonly", storeDir.path, "existing"])
+      let existing = try await runProbe(["readonly", storeDir.path, "existing"])
       #expect(existing["dropPrivileges"] == "ok")
       #expect(existing["open"] == "unwritableDirectory", "\(existing)")
       for path in writableDirs { chmod(path, 0o755) }
@@ -315,7 +315,7 @@ struct DexStoreReliabilityTests {
       let ownedDir = dir.appendingPathComponent("Owned.store")
       try FileManager.default.createDirectory(at: ownedDir, withIntermediateDirectories: true)
       if geteuid() == 0 { chown(ownedDir.path, 65534, 65534) }
-      let revoked = try runProbe(["readonly", ownedDir.path, "revoked"])
+      let revoked = try await runProbe(["readonly", ownedDir.path, "revoked"])
       #expect(revoked["insertReadOnly"] == "unwritableDirectory", "\(revoked)")
       #expect(revoked["countAfter"] == "1")
       #expect(revoked["done"] == "1", "\(revoked)")

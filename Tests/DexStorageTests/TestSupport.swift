@@ -1,3 +1,4 @@
+import DexTestSupport
 import Foundation
 import Testing
 
@@ -97,23 +98,16 @@ func startCrashLoop(_ probe: URL, store: URL, log: String) throws -> Process {
   return process
 }
 
-/// Runs the probe to completion and returns its `RESULT name value` lines.
-func runProbe(_ arguments: [String]) throws -> [String: String] {
-  let process = Process()
-  process.executableURL = try probeExecutable()
-  process.arguments = arguments
-  let output = Pipe()
-  process.standardOutput = output
-  process.standardError = FileHandle.nullDevice
-  try process.run()
-  let data = output.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
+/// Runs the probe to completion and returns its `RESULT name value` lines; awaits the exit
+/// without blocking a cooperative thread.
+func runProbe(_ arguments: [String]) async throws -> [String: String] {
+  let outcome = try await ChildProcess.run(try probeExecutable(), arguments: arguments)
   var results: [String: String] = [:]
-  for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+  for line in String(decoding: outcome.standardOutput, as: UTF8.self).split(separator: "\n") {
     let parts = line.split(separator: " ", maxSplits: 2)
     if parts.count == 3, parts[0] == "RESULT" { results[String(parts[1])] = String(parts[2]) }
   }
-  results["exitStatus"] = "\(process.terminationStatus)"
+  results["exitStatus"] = "\(outcome.status)"
   return results
 }
 

@@ -1,10 +1,11 @@
+import DexTestTraits
 import Foundation
 import Testing
 
 @testable import DexImaging
 
 /// The default classifier driven from bytes, on real photos and on bad input.
-@Suite struct ImageClassifierTests {
+@Suite(.offCooperativePool) struct ImageClassifierTests {
   let classifier = ImageClassifier(decoder: PPMDecoder())
 
   @Test func classifiesPhotoBytesIntoAGuess() async throws {

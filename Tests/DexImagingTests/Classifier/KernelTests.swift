@@ -1,3 +1,4 @@
+import DexTestTraits
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// The convolution kernels against straightforward reference loops on seeded random data: the
 /// int16 1×1 convolution within its proven quantization error of the float one, and the blocked
 /// depthwise and stem convolutions against direct sums, borders and odd sizes included.
-@Suite(.serialized) struct KernelTests {
+@Suite(.offCooperativePool) struct KernelTests {
   /// `count` floats uniformly in `range`, reproducibly from `seed`.
   static func values(_ count: Int, in range: ClosedRange<Float>, seed: UInt64) -> [Float] {
     var generator = SeededBytes(state: seed)

@@ -1,3 +1,4 @@
+import DexTestTraits
 import Foundation
 import Testing
 
@@ -6,10 +7,10 @@ import Testing
 /// The Swift network against the independent numpy reference (`Scripts/classifier-reference.py`)
 /// on real photos, and the photos' coarse categories.
 ///
-/// Serialized: each case runs a debug-built forward pass synchronously on a cooperative thread,
-/// and sixteen of them side by side would starve other suites' tasks (the store-observation
-/// tests wait for pages with a deadline) on a 2-core machine.
-@Suite(.serialized) struct ReferenceLogitsTests {
+/// Off the cooperative pool: each case runs a debug-built forward pass (about a second)
+/// synchronously, and on a 2-core machine a few of them would starve the suites that wait on
+/// timers and sockets (a CI run failed a clock-skew check that way).
+@Suite(.offCooperativePool) struct ReferenceLogitsTests {
   /// One forward pass per photo and arithmetic: the debug build runs the network slowly, so each
   /// photo is checked for logits, top-5 and category in the same test.
   @Test(
