@@ -207,12 +207,24 @@ public final class EfficientNetLite0: Sendable {
           UnsafePointer(current), pixels: pixels, into: b, scratch: scratch, threads: threads)
         expanded = UnsafePointer(b)
       }
-      (height, width) = block.depthwise.apply(
-        expanded, height: height, width: width, into: c, threads: threads)
-      block.project.apply(
-        UnsafePointer(c), pixels: height * width, into: spare,
-        residual: block.hasResidual ? UnsafePointer(current) : nil, scratch: scratch,
-        threads: threads)
+      let residual = block.hasResidual ? UnsafePointer(current) : nil
+      if case .int16(let project) = block.project {
+        // The depthwise output is a ReLU6 output: it is written already quantized for the
+        // projection, with the fixed 0...6 scale.
+        (height, width) = block.depthwise.apply(
+          expanded, height: height, width: width,
+          into: .quantized(scratch, multiplier: 1 / QuantizedPointwiseConvolution.reluInputScale),
+          threads: threads)
+        project.apply(
+          quantized: scratch, inputScale: QuantizedPointwiseConvolution.reluInputScale,
+          pixels: height * width, into: spare, residual: residual, threads: threads)
+      } else {
+        (height, width) = block.depthwise.apply(
+          expanded, height: height, width: width, into: c, threads: threads)
+        block.project.apply(
+          UnsafePointer(c), pixels: height * width, into: spare, residual: residual,
+          scratch: scratch, threads: threads)
+      }
       swap(&current, &spare)
     }
     let pixels = height * width

@@ -97,6 +97,37 @@ import Testing
     #expect(one.map(\.bitPattern) == two.map(\.bitPattern))
   }
 
+  /// An input handed over already quantized (as the depthwise layer does) gives the same bits
+  /// as the same values handed over as floats and quantized by the layer itself.
+  @Test func int16PointwiseOnAQuantizedInputMatchesTheFloatEntry() throws {
+    let (cin, cout, pixels) = (96, 24, 37)
+    let layer = try #require(
+      QuantizedPointwiseConvolution(
+        weights: Self.values(cin * cout, in: -1...1, seed: 12),
+        bias: Self.values(cout, in: -1...1, seed: 13),
+        inputChannels: cin, outputChannels: cout, relu6: false))
+    let scale = QuantizedPointwiseConvolution.reluInputScale
+    var q = Self.values(pixels * cin, in: 0...4095, seed: 14).map { Int16($0.rounded()) }
+    q[17] = 4095  // the largest magnitude fixes the layer's own scale at exactly `scale`
+    let floats = q.map { Float($0) * scale }
+    // The scale the float entry derives (`max|x| / 4095`), which may differ from `scale` in the
+    // last bit.
+    let derived = (floats.max() ?? 0) / QuantizedPointwiseConvolution.activationLimit
+    let residual = Self.values(pixels * cout, in: -2...2, seed: 15)
+    let viaFloats = Self.quantized(layer, floats, pixels: pixels, residual: residual)
+    var viaQuantized = [Float](repeating: .nan, count: pixels * cout)
+    q.withUnsafeBufferPointer { q in
+      residual.withUnsafeBufferPointer { r in
+        viaQuantized.withUnsafeMutableBufferPointer { y in
+          layer.apply(
+            quantized: q.baseAddress!, inputScale: derived, pixels: pixels, into: y.baseAddress!,
+            residual: r.baseAddress!, threads: 2)
+        }
+      }
+    }
+    #expect(viaQuantized.map(\.bitPattern) == viaFloats.map(\.bitPattern))
+  }
+
   /// The worst case for 32-bit accumulators: every weight and every input at its largest
   /// magnitude with the same sign, over the network's widest layer. A wrapped sum would be off
   /// by billions.
@@ -162,6 +193,16 @@ import Testing
       }
     }
     #expect(size.height == oh && size.width == ow)
+    // The same layer writing 16-bit integers for an int16 projection, on two threads.
+    let multiplier = 1 / QuantizedPointwiseConvolution.reluInputScale
+    var quantized = [Int16](repeating: .min, count: oh * ow * channels)
+    input.withUnsafeBufferPointer { x in
+      quantized.withUnsafeMutableBufferPointer { q in
+        _ = layer.apply(
+          x.baseAddress!, height: height, width: width,
+          into: .quantized(q.baseAddress!, multiplier: multiplier), threads: 2)
+      }
+    }
     for oy in 0..<oh {
       for ox in 0..<ow {
         for c in 0..<channels {
@@ -178,6 +219,9 @@ import Testing
           let expected = min(max(sum, 0), 6)
           let value = got[(oy * ow + ox) * channels + c]
           #expect(abs(value - expected) <= 1e-4, "(\(oy), \(ox), \(c)): \(value) vs \(expected)")
+          let q = Float(quantized[(oy * ow + ox) * channels + c])
+          #expect(
+            abs(q - expected * multiplier) <= 0.55, "(\(oy), \(ox), \(c)): \(q) vs \(expected)")
         }
       }
     }

@@ -38,12 +38,32 @@ struct DepthwiseConvolution: Sendable {
     return (output, total / 2)
   }
 
+  /// Where the layer writes its `height × width × channels` output.
+  enum Destination {
+    /// Floats, after ReLU6.
+    case floats(UnsafeMutablePointer<Float>)
+    /// 16-bit integers `round(min(max(x, 0), 6) · multiplier)`: the input of an int16 1×1
+    /// convolution (see ``QuantizedPointwiseConvolution/reluInputScale``), written without a
+    /// float copy, a max pass and a quantize pass in between.
+    case quantized(UnsafeMutablePointer<Int16>, multiplier: Float)
+  }
+
   /// Applies the layer to an `height × width × channels` input; returns the output size.
   /// `threads > 1` splits the output rows.
   @discardableResult
   func apply(
     _ input: UnsafePointer<Float>, height: Int, width: Int,
     into output: UnsafeMutablePointer<Float>,
+    threads: Int = 1
+  ) -> (height: Int, width: Int) {
+    apply(input, height: height, width: width, into: .floats(output), threads: threads)
+  }
+
+  /// Applies the layer to an `height × width × channels` input, writing to `destination`;
+  /// returns the output size. `threads > 1` splits the output rows.
+  @discardableResult
+  func apply(
+    _ input: UnsafePointer<Float>, height: Int, width: Int, into destination: Destination,
     threads: Int = 1
   ) -> (height: Int, width: Int) {
     let (oh, padTop) = Self.samePadding(input: height, kernel: kernel, stride: stride)
@@ -53,8 +73,8 @@ struct DepthwiseConvolution: Sendable {
         guard let w = w.baseAddress, let b = b.baseAddress else { return }
         forEachChunk(of: oh, threads: threads, multiple: 1) { rows in
           run(
-            input, height: height, width: width, output: output, outRows: rows, outWidth: ow,
-            padTop: padTop, padLeft: padLeft, weights: w, bias: b)
+            input, height: height, width: width, destination: destination, outRows: rows,
+            outWidth: ow, padTop: padTop, padLeft: padLeft, weights: w, bias: b)
         }
       }
     }
@@ -63,10 +83,18 @@ struct DepthwiseConvolution: Sendable {
 
   @inline(__always)
   private func run(
-    _ x: UnsafePointer<Float>, height: Int, width: Int, output y: UnsafeMutablePointer<Float>,
+    _ x: UnsafePointer<Float>, height: Int, width: Int, destination: Destination,
     outRows: Range<Int>, outWidth: Int, padTop: Int, padLeft: Int,
     weights w: UnsafePointer<Float>, bias b: UnsafePointer<Float>
   ) {
+    // Writes eight finished channels at element offset `offset` of the output.
+    @inline(__always) func put(_ value: FloatOctet, _ offset: Int) {
+      switch destination {
+      case .floats(let y): value.store(y + offset, residual: nil, relu6: true)
+      case .quantized(let q, let multiplier):
+        value.storeQuantizedReLU6(q + offset, multiplier: Float4Lanes(repeating: multiplier))
+      }
+    }
     let c = channels
     let k = kernel
     let s = stride
@@ -81,7 +109,7 @@ struct DepthwiseConvolution: Sendable {
       var ox = 0
       while ox < outWidth {
         let ix0 = ox &* s &- padLeft
-        let out = y + (oy &* outWidth &+ ox) &* c
+        let out = (oy &* outWidth &+ ox) &* c
         if ox >= interiorStart, ox &+ 4 <= interiorEnd {
           let step = s &* c
           var ch = 0
@@ -104,10 +132,10 @@ struct DepthwiseConvolution: Sendable {
               }
               ky &+= 1
             }
-            a0.store(out + ch, residual: nil, relu6: true)
-            a1.store(out + (c &+ ch), residual: nil, relu6: true)
-            a2.store(out + (2 &* c &+ ch), residual: nil, relu6: true)
-            a3.store(out + (3 &* c &+ ch), residual: nil, relu6: true)
+            put(a0, out &+ ch)
+            put(a1, out &+ (c &+ ch))
+            put(a2, out &+ (2 &* c &+ ch))
+            put(a3, out &+ (3 &* c &+ ch))
             ch &+= 8
           }
           ox &+= 4
@@ -139,10 +167,10 @@ struct DepthwiseConvolution: Sendable {
             }
             ky &+= 1
           }
-          a0.store(out + ch, residual: nil, relu6: true)
-          a1.store(out + (ch &+ 8), residual: nil, relu6: true)
-          a2.store(out + (ch &+ 16), residual: nil, relu6: true)
-          a3.store(out + (ch &+ 24), residual: nil, relu6: true)
+          put(a0, out &+ ch)
+          put(a1, out &+ (ch &+ 8))
+          put(a2, out &+ (ch &+ 16))
+          put(a3, out &+ (ch &+ 24))
           ch &+= 32
         }
         while ch < c {
@@ -158,7 +186,7 @@ struct DepthwiseConvolution: Sendable {
             }
             ky &+= 1
           }
-          acc.store(out + ch, residual: nil, relu6: true)
+          put(acc, out &+ ch)
           ch &+= 8
         }
         ox &+= 1

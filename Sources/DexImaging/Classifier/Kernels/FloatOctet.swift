@@ -72,4 +72,16 @@ struct FloatOctet {
     (out[0], out[1], out[2], out[3]) = (t.v0, t.v1, t.v2, t.v3)
     (out[4], out[5], out[6], out[7]) = (t.v4, t.v5, t.v6, t.v7)
   }
+
+  /// Clamps to `0...6` (ReLU6) and writes `round(value · multiplier)` as eight 16-bit integers:
+  /// a depthwise output quantized straight into the next 1×1 convolution's input, with no float
+  /// copy in between.
+  @inline(__always)
+  func storeQuantizedReLU6(_ out: UnsafeMutablePointer<Int16>, multiplier: Float4Lanes) {
+    let zero = Float4Lanes(repeating: 0)
+    let six = Float4Lanes(repeating: 6)
+    let low = Float4Lanes(v0, v1, v2, v3).clamped(zero, six) * multiplier
+    let high = Float4Lanes(v4, v5, v6, v7).clamped(zero, six) * multiplier
+    Int16Lanes(rounding: low, high).store(to: UnsafeMutableRawPointer(out))
+  }
 }

@@ -120,6 +120,11 @@ struct Float4Lanes {
     /// `value` in all four lanes.
     @inline(__always) init(repeating value: Float) { raw = _mm_set1_ps(value) }
 
+    /// `[a, b, c, d]`.
+    @inline(__always) init(_ a: Float, _ b: Float, _ c: Float, _ d: Float) {
+      raw = _mm_setr_ps(a, b, c, d)
+    }
+
     @inline(__always) static func * (lhs: Float4Lanes, rhs: Float4Lanes) -> Float4Lanes {
       Float4Lanes(raw: _mm_mul_ps(lhs.raw, rhs.raw))
     }
@@ -159,6 +164,9 @@ struct Float4Lanes {
       raw = UnsafeRawPointer(pointer).loadUnaligned(as: SIMD4<Float>.self)
     }
     @inline(__always) init(repeating value: Float) { raw = SIMD4(repeating: value) }
+    @inline(__always) init(_ a: Float, _ b: Float, _ c: Float, _ d: Float) {
+      raw = SIMD4(a, b, c, d)
+    }
     @inline(__always) static func * (lhs: Float4Lanes, rhs: Float4Lanes) -> Float4Lanes {
       Float4Lanes(raw: lhs.raw * rhs.raw)
     }

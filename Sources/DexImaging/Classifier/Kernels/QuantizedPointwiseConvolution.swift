@@ -38,6 +38,11 @@ struct QuantizedPointwiseConvolution: Sendable {
   /// The largest quantized activation magnitude.
   static let activationLimit: Float = 4095
 
+  /// The input scale for an input known to lie in `0...6` (a ReLU6 output): its producer can
+  /// write `round(x / reluInputScale)` directly (see ``DepthwiseConvolution/Destination``)
+  /// instead of this layer measuring and quantizing a float copy.
+  static let reluInputScale: Float = 6 / activationLimit
+
   /// Quantizes and packs row-major `[inputChannels][outputChannels]` weights; `nil` if the sizes
   /// disagree or a weight is not finite.
   init?(weights: [Float], bias: [Float], inputChannels: Int, outputChannels: Int, relu6: Bool) {
@@ -126,6 +131,28 @@ struct QuantizedPointwiseConvolution: Sendable {
             quantize(input, rows: range, multiplier: inverse, into: scratch)
             run(
               scratch, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
+              output: output, residual: residual)
+          }
+        }
+      }
+    }
+  }
+
+  /// Runs the convolution on `pixels` rows of an already quantized input, `x ≈ inputScale · q`
+  /// with `|q| ≤` ``activationLimit`` in rows of ``pairedChannels`` values; otherwise as
+  /// ``apply(_:pixels:into:residual:scratch:threads:)``.
+  func apply(
+    quantized q: UnsafePointer<Int16>, inputScale: Float, pixels: Int,
+    into output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil,
+    threads: Int = 1
+  ) {
+    packedWeights.withUnsafeBufferPointer { w in
+      weightScales.withUnsafeBufferPointer { s in
+        bias.withUnsafeBufferPointer { b in
+          guard let w = w.baseAddress, let s = s.baseAddress, let b = b.baseAddress else { return }
+          forEachChunk(of: pixels, threads: threads, multiple: 4) { range in
+            run(
+              q, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
               output: output, residual: residual)
           }
         }
