@@ -166,7 +166,9 @@ let package = Package(
     ),
 
     // MARK: Tests
-    .testTarget(name: "DexModelTests", dependencies: ["DexModel"], resources: [.copy("Fixtures")]),
+    .testTarget(
+      name: "DexModelTests", dependencies: ["DexModel", "DexTestTraits"],
+      resources: [.copy("Fixtures")]),
     .testTarget(
       name: "DexImagingTests", dependencies: ["DexImaging", "DexTestTraits"],
       resources: [.copy("Classifier/Fixtures"), .copy("Resources")]),

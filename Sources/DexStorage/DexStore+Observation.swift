@@ -21,7 +21,11 @@ extension DexStore {
       ValueObservation
       .tracking { db in try Self.fetchPage(db, query, after: nil) }
       .removeDuplicates()
-    let values = observation.values(in: pool, bufferingPolicy: .bufferingNewest(1))
+    // Pages are handed over from a serial queue of the observation's own rather than GRDB's
+    // default `.task` scheduler, which needs a turn of the cooperative pool for every page.
+    let values = observation.values(
+      in: pool, scheduling: .async(onQueue: DispatchQueue(label: "DexStore.observe")),
+      bufferingPolicy: .bufferingNewest(1))
     // The property is settable after init: checked again here.
     let interval = Configuration.usableInterval(configuration.externalChangeCheckInterval)
     let watch = ExternalChangeWatch(

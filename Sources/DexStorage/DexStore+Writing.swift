@@ -110,6 +110,12 @@ extension DexStore {
     }
   }
 
+  /// Where ``writeDurablyWhileHashing(_:to:_:)`` hashes: a serial queue, so a thread of its own
+  /// rather than one of the global pool's, which Swift's cooperative executor shares on Linux.
+  /// The writer waits for the hash while it holds SQLite's write lock; were every global thread
+  /// busy (or blocked waiting for this writer), the hash would never start.
+  private static let hashingQueue = DispatchQueue(label: "DexStore.hash", qos: .userInitiated)
+
   /// Writes `data` durably to `path` while another thread computes its content hash.
   static func writeDurablyWhileHashing(
     _ data: Data, to path: String, _ files: StoreFiles
@@ -118,7 +124,7 @@ extension DexStore {
   {
     let result = HashResult()
     let group = DispatchGroup()
-    DispatchQueue.global(qos: .userInitiated).async(group: group) {
+    Self.hashingQueue.async(group: group) {
       result.value = SHA256Digest.hex(of: data)
     }
     defer { group.wait() }

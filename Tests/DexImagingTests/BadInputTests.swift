@@ -1,10 +1,11 @@
 #if canImport(CDexImageShim)
+  import DexTestTraits
   import Foundation
   import Testing
 
   @testable import DexImaging
 
-  @Suite struct BadInputTests {
+  @Suite(.offCooperativePool) struct BadInputTests {
     let downscaler = ImageDownscaler()
 
     /// Runs the full pipeline and returns the error (nil on success).

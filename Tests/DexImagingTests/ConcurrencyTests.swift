@@ -1,10 +1,11 @@
 #if canImport(CDexImageShim)
+  import DexTestTraits
   import Foundation
   import Testing
 
   @testable import DexImaging
 
-  @Suite struct ConcurrencyTests {
+  @Suite(.offCooperativePool) struct ConcurrencyTests {
     @Test func manyConcurrentTasksProduceIdenticalOutput() async throws {
       let downscaler = ImageDownscaler()
       let jpeg = try resource("photo.jpg")

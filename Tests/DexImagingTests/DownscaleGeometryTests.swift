@@ -1,8 +1,9 @@
+import DexTestTraits
 import Testing
 
 @testable import DexImaging
 
-@Suite struct DownscaleGeometryTests {
+@Suite(.offCooperativePool) struct DownscaleGeometryTests {
   typealias Size = DownscaleGeometry.Size
 
   @Test func fittingKeepsAspectRatioAndRoundsHalfUp() {

@@ -1,9 +1,10 @@
+import DexTestTraits
 import Foundation
 import Testing
 
 @testable import DexImaging
 
-@Suite struct EXIFOrientationReaderTests {
+@Suite(.offCooperativePool) struct EXIFOrientationReaderTests {
   /// A TIFF block with one IFD0 entry (tag, type, count, value) in the given byte order.
   static func tiff(
     bigEndian: Bool, tag: UInt16 = 0x0112, type: UInt16 = 3, count: UInt32 = 1,

@@ -1,10 +1,11 @@
 #if canImport(CDexImageShim)
+  import DexTestTraits
   import Foundation
   import Testing
 
   @testable import DexImaging
 
-  @Suite struct ImageDownscalerJPEGTests {
+  @Suite(.offCooperativePool) struct ImageDownscalerJPEGTests {
     let downscaler = ImageDownscaler()
 
     func decode(_ data: Data, _ target: PixelTarget = .original) throws -> RGBImage {

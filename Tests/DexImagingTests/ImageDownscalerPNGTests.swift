@@ -1,10 +1,11 @@
 #if canImport(CDexImageShim)
+  import DexTestTraits
   import Foundation
   import Testing
 
   @testable import DexImaging
 
-  @Suite struct ImageDownscalerPNGTests {
+  @Suite(.offCooperativePool) struct ImageDownscalerPNGTests {
     let downscaler = ImageDownscaler()
 
     static let variants = [

@@ -1,9 +1,10 @@
+import DexTestTraits
 import Foundation
 import Testing
 
 @testable import DexImaging
 
-@Suite struct ImageFormatSniffingTests {
+@Suite(.offCooperativePool) struct ImageFormatSniffingTests {
   @Test func recognisesJPEGAndPNGFromMagicBytes() throws {
     #expect(try ImageFormat.sniff(resource("photo.jpg")) == .jpeg)
     #expect(try ImageFormat.sniff(resource("png-rgb8.png")) == .png)

@@ -1,11 +1,12 @@
 #if canImport(CDexImageShim)
+  import DexTestTraits
   import Foundation
   import Testing
 
   @testable import DexImaging
 
   /// Images above one megapixel take the threaded decode + resample pipeline.
-  @Suite struct LargeImageTests {
+  @Suite(.offCooperativePool) struct LargeImageTests {
     static let width = 1600
     static let height = 900
 

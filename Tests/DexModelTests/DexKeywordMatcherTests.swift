@@ -1,8 +1,9 @@
+import DexTestTraits
 import Testing
 
 @testable import DexModel
 
-@Suite("Keyword matcher")
+@Suite("Keyword matcher", .offCooperativePool)
 struct DexKeywordMatcherTests {
   @Test(
     "Single labels resolve to the expected category",

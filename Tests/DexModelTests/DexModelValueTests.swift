@@ -1,9 +1,10 @@
+import DexTestTraits
 import Foundation
 import Testing
 
 @testable import DexModel
 
-@Suite("Model values")
+@Suite("Model values", .offCooperativePool)
 struct DexModelValueTests {
   @Test func categoriesMatchTheReference() {
     #expect(

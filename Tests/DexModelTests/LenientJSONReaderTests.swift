@@ -1,8 +1,9 @@
+import DexTestTraits
 import Testing
 
 @testable import DexModel
 
-@Suite("Lenient JSON reader")
+@Suite("Lenient JSON reader", .offCooperativePool)
 struct LenientJSONReaderTests {
   let reader = LenientJSONReader()
 

@@ -1,9 +1,10 @@
+import DexTestTraits
 import Foundation
 import Testing
 
 @testable import DexModel
 
-@Suite("ScanResult parsing")
+@Suite("ScanResult parsing", .offCooperativePool)
 struct ScanResultParsingTests {
   static let clean = """
     {

@@ -1,9 +1,10 @@
+import DexTestTraits
 import Foundation
 import Testing
 
 @testable import DexModel
 
-@Suite("ScanResult properties")
+@Suite("ScanResult properties", .offCooperativePool)
 struct ScanResultPropertyTests {
   /// A random result of the kind the parser produces: trimmed, named, normalized rarity,
   /// confidence in 0...1.

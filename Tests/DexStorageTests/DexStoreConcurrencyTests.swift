@@ -71,7 +71,9 @@ struct DexStoreConcurrencyTests {
       let store = try openStore(dir, busyTimeout: 0.3)
       let other = try DatabaseQueue(path: dir.appendingPathComponent("Dex.sqlite").path)
       try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-        Task.detached {
+        // A thread of its own: it blocks on the semaphore while holding the lock, which on a
+        // cooperative thread would take one of only two away from every other test.
+        Thread {
           do {
             try other.inTransaction(.immediate) { _ in
               let semaphore = DispatchSemaphore(value: 0)
@@ -91,7 +93,7 @@ struct DexStoreConcurrencyTests {
           } catch {
             done.resume(throwing: error)
           }
-        }
+        }.start()
       }
       try await store.insert(makeEntry("Later"), image: randomImage())
       #expect(try await store.count() == 1)

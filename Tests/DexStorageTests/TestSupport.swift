@@ -131,7 +131,7 @@ final class PageLog: @unchecked Sendable {
   /// Whether `condition` held for the pages seen so far at some point within `limit` (checked
   /// every 10 ms); never a timing assertion: a slow machine only takes longer to say yes.
   func wait(
-    upTo limit: Duration = .seconds(20), until condition: ([DexPage]) -> Bool
+    upTo limit: Duration = .seconds(60), until condition: ([DexPage]) -> Bool
   ) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while true {

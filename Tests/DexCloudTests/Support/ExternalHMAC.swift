@@ -1,3 +1,4 @@
+import DexTestSupport
 import Foundation
 
 /// An independent HMAC-SHA256 / SHA-256 implementation: Python's `hmac` and `hashlib`, run as a
@@ -6,28 +7,18 @@ enum ExternalHMAC {
   struct Unavailable: Error {}
 
   /// Runs `python3 -c <script>` with `input` on stdin and returns trimmed stdout.
-  static func python(_ script: String, input: Data) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", script]
-    let stdin = Pipe()
-    let stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    try stdin.fileHandleForWriting.write(contentsOf: input)
-    try stdin.fileHandleForWriting.close()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw Unavailable() }
-    return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  static func python(_ script: String, input: Data) async throws -> String {
+    let outcome = try await ChildProcess.run(
+      URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", "-c", script], input: input)
+    guard outcome.status == 0, !outcome.killedBySignal else { throw Unavailable() }
+    return String(decoding: outcome.standardOutput, as: UTF8.self)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   /// `hmac.new(key, message, hashlib.sha256).hexdigest()`, key and message passed as hex.
-  static func hmacSHA256(key: [UInt8], message: [UInt8]) throws -> String {
+  static func hmacSHA256(key: [UInt8], message: [UInt8]) async throws -> String {
     let payload = hex(key) + "\n" + hex(message)
-    return try python(
+    return try await python(
       """
       import sys, hmac, hashlib
       k, m = sys.stdin.read().split("\\n")
@@ -39,13 +30,13 @@ enum ExternalHMAC {
   static func signature(
     secret: String, method: String, path: String, timestamp: String, body: Data
   )
-    throws -> String
+    async throws -> String
   {
     let payload = [
       hex(Array(secret.utf8)), hex(Array(method.utf8)), hex(Array(path.utf8)),
       timestamp, hex(Array(body)),
     ].joined(separator: "\n")
-    return try python(
+    return try await python(
       """
       import sys, hmac, hashlib
       s, m, p, t, b = sys.stdin.read().split("\\n")

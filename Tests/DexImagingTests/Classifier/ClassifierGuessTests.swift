@@ -1,10 +1,11 @@
+import DexTestTraits
 import Foundation
 import Testing
 
 @testable import DexImaging
 
 /// Folding ranked labels into one guess.
-@Suite struct ClassifierGuessTests {
+@Suite(.offCooperativePool) struct ClassifierGuessTests {
   func label(_ name: String, _ confidence: Double, _ category: DexCategory) -> ClassificationLabel {
     ClassificationLabel(identifier: name, label: name, confidence: confidence, category: category)
   }

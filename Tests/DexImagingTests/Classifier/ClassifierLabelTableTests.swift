@@ -1,10 +1,11 @@
+import DexTestTraits
 import Foundation
 import Testing
 
 @testable import DexImaging
 
 /// The bundled ImageNet → DexCategory table and the table parser.
-@Suite struct ClassifierLabelTableTests {
+@Suite(.offCooperativePool) struct ClassifierLabelTableTests {
   @Test func bundledTableCoversAllClassesInOrder() throws {
     let table = try ClassifierModel.bundled().labels
     #expect(table.entries.count == 1000)

@@ -1,10 +1,11 @@
+import DexTestTraits
 import Foundation
 import Testing
 
 @testable import DexImaging
 
 /// Loading weights from file URLs, and rejecting damaged ones with typed errors.
-@Suite struct EfficientNetLite0LoadingTests {
+@Suite(.offCooperativePool) struct EfficientNetLite0LoadingTests {
   @Test func loadsFromFileURLsAndMatchesBundled() throws {
     let directory = try ClassifierFixtures.copyOfResources()
     defer { try? FileManager.default.removeItem(at: directory) }

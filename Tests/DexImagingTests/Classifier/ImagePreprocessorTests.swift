@@ -1,9 +1,10 @@
+import DexTestTraits
 import Foundation
 import Testing
 
 @testable import DexImaging
 
-@Suite struct ImagePreprocessorTests {
+@Suite(.offCooperativePool) struct ImagePreprocessorTests {
   @Test(arguments: [
     (256, 256, 16, 16, 224), (640, 480, 110, 30, 420), (1, 1, 0, 0, 1), (300, 7, 147, 0, 6),
   ])

@@ -1,9 +1,10 @@
+import DexTestTraits
 import Foundation
 import Testing
 
 @testable import DexImaging
 
-@Suite struct PPMDecoderTests {
+@Suite(.offCooperativePool) struct PPMDecoderTests {
   @Test func decodesColourAndGrey() throws {
     let colour = try PPMDecoder().decodePixels(
       from: Data("P6\n# a comment\n2 1\n255\n".utf8) + Data([1, 2, 3, 4, 5, 6]))
