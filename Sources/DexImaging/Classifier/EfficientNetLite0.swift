@@ -119,8 +119,7 @@ public final class EfficientNetLite0: Sendable {
     var blocks: [MBConvBlock] = []
     var channels = arch.stemChannels
     var side = (Self.inputSize + 1) / 2
-    var maximum = side * side * arch.stemChannels
-    var scratch = 0
+    var sizes = InferenceWorkspace.Sizes(activations: side * side * arch.stemChannels)
     for (i, spec) in arch.blocks.enumerated() {
       guard spec.inputChannels == channels, (1...16).contains(spec.expand),
         [3, 5, 7].contains(spec.kernel), [1, 2].contains(spec.stride),
@@ -129,7 +128,7 @@ public final class EfficientNetLite0: Sendable {
       let expanded = channels * spec.expand
       let expand: PointwiseLayer? =
         spec.expand == 1 ? nil : try pointwise("blocks.\(i).expand", channels, expanded, relu: true)
-      scratch = max(scratch, expand?.scratchCount(pixels: side * side) ?? 0)
+      sizes.scratch = max(sizes.scratch, expand?.scratchCount(pixels: side * side) ?? 0)
       let dwW = try store.tensor(
         "blocks.\(i).depthwise.weight", shape: [spec.kernel, spec.kernel, expanded])
       let dwB = try store.tensor("blocks.\(i).depthwise.bias", shape: [expanded])
@@ -139,19 +138,23 @@ public final class EfficientNetLite0: Sendable {
       else { throw .invalidWeights("block \(i): unsupported depthwise channel count") }
       let project = try pointwise(
         "blocks.\(i).project", expanded, spec.outputChannels, relu: false)
-      maximum = max(maximum, side * side * expanded)
+      let block = MBConvBlock(
+        expand: expand, depthwise: depthwise, project: project,
+        hasResidual: spec.stride == 1 && spec.inputChannels == spec.outputChannels)
+      if let (expand, _) = block.bandLayers {
+        sizes.band = max(sizes.band, block.bandCount(width: side))
+        sizes.blockInput = max(sizes.blockInput, expand.scratchCount(pixels: side * side))
+      }
+      sizes.activations = max(sizes.activations, side * side * expanded)
       side = (side + spec.stride - 1) / spec.stride
-      scratch = max(scratch, project.scratchCount(pixels: side * side))
-      maximum = max(maximum, side * side * max(expanded, spec.outputChannels))
-      blocks.append(
-        MBConvBlock(
-          expand: expand, depthwise: depthwise, project: project,
-          hasResidual: spec.stride == 1 && spec.inputChannels == spec.outputChannels))
+      sizes.scratch = max(sizes.scratch, project.scratchCount(pixels: side * side))
+      sizes.activations = max(sizes.activations, side * side * max(expanded, spec.outputChannels))
+      blocks.append(block)
       channels = spec.outputChannels
     }
     let head = try pointwise("head", channels, arch.headChannels, relu: true)
-    maximum = max(maximum, side * side * arch.headChannels)
-    scratch = max(scratch, head.scratchCount(pixels: side * side))
+    sizes.activations = max(sizes.activations, side * side * arch.headChannels)
+    sizes.scratch = max(sizes.scratch, head.scratchCount(pixels: side * side))
     self.classifierWeights = try store.tensor(
       "classifier.weight", shape: [arch.headChannels, arch.classes])
     self.classifierBias = try store.tensor("classifier.bias", shape: [arch.classes])
@@ -160,7 +163,7 @@ public final class EfficientNetLite0: Sendable {
     self.head = head
     self.classCount = arch.classes
     self.arithmetic = arithmetic
-    self.workspaces = WorkspacePool(activationCount: maximum, scratchCount: scratch)
+    self.workspaces = WorkspacePool(sizes: sizes)
   }
 
   /// Runs the network on a normalised `224 × 224 × 3` input (NHWC, see ``ImagePreprocessor``)
@@ -200,6 +203,16 @@ public final class EfficientNetLite0: Sendable {
     }
     for block in blocks {
       if Task.isCancelled { throw .cancelled }
+      let residual = block.hasResidual ? UnsafePointer(current) : nil
+      if threads == 1, let (expand, project) = block.bandLayers {
+        (height, width) = block.applyInBands(
+          expand: expand, project: project, UnsafePointer(current), height: height, width: width,
+          quantizedInput: workspace.blockInput, band: workspace.band,
+          bandCapacity: workspace.bandCount, quantizedOutput: scratch, into: spare,
+          residual: residual)
+        swap(&current, &spare)
+        continue
+      }
       let pixels = height * width
       var expanded = UnsafePointer(current)
       if let expand = block.expand {
@@ -207,7 +220,6 @@ public final class EfficientNetLite0: Sendable {
           UnsafePointer(current), pixels: pixels, into: b, scratch: scratch, threads: threads)
         expanded = UnsafePointer(b)
       }
-      let residual = block.hasResidual ? UnsafePointer(current) : nil
       if case .int16(let project) = block.project {
         // The depthwise output is a ReLU6 output: it is written already quantized for the
         // projection, with the fixed 0...6 scale.

@@ -227,6 +227,85 @@ import Testing
     }
   }
 
+  /// An int16 block run band by band gives the same bits as layer by layer, whatever the band
+  /// size: one output row per band (the most overlap), a few, and the whole tensor.
+  @Test(arguments: [
+    (9, 11, 3, 1, true), (12, 10, 3, 2, false), (9, 8, 5, 1, true), (11, 13, 5, 2, false),
+  ])
+  func bandsGiveTheSameBitsAsLayers(
+    height: Int, width: Int, kernel: Int, stride: Int, withResidual: Bool
+  ) throws {
+    let (cin, expanded, cout) = (16, 48, withResidual ? 16 : 24)
+    let expand = try #require(
+      QuantizedPointwiseConvolution(
+        weights: Self.values(cin * expanded, in: -0.5...0.5, seed: 41),
+        bias: Self.values(expanded, in: -1...1, seed: 42), inputChannels: cin,
+        outputChannels: expanded, relu6: true))
+    let depthwise = try #require(
+      DepthwiseConvolution(
+        weights: Self.values(kernel * kernel * expanded, in: -1...1, seed: 43),
+        bias: Self.values(expanded, in: -1...1, seed: 44), channels: expanded, kernel: kernel,
+        stride: stride))
+    let project = try #require(
+      QuantizedPointwiseConvolution(
+        weights: Self.values(expanded * cout, in: -0.5...0.5, seed: 45),
+        bias: Self.values(cout, in: -1...1, seed: 46), inputChannels: expanded,
+        outputChannels: cout, relu6: false))
+    let block = EfficientNetLite0.MBConvBlock(
+      expand: .int16(expand), depthwise: depthwise, project: .int16(project),
+      hasResidual: withResidual)
+    let input = Self.values(height * width * cin, in: -4...4, seed: 47)
+    let (oh, _) = DepthwiseConvolution.samePadding(input: height, kernel: kernel, stride: stride)
+    let (ow, _) = DepthwiseConvolution.samePadding(input: width, kernel: kernel, stride: stride)
+    let scale = QuantizedPointwiseConvolution.reluInputScale
+
+    // Layer by layer, as the multi-threaded forward pass runs it.
+    let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: oh * ow * expanded + 4096)
+    defer { scratch.deallocate() }
+    var expandedFloats = [Float](repeating: .nan, count: height * width * expanded)
+    var layered = [Float](repeating: .nan, count: oh * ow * cout)
+    input.withUnsafeBufferPointer { x in
+      expandedFloats.withUnsafeMutableBufferPointer { e in
+        expand.apply(x.baseAddress!, pixels: height * width, into: e.baseAddress!, scratch: scratch)
+      }
+    }
+    expandedFloats.withUnsafeBufferPointer { e in
+      _ = depthwise.apply(
+        e.baseAddress!, height: height, width: width,
+        into: .quantized(scratch, multiplier: 1 / scale))
+    }
+    input.withUnsafeBufferPointer { x in
+      layered.withUnsafeMutableBufferPointer { y in
+        project.apply(
+          quantized: scratch, inputScale: scale, pixels: oh * ow, into: y.baseAddress!,
+          residual: withResidual ? x.baseAddress! : nil)
+      }
+    }
+
+    let row = width * expanded
+    for capacity in [kernel * row, (kernel + 2 * stride) * row, height * row] {
+      var banded = [Float](repeating: .nan, count: oh * ow * cout)
+      let quantizedInput = UnsafeMutablePointer<Int16>.allocate(capacity: height * width * cin)
+      let band = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
+      defer {
+        quantizedInput.deallocate()
+        band.deallocate()
+      }
+      let size = input.withUnsafeBufferPointer { x in
+        banded.withUnsafeMutableBufferPointer { y in
+          block.applyInBands(
+            expand: expand, project: project, x.baseAddress!, height: height, width: width,
+            quantizedInput: quantizedInput, band: band, bandCapacity: capacity,
+            quantizedOutput: scratch, into: y.baseAddress!,
+            residual: withResidual ? x.baseAddress! : nil)
+        }
+      }
+      #expect(size.height == oh && size.width == ow)
+      let differing = zip(banded, layered).filter { $0.bitPattern != $1.bitPattern }.count
+      #expect(differing == 0, "bands of \(capacity / row) rows: \(differing) values differ")
+    }
+  }
+
   @Test(arguments: [32, 40])
   func stemMatchesDirectSums(outputChannels: Int) throws {
     let (height, width, k, stride) = (17, 15, 3, 2)

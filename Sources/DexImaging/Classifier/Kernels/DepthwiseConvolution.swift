@@ -81,9 +81,30 @@ struct DepthwiseConvolution: Sendable {
     return (oh, ow)
   }
 
+  /// Computes output rows `outRows` from a band of input rows that starts at input row
+  /// `firstRow` (`input` points at that row), on the calling thread: the band-by-band
+  /// inverted-residual block uses it so that only the rows these outputs need exist at once.
+  /// `height` is the whole input's height, which decides the padding.
+  func apply(
+    band input: UnsafePointer<Float>, firstRow: Int, height: Int, width: Int,
+    outRows: Range<Int>, into destination: Destination
+  ) {
+    let (_, padTop) = Self.samePadding(input: height, kernel: kernel, stride: stride)
+    let (ow, padLeft) = Self.samePadding(input: width, kernel: kernel, stride: stride)
+    weights.withUnsafeBufferPointer { w in
+      bias.withUnsafeBufferPointer { b in
+        guard let w = w.baseAddress, let b = b.baseAddress else { return }
+        run(
+          input, firstRow: firstRow, height: height, width: width, destination: destination,
+          outRows: outRows, outWidth: ow, padTop: padTop, padLeft: padLeft, weights: w, bias: b)
+      }
+    }
+  }
+
   @inline(__always)
   private func run(
-    _ x: UnsafePointer<Float>, height: Int, width: Int, destination: Destination,
+    _ x: UnsafePointer<Float>, firstRow: Int = 0, height: Int, width: Int,
+    destination: Destination,
     outRows: Range<Int>, outWidth: Int, padTop: Int, padLeft: Int,
     weights w: UnsafePointer<Float>, bias b: UnsafePointer<Float>
   ) {
@@ -120,7 +141,7 @@ struct DepthwiseConvolution: Sendable {
             var a3 = a0
             var ky = kyStart
             while ky < kyEnd {
-              var px = x + (((iy0 &+ ky) &* width &+ ix0) &* c &+ ch)
+              var px = x + (((iy0 &+ ky &- firstRow) &* width &+ ix0) &* c &+ ch)
               var wt = w + (ky &* k &* c &+ ch)
               for _ in 0..<k {
                 a0.accumulate(wt, px)
@@ -153,7 +174,7 @@ struct DepthwiseConvolution: Sendable {
           var a3 = FloatOctet(bias: b + (ch &+ 24))
           var ky = kyStart
           while ky < kyEnd {
-            var px = x + (((iy0 &+ ky) &* width &+ ix0 &+ kxStart) &* c &+ ch)
+            var px = x + (((iy0 &+ ky &- firstRow) &* width &+ ix0 &+ kxStart) &* c &+ ch)
             var wt = w + ((ky &* k &+ kxStart) &* c &+ ch)
             var kx = kxStart
             while kx < kxEnd {
@@ -177,7 +198,7 @@ struct DepthwiseConvolution: Sendable {
           var acc = FloatOctet(bias: b + ch)
           var ky = kyStart
           while ky < kyEnd {
-            let row = x + (((iy0 &+ ky) &* width &+ ix0) &* c &+ ch)
+            let row = x + (((iy0 &+ ky &- firstRow) &* width &+ ix0) &* c &+ ch)
             let wrow = w + (ky &* k &* c &+ ch)
             var kx = kxStart
             while kx < kxEnd {

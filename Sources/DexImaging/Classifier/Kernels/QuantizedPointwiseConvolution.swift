@@ -160,6 +160,19 @@ struct QuantizedPointwiseConvolution: Sendable {
     }
   }
 
+  /// Quantizes `pixels` rows of `input` into `q` (rows of ``pairedChannels`` values) with one
+  /// scale for the whole tensor, as ``apply(_:pixels:into:residual:scratch:threads:)`` does, and
+  /// returns that scale for ``apply(quantized:inputScale:pixels:into:residual:threads:)``.
+  func quantize(
+    _ input: UnsafePointer<Float>, pixels: Int, into q: UnsafeMutablePointer<Int16>
+  ) -> Float {
+    let largest = Self.largestMagnitude(input, count: pixels * inputChannels)
+    quantize(
+      input, rows: 0..<pixels, multiplier: largest > 0 ? Self.activationLimit / largest : 0,
+      into: q)
+    return largest > 0 ? largest / Self.activationLimit : 0
+  }
+
   /// `max |x|` over `count` values (0 for none).
   static func largestMagnitude(_ x: UnsafePointer<Float>, count: Int) -> Float {
     var a = Float4Lanes(repeating: 0)

@@ -1,0 +1,88 @@
+import Foundation
+
+extension EfficientNetLite0.MBConvBlock {
+  /// The band buffer aimed for, in floats (256 KB): with the band's quantized input and output
+  /// and the layers' weights it stays within a core's L2 cache.
+  static let bandBudget = 65_536
+
+  /// The block's int16 expansion and projection when the block can run band by band (int16
+  /// arithmetic and an expansion), else `nil`.
+  var bandLayers: (expand: QuantizedPointwiseConvolution, project: QuantizedPointwiseConvolution)? {
+    guard case .int16(let expand)? = expand, case .int16(let project) = project else {
+      return nil
+    }
+    return (expand, project)
+  }
+
+  /// The band buffer this block needs for an input `width` wide: the budget, or `kernel` rows
+  /// of the expanded tensor if that is more.
+  func bandCount(width: Int) -> Int {
+    max(Self.bandBudget, depthwise.kernel * width * depthwise.channels)
+  }
+
+  /// Runs expansion, depthwise and projection a band of output rows at a time, on the calling
+  /// thread, and returns the output size.
+  ///
+  /// Why: the expanded tensor is six times wider than the block's input (4.8 MB for the first
+  /// stride-2 block, where a core's L2 cache holds 1 MB). Computed whole, it is written to
+  /// memory by the expansion and read back by the depthwise convolution; a band of it stays in
+  /// cache between the two. The arithmetic is exactly that of the layer-by-layer path: the
+  /// input is quantized once for the whole tensor, every output pixel sees the same operations
+  /// in the same order, and the projection's input has the fixed ReLU6 scale.
+  ///
+  /// - `quantizedInput`: room for the block input quantized (`height · width` rows of the
+  ///   expansion's paired channels).
+  /// - `band`: `bandCapacity` floats, at least ``bandCount(width:)``.
+  /// - `quantizedOutput`: room for the whole depthwise output, quantized.
+  func applyInBands(
+    expand: QuantizedPointwiseConvolution, project: QuantizedPointwiseConvolution,
+    _ input: UnsafePointer<Float>, height: Int, width: Int,
+    quantizedInput: UnsafeMutablePointer<Int16>, band: UnsafeMutablePointer<Float>,
+    bandCapacity: Int, quantizedOutput: UnsafeMutablePointer<Int16>,
+    into output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?
+  ) -> (height: Int, width: Int) {
+    let k = depthwise.kernel
+    let s = depthwise.stride
+    let expanded = depthwise.channels
+    let (oh, padTop) = DepthwiseConvolution.samePadding(input: height, kernel: k, stride: s)
+    let (ow, _) = DepthwiseConvolution.samePadding(input: width, kernel: k, stride: s)
+    let rowCount = width * expanded
+    let inputRow = width * expand.pairedChannels
+    let outputRow = ow * project.outputChannels
+    // The most output rows whose input rows, (rows - 1)·s + k of them, fit in the band.
+    let bandRows = max(1, (bandCapacity / rowCount - k) / s + 1)
+    let inputScale = expand.quantize(input, pixels: height * width, into: quantizedInput)
+    let multiplier = 1 / QuantizedPointwiseConvolution.reluInputScale
+    var held = 0..<0  // input rows currently in `band`, from its start
+    var first = 0
+    while first < oh {
+      let last = min(oh, first + bandRows)
+      let needed = max(0, first * s - padTop)..<min(height, (last - 1) * s - padTop + k)
+      // Rows shared with the previous band move to the front; the rest are computed.
+      var computeFrom = needed.lowerBound
+      if held.contains(needed.lowerBound) {
+        let kept = held.upperBound - needed.lowerBound
+        memmove(
+          band, band + (needed.lowerBound - held.lowerBound) * rowCount,
+          kept * rowCount * MemoryLayout<Float>.stride)
+        computeFrom = held.upperBound
+      }
+      if computeFrom < needed.upperBound {
+        expand.apply(
+          quantized: quantizedInput + computeFrom * inputRow, inputScale: inputScale,
+          pixels: (needed.upperBound - computeFrom) * width,
+          into: band + (computeFrom - needed.lowerBound) * rowCount)
+      }
+      held = needed
+      depthwise.apply(
+        band: band, firstRow: needed.lowerBound, height: height, width: width,
+        outRows: first..<last, into: .quantized(quantizedOutput, multiplier: multiplier))
+      project.apply(
+        quantized: quantizedOutput + first * ow * expanded,
+        inputScale: QuantizedPointwiseConvolution.reluInputScale, pixels: (last - first) * ow,
+        into: output + first * outputRow, residual: residual.map { $0 + first * outputRow })
+      first = last
+    }
+    return (oh, ow)
+  }
+}
