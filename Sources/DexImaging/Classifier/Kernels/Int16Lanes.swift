@@ -61,11 +61,18 @@ struct Int16Lanes {
     }
 
     @inline(__always) init(rounding a: Float4Lanes, _ b: Float4Lanes) {
-      let lo = SIMD4<Int32>(
-        a.raw.rounded(.toNearestOrEven).clamped(lowerBound: -32768, upperBound: 32767))
-      let hi = SIMD4<Int32>(
-        b.raw.rounded(.toNearestOrEven).clamped(lowerBound: -32768, upperBound: 32767))
-      raw = SIMD8<Int16>(truncatingIfNeeded: SIMD8(lowHalf: lo, highHalf: hi))
+      raw = SIMD8<Int16>(
+        truncatingIfNeeded: SIMD8(
+          lowHalf: Self.saturatingInt32(a.raw), highHalf: Self.saturatingInt32(b.raw)))
+    }
+
+    /// Rounds to nearest (ties to even) and clamps to the 16-bit range; NaN becomes 0 (the
+    /// conversion to integers would trap on it).
+    @inline(__always) static func saturatingInt32(_ v: SIMD4<Float>) -> SIMD4<Int32> {
+      let finite = v.replacing(with: 0, where: .!(v .== v))
+      let clamped = finite.rounded(.toNearestOrEven).clamped(
+        lowerBound: SIMD4(repeating: -32768), upperBound: SIMD4(repeating: 32767))
+      return SIMD4<Int32>(clamped)
     }
 
     @inline(__always) func store(to pointer: UnsafeMutableRawPointer) {
@@ -177,7 +184,7 @@ struct Float4Lanes {
       Float4Lanes(raw: raw.clamped(lowerBound: low.raw, upperBound: high.raw))
     }
     @inline(__always) func maxMagnitude(_ other: Float4Lanes) -> Float4Lanes {
-      Float4Lanes(raw: pointwiseMax(abs(raw), other.raw))
+      Float4Lanes(raw: pointwiseMax(pointwiseMax(raw, -raw), other.raw))
     }
     @inline(__always) var maxElement: Float { raw.max() }
     @inline(__always) func store(to pointer: UnsafeMutablePointer<Float>) {
