@@ -196,7 +196,10 @@ def main():
     work = os.path.join(ROOT, "Benchmarks", ".work")
     os.makedirs(work, exist_ok=True)
     image = os.path.join(FIXTURES, args.image + ".ppm")
-    build = ["swift", "build", "-c", "release", "--package-path", HERE] + args.swift_flags.split()
+    # Without manifest caching SwiftPM rescans the DexKit checkout it depends on by path: with it,
+    # a source file added there since the last build is silently left out of the build.
+    build = ["swift", "build", "-c", "release", "--package-path", HERE,
+             "--disable-build-manifest-caching"] + args.swift_flags.split()
     if args.swift_flags:
         build += ["--scratch-path", os.path.join(HERE, ".build-flags")]
     if not args.skip_build:

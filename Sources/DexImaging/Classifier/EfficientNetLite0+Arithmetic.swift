@@ -9,9 +9,12 @@ extension EfficientNetLite0 {
   public enum Arithmetic: String, Sendable, Hashable, CaseIterable {
     /// 32-bit floats throughout: the reference arithmetic.
     case float32
-    /// 1×1 convolutions in 16-bit integers with 32-bit accumulators: activations quantized per
-    /// call (one scale per tensor, 13 bits), weights per output channel with as many bits as a
-    /// no-overflow proof allows (up to 15). Everything else stays in floats.
+    /// 1×1 convolutions in 16-bit integers with 32-bit accumulators: a block's input quantized
+    /// per call (one scale per tensor, 13 bits), a projection's input (a ReLU6 output) with the
+    /// fixed scale 6 / 4095, written so by the depthwise layer; weights per output channel with
+    /// as many bits as a no-overflow proof allows (up to 15). Everything else stays in floats.
+    /// On one thread, each block runs a band of rows at a time so that its expanded tensor
+    /// stays in cache.
     case int16
 
     /// The faster arithmetic for the processor this code was compiled for: ``int16`` on x86-64,
