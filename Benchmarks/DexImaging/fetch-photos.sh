@@ -8,8 +8,18 @@ set -euo pipefail
 CACHE="${1:-/tmp/dex-imaging-bench}"
 mkdir -p "$CACHE/debs" "$CACHE/photos"
 cd "$CACHE/debs"
+updated=no
 for pkg in lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 mate-backgrounds; do
-  ls ${pkg}_*.deb >/dev/null 2>&1 || apt-get download "$pkg"
+  ls ${pkg}_*.deb >/dev/null 2>&1 && continue
+  # A fresh machine (or a container image) may have empty or stale package lists: refresh them
+  # once and retry.
+  if ! apt-get download "$pkg"; then
+    if [ "$updated" = no ]; then
+      apt-get update >/dev/null
+      updated=yes
+    fi
+    apt-get download "$pkg"
+  fi
 done
 for deb in *.deb; do dpkg -x "$deb" "$CACHE/x"; done
 python3 - "$CACHE" <<'PY'
