@@ -52,7 +52,6 @@ extension EfficientNetLite0.MBConvBlock {
     // The most output rows whose input rows, (rows - 1)·s + k of them, fit in the band.
     let bandRows = max(1, (bandCapacity / rowCount - k) / s + 1)
     let inputScale = expand.quantize(input, pixels: height * width, into: quantizedInput)
-    let multiplier = 1 / QuantizedPointwiseConvolution.reluInputScale
     var held = 0..<0  // input rows currently in `band`, from its start
     var first = 0
     while first < oh {
@@ -76,7 +75,7 @@ extension EfficientNetLite0.MBConvBlock {
       held = needed
       depthwise.apply(
         band: band, firstRow: needed.lowerBound, height: height, width: width,
-        outRows: first..<last, into: .quantized(quantizedOutput, multiplier: multiplier))
+        outRows: first..<last, into: .quantizedReLU6(quantizedOutput))
       project.apply(
         quantized: quantizedOutput + first * ow * expanded,
         inputScale: QuantizedPointwiseConvolution.reluInputScale, pixels: (last - first) * ow,

@@ -225,7 +225,7 @@ public final class EfficientNetLite0: Sendable {
         // projection, with the fixed 0...6 scale.
         (height, width) = block.depthwise.apply(
           expanded, height: height, width: width,
-          into: .quantized(scratch, multiplier: 1 / QuantizedPointwiseConvolution.reluInputScale),
+          into: .quantizedReLU6(scratch),
           threads: threads)
         project.apply(
           quantized: scratch, inputScale: QuantizedPointwiseConvolution.reluInputScale,

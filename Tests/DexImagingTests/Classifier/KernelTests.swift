@@ -17,6 +17,24 @@ import Testing
     }
   }
 
+  /// The taps of output pixel (`oy`, `ox`) of a TF-SAME `kernel × kernel` window that fall inside
+  /// a `height × width` input: the input pixel index and the tap index `ky · kernel + kx`.
+  static func taps(
+    _ oy: Int, _ ox: Int, kernel: Int, stride: Int, top: Int, left: Int, height: Int, width: Int
+  ) -> [(pixel: Int, tap: Int)] {
+    var taps: [(pixel: Int, tap: Int)] = []
+    for ky in 0..<kernel {
+      for kx in 0..<kernel {
+        let iy = oy * stride - top + ky
+        let ix = ox * stride - left + kx
+        if (0..<height).contains(iy), (0..<width).contains(ix) {
+          taps.append((iy * width + ix, ky * kernel + kx))
+        }
+      }
+    }
+    return taps
+  }
+
   /// Runs the int16 layer on `input` (`pixels × cin`), optionally with a residual.
   static func quantized(
     _ layer: QuantizedPointwiseConvolution, _ input: [Float], pixels: Int,
@@ -200,21 +218,18 @@ import Testing
       quantized.withUnsafeMutableBufferPointer { q in
         _ = layer.apply(
           x.baseAddress!, height: height, width: width,
-          into: .quantized(q.baseAddress!, multiplier: multiplier), threads: 2)
+          into: .quantizedReLU6(q.baseAddress!), threads: 2)
       }
     }
     for oy in 0..<oh {
       for ox in 0..<ow {
         for c in 0..<channels {
           var sum = bias[c]
-          for ky in 0..<kernel {
-            for kx in 0..<kernel {
-              let iy = oy * stride - top + ky
-              let ix = ox * stride - left + kx
-              guard (0..<height).contains(iy), (0..<width).contains(ix) else { continue }
-              sum +=
-                input[(iy * width + ix) * channels + c] * weights[(ky * kernel + kx) * channels + c]
-            }
+          for (pixel, tap) in Self.taps(
+            oy, ox, kernel: kernel, stride: stride, top: top, left: left, height: height,
+            width: width)
+          {
+            sum += input[pixel * channels + c] * weights[tap * channels + c]
           }
           let expected = min(max(sum, 0), 6)
           let value = got[(oy * ow + ox) * channels + c]
@@ -272,7 +287,7 @@ import Testing
     expandedFloats.withUnsafeBufferPointer { e in
       _ = depthwise.apply(
         e.baseAddress!, height: height, width: width,
-        into: .quantized(scratch, multiplier: 1 / scale))
+        into: .quantizedReLU6(scratch))
     }
     input.withUnsafeBufferPointer { x in
       layered.withUnsafeMutableBufferPointer { y in
@@ -327,16 +342,11 @@ import Testing
       for ox in 0..<ow {
         for o in 0..<outputChannels {
           var sum = bias[o]
-          for ky in 0..<k {
-            for kx in 0..<k {
-              let iy = oy * stride - top + ky
-              let ix = ox * stride - left + kx
-              guard (0..<height).contains(iy), (0..<width).contains(ix) else { continue }
-              for c in 0..<3 {
-                sum +=
-                  input[(iy * width + ix) * 3 + c]
-                  * weights[((ky * k + kx) * 3 + c) * outputChannels + o]
-              }
+          for (pixel, tap) in Self.taps(
+            oy, ox, kernel: k, stride: stride, top: top, left: left, height: height, width: width)
+          {
+            for c in 0..<3 {
+              sum += input[pixel * 3 + c] * weights[(tap * 3 + c) * outputChannels + o]
             }
           }
           let expected = min(max(sum, 0), 6)

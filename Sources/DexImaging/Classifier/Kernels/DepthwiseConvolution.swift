@@ -42,10 +42,10 @@ struct DepthwiseConvolution: Sendable {
   enum Destination {
     /// Floats, after ReLU6.
     case floats(UnsafeMutablePointer<Float>)
-    /// 16-bit integers `round(min(max(x, 0), 6) · multiplier)`: the input of an int16 1×1
+    /// 16-bit integers `round(min(max(x, 0), 6) / reluInputScale)`: the input of an int16 1×1
     /// convolution (see ``QuantizedPointwiseConvolution/reluInputScale``), written without a
     /// float copy, a max pass and a quantize pass in between.
-    case quantized(UnsafeMutablePointer<Int16>, multiplier: Float)
+    case quantizedReLU6(UnsafeMutablePointer<Int16>)
   }
 
   /// Applies the layer to an `height × width × channels` input; returns the output size.
@@ -66,25 +66,21 @@ struct DepthwiseConvolution: Sendable {
     _ input: UnsafePointer<Float>, height: Int, width: Int, into destination: Destination,
     threads: Int = 1
   ) -> (height: Int, width: Int) {
-    let (oh, padTop) = Self.samePadding(input: height, kernel: kernel, stride: stride)
-    let (ow, padLeft) = Self.samePadding(input: width, kernel: kernel, stride: stride)
-    weights.withUnsafeBufferPointer { w in
-      bias.withUnsafeBufferPointer { b in
-        guard let w = w.baseAddress, let b = b.baseAddress else { return }
-        forEachChunk(of: oh, threads: threads, multiple: 1) { rows in
-          run(
-            input, height: height, width: width, destination: destination, outRows: rows,
-            outWidth: ow, padTop: padTop, padLeft: padLeft, weights: w, bias: b)
-        }
-      }
+    let (oh, _) = Self.samePadding(input: height, kernel: kernel, stride: stride)
+    let (ow, _) = Self.samePadding(input: width, kernel: kernel, stride: stride)
+    forEachChunk(of: oh, threads: threads, multiple: 1) { rows in
+      apply(
+        band: input, firstRow: 0, height: height, width: width, outRows: rows,
+        into: destination)
     }
     return (oh, ow)
   }
 
   /// Computes output rows `outRows` from a band of input rows that starts at input row
   /// `firstRow` (`input` points at that row), on the calling thread: the band-by-band
-  /// inverted-residual block uses it so that only the rows these outputs need exist at once.
-  /// `height` is the whole input's height, which decides the padding.
+  /// inverted-residual block uses it so that only the rows these outputs need exist at once,
+  /// and the whole-tensor entry runs each of its chunks through it. `height` is the whole
+  /// input's height, which decides the padding.
   func apply(
     band input: UnsafePointer<Float>, firstRow: Int, height: Int, width: Int,
     outRows: Range<Int>, into destination: Destination
@@ -103,7 +99,7 @@ struct DepthwiseConvolution: Sendable {
 
   @inline(__always)
   private func run(
-    _ x: UnsafePointer<Float>, firstRow: Int = 0, height: Int, width: Int,
+    _ x: UnsafePointer<Float>, firstRow: Int, height: Int, width: Int,
     destination: Destination,
     outRows: Range<Int>, outWidth: Int, padTop: Int, padLeft: Int,
     weights w: UnsafePointer<Float>, bias b: UnsafePointer<Float>
@@ -112,8 +108,10 @@ struct DepthwiseConvolution: Sendable {
     @inline(__always) func put(_ value: FloatOctet, _ offset: Int) {
       switch destination {
       case .floats(let y): value.store(y + offset, residual: nil, relu6: true)
-      case .quantized(let q, let multiplier):
-        value.storeQuantizedReLU6(q + offset, multiplier: Float4Lanes(repeating: multiplier))
+      case .quantizedReLU6(let q):
+        value.storeQuantizedReLU6(
+          q + offset,
+          multiplier: Float4Lanes(repeating: 1 / QuantizedPointwiseConvolution.reluInputScale))
       }
     }
     let c = channels

@@ -120,22 +120,10 @@ struct QuantizedPointwiseConvolution: Sendable {
     _ input: UnsafePointer<Float>, pixels: Int, into output: UnsafeMutablePointer<Float>,
     residual: UnsafePointer<Float>? = nil, scratch: UnsafeMutablePointer<Int16>, threads: Int = 1
   ) {
-    let largest = Self.largestMagnitude(input, count: pixels * inputChannels)
-    let inputScale = largest > 0 ? largest / Self.activationLimit : 0
-    let inverse = largest > 0 ? Self.activationLimit / largest : 0
-    packedWeights.withUnsafeBufferPointer { w in
-      weightScales.withUnsafeBufferPointer { s in
-        bias.withUnsafeBufferPointer { b in
-          guard let w = w.baseAddress, let s = s.baseAddress, let b = b.baseAddress else { return }
-          forEachChunk(of: pixels, threads: threads, multiple: 4) { range in
-            quantize(input, rows: range, multiplier: inverse, into: scratch)
-            run(
-              scratch, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
-              output: output, residual: residual)
-          }
-        }
-      }
-    }
+    let inputScale = quantize(input, pixels: pixels, into: scratch, threads: threads)
+    apply(
+      quantized: scratch, inputScale: inputScale, pixels: pixels, into: output,
+      residual: residual, threads: threads)
   }
 
   /// Runs the convolution on `pixels` rows of an already quantized input, `x ≈ inputScale · q`
@@ -161,15 +149,18 @@ struct QuantizedPointwiseConvolution: Sendable {
   }
 
   /// Quantizes `pixels` rows of `input` into `q` (rows of ``pairedChannels`` values) with one
-  /// scale for the whole tensor, as ``apply(_:pixels:into:residual:scratch:threads:)`` does, and
-  /// returns that scale for ``apply(quantized:inputScale:pixels:into:residual:threads:)``.
+  /// scale for the whole tensor and returns that scale for
+  /// ``apply(quantized:inputScale:pixels:into:residual:threads:)``; `threads > 1` splits the
+  /// rows.
   func quantize(
-    _ input: UnsafePointer<Float>, pixels: Int, into q: UnsafeMutablePointer<Int16>
+    _ input: UnsafePointer<Float>, pixels: Int, into q: UnsafeMutablePointer<Int16>,
+    threads: Int = 1
   ) -> Float {
     let largest = Self.largestMagnitude(input, count: pixels * inputChannels)
-    quantize(
-      input, rows: 0..<pixels, multiplier: largest > 0 ? Self.activationLimit / largest : 0,
-      into: q)
+    let multiplier = largest > 0 ? Self.activationLimit / largest : 0
+    forEachChunk(of: pixels, threads: threads, multiple: 4) { rows in
+      quantize(input, rows: rows, multiplier: multiplier, into: q)
+    }
     return largest > 0 ? largest / Self.activationLimit : 0
   }
 
