@@ -13,8 +13,9 @@ extension EfficientNetLite0 {
     /// per call (one scale per tensor, 13 bits), a projection's input (a ReLU6 output) with the
     /// fixed scale 6 / 4095, written so by the depthwise layer; weights per output channel with
     /// as many bits as a no-overflow proof allows (up to 15). Everything else stays in floats.
-    /// On one thread, each block runs a band of rows at a time so that its expanded tensor
-    /// stays in cache.
+    /// A projection multiplies only the channel pairs of its input that are nonzero (a ReLU6
+    /// output is mostly zeros), which changes no bit of the result. On one thread, each block
+    /// runs a band of rows at a time so that its expanded tensor stays in cache.
     case int16
 
     /// The faster arithmetic for the processor this code was compiled for: ``int16`` on x86-64,

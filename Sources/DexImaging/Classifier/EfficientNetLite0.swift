@@ -227,7 +227,7 @@ public final class EfficientNetLite0: Sendable {
           expanded, height: height, width: width,
           into: .quantizedReLU6(scratch),
           threads: threads)
-        project.apply(
+        project.applySkippingZeroPairs(
           quantized: scratch, inputScale: QuantizedPointwiseConvolution.reluInputScale,
           pixels: height * width, into: spare, residual: residual, threads: threads)
       } else {

@@ -146,6 +146,59 @@ import Testing
     #expect(viaQuantized.map(\.bitPattern) == viaFloats.map(\.bitPattern))
   }
 
+  /// Skipping zero pairs gives exactly the dense kernel's bits: about six in ten values zero (as
+  /// in a real ReLU6 output), an all-zero pixel, an odd pixel count (the last pixel alone), 8 or
+  /// 16 output channels left after the 16-wide panels, odd input channels (a padding lane),
+  /// with and without residual and ReLU6, on one and two threads.
+  @Test(arguments: [
+    (96, 24, 37, false, false), (144, 40, 20, true, false), (240, 80, 9, false, true),
+    (7, 16, 5, true, true), (1152, 192, 49, false, false), (672, 112, 1, true, false),
+  ])
+  func skippingZeroPairsGivesTheDenseBits(
+    cin: Int, cout: Int, pixels: Int, withResidual: Bool, relu: Bool
+  ) throws {
+    let layer = try #require(
+      QuantizedPointwiseConvolution(
+        weights: Self.values(cin * cout, in: -1...1, seed: UInt64(cin)),
+        bias: Self.values(cout, in: -1...1, seed: UInt64(cout)),
+        inputChannels: cin, outputChannels: cout, relu6: relu))
+    let row = layer.pairedChannels
+    var random = SeededBytes(state: UInt64(cin * 31 + pixels))
+    var q = [Int16](repeating: 0, count: pixels * row)
+    for p in 0..<pixels where p != 3 {
+      for i in 0..<cin where random.next() % 10 >= 6 {
+        q[p * row + i] = Int16(random.next() % 4096)
+      }
+    }
+    let zeroPairs = (0..<(pixels * row / 2)).filter { q[2 * $0] == 0 && q[2 * $0 + 1] == 0 }
+    #expect(zeroPairs.count > pixels * row / 8, "the input should have many zero pairs")
+    let residual = withResidual ? Self.values(pixels * cout, in: -2...2, seed: 21) : nil
+    func run(sparse: Bool, threads: Int) -> [UInt32] {
+      var y = [Float](repeating: .nan, count: pixels * cout)
+      q.withUnsafeBufferPointer { q in
+        (residual ?? [0]).withUnsafeBufferPointer { r in
+          y.withUnsafeMutableBufferPointer { y in
+            let r = residual == nil ? nil : r.baseAddress
+            if sparse {
+              layer.applySkippingZeroPairs(
+                quantized: q.baseAddress!, inputScale: 0.002, pixels: pixels,
+                into: y.baseAddress!, residual: r, threads: threads)
+            } else {
+              layer.apply(
+                quantized: q.baseAddress!, inputScale: 0.002, pixels: pixels,
+                into: y.baseAddress!, residual: r, threads: threads)
+            }
+          }
+        }
+      }
+      return y.map(\.bitPattern)
+    }
+    let dense = run(sparse: false, threads: 1)
+    #expect(!dense.contains(Float.nan.bitPattern))
+    #expect(run(sparse: true, threads: 1) == dense)
+    #expect(run(sparse: true, threads: 2) == dense)
+  }
+
   /// The worst case for 32-bit accumulators: every weight and every input at its largest
   /// magnitude with the same sign, over the network's widest layer. A wrapped sum would be off
   /// by billions.

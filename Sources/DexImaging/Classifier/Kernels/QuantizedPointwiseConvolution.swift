@@ -134,15 +134,25 @@ struct QuantizedPointwiseConvolution: Sendable {
     into output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil,
     threads: Int = 1
   ) {
+    withParameters { w, s, b in
+      forEachChunk(of: pixels, threads: threads, multiple: 4) { range in
+        run(
+          q, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
+          output: output, residual: residual)
+      }
+    }
+  }
+
+  /// Runs `body` with pointers to the packed weights, the weight scales and the bias.
+  @inline(__always)
+  func withParameters(
+    _ body: (UnsafePointer<Int16>, UnsafePointer<Float>, UnsafePointer<Float>) -> Void
+  ) {
     packedWeights.withUnsafeBufferPointer { w in
       weightScales.withUnsafeBufferPointer { s in
         bias.withUnsafeBufferPointer { b in
           guard let w = w.baseAddress, let s = s.baseAddress, let b = b.baseAddress else { return }
-          forEachChunk(of: pixels, threads: threads, multiple: 4) { range in
-            run(
-              q, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
-              output: output, residual: residual)
-          }
+          body(w, s, b)
         }
       }
     }
@@ -300,7 +310,7 @@ struct QuantizedPointwiseConvolution: Sendable {
   }
 
   /// Turns one pixel's eight accumulators back into floats: scale, bias, residual, ReLU6.
-  private struct Epilogue {
+  struct Epilogue {
     var scale0: Float4Lanes
     var scale1: Float4Lanes
     var bias0: Float4Lanes
