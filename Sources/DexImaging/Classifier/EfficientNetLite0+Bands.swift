@@ -30,8 +30,8 @@ extension EfficientNetLite0.MBConvBlock {
   /// input is quantized once for the whole tensor, every output pixel sees the same operations
   /// in the same order, and the projection's input has the fixed ReLU6 scale.
   ///
-  /// - `quantizedInput`: room for the block input quantized (`height · width` rows of the
-  ///   expansion's paired channels).
+  /// - `quantizedInput`: room for the rows a band adds, quantized in the expansion's tiled
+  ///   layout (``QuantizedPointwiseConvolution/tiledCount(pixels:)``).
   /// - `band`: `bandCapacity` floats, at least ``bandCount(width:)``.
   /// - `quantizedOutput`: room for the whole depthwise output, quantized.
   func applyInBands(
@@ -47,11 +47,12 @@ extension EfficientNetLite0.MBConvBlock {
     let (oh, padTop) = DepthwiseConvolution.samePadding(input: height, kernel: k, stride: s)
     let (ow, _) = DepthwiseConvolution.samePadding(input: width, kernel: k, stride: s)
     let rowCount = width * expanded
-    let inputRow = width * expand.pairedChannels
     let outputRow = ow * project.outputChannels
     // The most output rows whose input rows, (rows - 1)·s + k of them, fit in the band.
     let bandRows = max(1, (bandCapacity / rowCount - k) / s + 1)
-    let inputScale = expand.quantize(input, pixels: height * width, into: quantizedInput)
+    // One scale for the whole input, as the layer-by-layer path uses; each band quantizes the
+    // rows it adds into the tiled buffer.
+    let (multiplier, inputScale) = expand.quantization(of: input, pixels: height * width)
     var held = 0..<0  // input rows currently in `band`, from its start
     var first = 0
     while first < oh {
@@ -67,9 +68,12 @@ extension EfficientNetLite0.MBConvBlock {
         computeFrom = held.upperBound
       }
       if computeFrom < needed.upperBound {
+        let pixels = (needed.upperBound - computeFrom) * width
+        expand.quantize(
+          input + computeFrom * width * expand.inputChannels, rows: 0..<pixels, of: pixels,
+          multiplier: multiplier, into: quantizedInput)
         expand.apply(
-          quantized: quantizedInput + computeFrom * inputRow, inputScale: inputScale,
-          pixels: (needed.upperBound - computeFrom) * width,
+          tiles: quantizedInput, inputScale: inputScale, pixels: pixels,
           into: band + (computeFrom - needed.lowerBound) * rowCount)
       }
       held = needed

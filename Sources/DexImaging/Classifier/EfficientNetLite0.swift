@@ -147,7 +147,8 @@ public final class EfficientNetLite0: Sendable {
       }
       sizes.activations = max(sizes.activations, side * side * expanded)
       side = (side + spec.stride - 1) / spec.stride
-      sizes.scratch = max(sizes.scratch, project.scratchCount(pixels: side * side))
+      // The depthwise output, quantized in compact rows for the projection.
+      sizes.scratch = max(sizes.scratch, side * side * ((expanded + 1) / 2 * 2))
       sizes.activations = max(sizes.activations, side * side * max(expanded, spec.outputChannels))
       blocks.append(block)
       channels = spec.outputChannels

@@ -328,7 +328,8 @@ import Testing
     let scale = QuantizedPointwiseConvolution.reluInputScale
 
     // Layer by layer, as the multi-threaded forward pass runs it.
-    let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: oh * ow * expanded + 4096)
+    let scratch = UnsafeMutablePointer<Int16>.allocate(
+      capacity: max(expand.scratchCount(pixels: height * width), oh * ow * expanded))
     defer { scratch.deallocate() }
     var expandedFloats = [Float](repeating: .nan, count: height * width * expanded)
     var layered = [Float](repeating: .nan, count: oh * ow * cout)
@@ -344,7 +345,7 @@ import Testing
     }
     input.withUnsafeBufferPointer { x in
       layered.withUnsafeMutableBufferPointer { y in
-        project.apply(
+        project.applySkippingZeroPairs(
           quantized: scratch, inputScale: scale, pixels: oh * ow, into: y.baseAddress!,
           residual: withResidual ? x.baseAddress! : nil)
       }
@@ -353,7 +354,8 @@ import Testing
     let row = width * expanded
     for capacity in [kernel * row, (kernel + 2 * stride) * row, height * row] {
       var banded = [Float](repeating: .nan, count: oh * ow * cout)
-      let quantizedInput = UnsafeMutablePointer<Int16>.allocate(capacity: height * width * cin)
+      let quantizedInput = UnsafeMutablePointer<Int16>.allocate(
+        capacity: expand.scratchCount(pixels: height * width))
       let band = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
       defer {
         quantizedInput.deallocate()

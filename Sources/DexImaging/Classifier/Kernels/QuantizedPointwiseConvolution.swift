@@ -17,8 +17,11 @@
 /// Input channels are taken in pairs (`pmaddwd` adds adjacent products); an odd count is padded
 /// with a zero channel. Weights are packed into panels of eight output channels:
 /// `panel[pair][0..<16] = (v[2j][o0], v[2j+1][o0], …, v[2j][o7], v[2j+1][o7])`, so one input pair
-/// broadcast against two registers of a panel gives eight outputs. The micro-kernel keeps a
-/// 4 pixels × 8 channels tile of accumulators in registers.
+/// broadcast against two registers of a panel gives eight outputs. The dense micro-kernel keeps
+/// a 6 pixels × 8 channels tile of accumulators in registers and reads its input in a tiled
+/// layout with each pair already broadcast (see ``tiledCount(pixels:)``); a projection, whose
+/// input is mostly zeros, skips the zero pairs instead (see
+/// ``applySkippingZeroPairs(quantized:inputScale:pixels:into:residual:threads:)``).
 struct QuantizedPointwiseConvolution: Sendable {
   /// Input channels.
   let inputChannels: Int
@@ -110,8 +113,8 @@ struct QuantizedPointwiseConvolution: Sendable {
   }
 
   /// The number of `Int16` scratch values ``apply(_:pixels:into:residual:scratch:threads:)``
-  /// needs for `pixels` input rows.
-  func scratchCount(pixels: Int) -> Int { pixels * pairedChannels }
+  /// needs for `pixels` input rows: the input in the tiled layout.
+  func scratchCount(pixels: Int) -> Int { tiledCount(pixels: pixels) }
 
   /// Runs the convolution on `pixels` rows of `input` into `output`, optionally adding `residual`
   /// (same shape as `output`) after the bias. `scratch` holds ``scratchCount(pixels:)`` values
@@ -122,24 +125,26 @@ struct QuantizedPointwiseConvolution: Sendable {
   ) {
     let inputScale = quantize(input, pixels: pixels, into: scratch, threads: threads)
     apply(
-      quantized: scratch, inputScale: inputScale, pixels: pixels, into: output,
-      residual: residual, threads: threads)
+      tiles: scratch, inputScale: inputScale, pixels: pixels, into: output, residual: residual,
+      threads: threads)
   }
 
   /// Runs the convolution on `pixels` rows of an already quantized input, `x ≈ inputScale · q`
-  /// with `|q| ≤` ``activationLimit`` in rows of ``pairedChannels`` values; otherwise as
-  /// ``apply(_:pixels:into:residual:scratch:threads:)``.
+  /// with `|q| ≤` ``activationLimit`` in rows of ``pairedChannels`` values (the layout the
+  /// depthwise layer writes); otherwise as ``apply(_:pixels:into:residual:scratch:threads:)``.
+  /// It re-lays the input out in tiles first; the forward pass hands a projection's input to
+  /// ``applySkippingZeroPairs(quantized:inputScale:pixels:into:residual:threads:)`` instead.
   func apply(
     quantized q: UnsafePointer<Int16>, inputScale: Float, pixels: Int,
     into output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil,
     threads: Int = 1
   ) {
-    withParameters { w, s, b in
-      forEachChunk(of: pixels, threads: threads, multiple: 4) { range in
-        run(
-          q, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
-          output: output, residual: residual)
-      }
+    withUnsafeTemporaryAllocation(of: Int16.self, capacity: tiledCount(pixels: pixels)) { tiles in
+      guard let tiles = tiles.baseAddress else { return }
+      tile(q, pixels: pixels, into: tiles)
+      apply(
+        tiles: tiles, inputScale: inputScale, pixels: pixels, into: output, residual: residual,
+        threads: threads)
     }
   }
 
@@ -158,22 +163,6 @@ struct QuantizedPointwiseConvolution: Sendable {
     }
   }
 
-  /// Quantizes `pixels` rows of `input` into `q` (rows of ``pairedChannels`` values) with one
-  /// scale for the whole tensor and returns that scale for
-  /// ``apply(quantized:inputScale:pixels:into:residual:threads:)``; `threads > 1` splits the
-  /// rows.
-  func quantize(
-    _ input: UnsafePointer<Float>, pixels: Int, into q: UnsafeMutablePointer<Int16>,
-    threads: Int = 1
-  ) -> Float {
-    let largest = Self.largestMagnitude(input, count: pixels * inputChannels)
-    let multiplier = largest > 0 ? Self.activationLimit / largest : 0
-    forEachChunk(of: pixels, threads: threads, multiple: 4) { rows in
-      quantize(input, rows: rows, multiplier: multiplier, into: q)
-    }
-    return largest > 0 ? largest / Self.activationLimit : 0
-  }
-
   /// `max |x|` over `count` values (0 for none).
   static func largestMagnitude(_ x: UnsafePointer<Float>, count: Int) -> Float {
     var a = Float4Lanes(repeating: 0)
@@ -190,123 +179,6 @@ struct QuantizedPointwiseConvolution: Sendable {
       i += 1
     }
     return largest.isFinite ? largest : 0
-  }
-
-  /// Writes `round(x · multiplier)` for `rows` into `q`, rows of ``pairedChannels`` values (an odd
-  /// channel count is padded with a zero).
-  private func quantize(
-    _ x: UnsafePointer<Float>, rows: Range<Int>, multiplier: Float,
-    into q: UnsafeMutablePointer<Int16>
-  ) {
-    let cin = inputChannels
-    let limit = Self.activationLimit
-    let m = Float4Lanes(repeating: multiplier)
-    func scalar(_ value: Float) -> Int16 {
-      Int16(max(-limit, min(limit, (value * multiplier).rounded(.toNearestOrEven))))
-    }
-    if cin == pairedChannels {
-      // Rows are contiguous in both layouts: one flat pass.
-      var i = rows.lowerBound * cin
-      let end = rows.upperBound * cin
-      while i + 8 <= end {
-        Int16Lanes(rounding: Float4Lanes(loading: x + i) * m, Float4Lanes(loading: x + i + 4) * m)
-          .store(to: UnsafeMutableRawPointer(q + i))
-        i += 8
-      }
-      while i < end {
-        q[i] = scalar(x[i])
-        i += 1
-      }
-    } else {
-      for p in rows {
-        for i in 0..<cin { q[p * pairedChannels + i] = scalar(x[p * cin + i]) }
-        q[p * pairedChannels + cin] = 0
-      }
-    }
-  }
-
-  @inline(__always)
-  private func run(
-    _ q: UnsafePointer<Int16>, pixels: Range<Int>, weights: UnsafePointer<Int16>,
-    scales: UnsafePointer<Float>, inputScale: Float, bias: UnsafePointer<Float>,
-    output y: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?
-  ) {
-    let row = pairedChannels
-    let pairs = row / 2
-    let cout = outputChannels
-    let relu = clampsToReLU6
-    // Pixels are processed in blocks whose quantized inputs (about 24 KB) stay in the L1 cache
-    // while every panel passes over them.
-    let block = max(4, 12_288 / row / 4 * 4)
-    let sx = Float4Lanes(repeating: inputScale)
-    var start = pixels.lowerBound
-    while start < pixels.upperBound {
-      let end = min(start + block, pixels.upperBound)
-      for panel in 0..<(cout / 8) {
-        let wp = UnsafeRawPointer(weights + panel * pairs * 16)
-        let c = panel * 8
-        let epilogue = Epilogue(
-          scale0: Float4Lanes(loading: scales + c) * sx,
-          scale1: Float4Lanes(loading: scales + c + 4) * sx,
-          bias0: Float4Lanes(loading: bias + c), bias1: Float4Lanes(loading: bias + c + 4),
-          relu6: relu)
-        var p = start
-        while p + 4 <= end {
-          var a0 = Int32Lanes()
-          var a1 = Int32Lanes()
-          var b0 = Int32Lanes()
-          var b1 = Int32Lanes()
-          var c0 = Int32Lanes()
-          var c1 = Int32Lanes()
-          var d0 = Int32Lanes()
-          var d1 = Int32Lanes()
-          var x = UnsafeRawPointer(q + p * row)
-          var w = wp
-          let stride = row * 2
-          for _ in 0..<pairs {
-            let w0 = Int16Lanes(loading: w)
-            let w1 = Int16Lanes(loading: w + 16)
-            let x0 = Int16Lanes(repeatingPair: x.loadUnaligned(as: UInt32.self))
-            let x1 = Int16Lanes(repeatingPair: (x + stride).loadUnaligned(as: UInt32.self))
-            let x2 = Int16Lanes(repeatingPair: (x + 2 * stride).loadUnaligned(as: UInt32.self))
-            let x3 = Int16Lanes(repeatingPair: (x + 3 * stride).loadUnaligned(as: UInt32.self))
-            a0 &+= x0.multipliedPairwise(by: w0)
-            a1 &+= x0.multipliedPairwise(by: w1)
-            b0 &+= x1.multipliedPairwise(by: w0)
-            b1 &+= x1.multipliedPairwise(by: w1)
-            c0 &+= x2.multipliedPairwise(by: w0)
-            c1 &+= x2.multipliedPairwise(by: w1)
-            d0 &+= x3.multipliedPairwise(by: w0)
-            d1 &+= x3.multipliedPairwise(by: w1)
-            x += 4
-            w += 32
-          }
-          let o = p * cout + c
-          epilogue.store(a0, a1, to: y + o, residual: residual.map { $0 + o })
-          epilogue.store(b0, b1, to: y + o + cout, residual: residual.map { $0 + o + cout })
-          epilogue.store(c0, c1, to: y + o + 2 * cout, residual: residual.map { $0 + o + 2 * cout })
-          epilogue.store(d0, d1, to: y + o + 3 * cout, residual: residual.map { $0 + o + 3 * cout })
-          p += 4
-        }
-        while p < end {
-          var a0 = Int32Lanes()
-          var a1 = Int32Lanes()
-          var x = UnsafeRawPointer(q + p * row)
-          var w = wp
-          for _ in 0..<pairs {
-            let x0 = Int16Lanes(repeatingPair: x.loadUnaligned(as: UInt32.self))
-            a0 &+= x0.multipliedPairwise(by: Int16Lanes(loading: w))
-            a1 &+= x0.multipliedPairwise(by: Int16Lanes(loading: w + 16))
-            x += 4
-            w += 32
-          }
-          let o = p * cout + c
-          epilogue.store(a0, a1, to: y + o, residual: residual.map { $0 + o })
-          p += 1
-        }
-      }
-      start = end
-    }
   }
 
   /// Turns one pixel's eight accumulators back into floats: scale, bias, residual, ReLU6.
