@@ -14,6 +14,17 @@ extension EfficientNetLite0.MBConvBlock {
     return (expand, project)
   }
 
+  /// Whether `workers` band workers, each taking a contiguous range of output rows, beat the
+  /// layer-by-layer path for an input `height` rows high: each range recomputes the expanded
+  /// rows it shares with its neighbour (`kernel - stride` of them per boundary), so splitting
+  /// pays only while that is a small part of a range (at most about 15 %).
+  func runsInParallelBands(height: Int, workers: Int) -> Bool {
+    let s = depthwise.stride
+    let outputRows = (height + s - 1) / s
+    let perWorker = outputRows / max(workers, 1)
+    return perWorker > 0 && (depthwise.kernel - s) * 100 <= 15 * perWorker * s
+  }
+
   /// The band buffer this block needs for an input `width` wide: the budget, or `kernel` rows
   /// of the expanded tensor if that is more.
   func bandCount(width: Int) -> Int {
@@ -30,13 +41,20 @@ extension EfficientNetLite0.MBConvBlock {
   /// input is quantized once for the whole tensor, every output pixel sees the same operations
   /// in the same order, and the projection's input has the fixed ReLU6 scale.
   ///
+  /// - `outRows`: the output rows to compute (all of them by default); several workers can
+  ///   each take a range of rows, with buffers of their own except `quantizedOutput`, `output`
+  ///   and the input.
+  /// - `quantization`: the input's whole-tensor quantization
+  ///   (``QuantizedPointwiseConvolution/quantization(of:pixels:)``); measured here when `nil`.
   /// - `quantizedInput`: room for the rows a band adds, quantized in the expansion's tiled
   ///   layout (``QuantizedPointwiseConvolution/tiledCount(pixels:)``).
   /// - `band`: `bandCapacity` floats, at least ``bandCount(width:)``.
   /// - `quantizedOutput`: room for the whole depthwise output, quantized.
+  @discardableResult
   func applyInBands(
     expand: QuantizedPointwiseConvolution, project: QuantizedPointwiseConvolution,
-    _ input: UnsafePointer<Float>, height: Int, width: Int,
+    _ input: UnsafePointer<Float>, height: Int, width: Int, outRows: Range<Int>? = nil,
+    quantization: (multiplier: Float, scale: Float)? = nil,
     quantizedInput: UnsafeMutablePointer<Int16>, band: UnsafeMutablePointer<Float>,
     bandCapacity: Int, quantizedOutput: UnsafeMutablePointer<Int16>,
     into output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?
@@ -52,11 +70,13 @@ extension EfficientNetLite0.MBConvBlock {
     let bandRows = max(1, (bandCapacity / rowCount - k) / s + 1)
     // One scale for the whole input, as the layer-by-layer path uses; each band quantizes the
     // rows it adds into the tiled buffer.
-    let (multiplier, inputScale) = expand.quantization(of: input, pixels: height * width)
+    let (multiplier, inputScale) =
+      quantization ?? expand.quantization(of: input, pixels: height * width)
+    let rows = outRows ?? 0..<oh
     var held = 0..<0  // input rows currently in `band`, from its start
-    var first = 0
-    while first < oh {
-      let last = min(oh, first + bandRows)
+    var first = rows.lowerBound
+    while first < rows.upperBound {
+      let last = min(rows.upperBound, first + bandRows)
       let needed = max(0, first * s - padTop)..<min(height, (last - 1) * s - padTop + k)
       // Rows shared with the previous band move to the front; the rest are computed.
       var computeFrom = needed.lowerBound

@@ -120,6 +120,7 @@ public final class EfficientNetLite0: Sendable {
     var channels = arch.stemChannels
     var side = (Self.inputSize + 1) / 2
     var sizes = InferenceWorkspace.Sizes(activations: side * side * arch.stemChannels)
+    var bandedInputs: [(expand: QuantizedPointwiseConvolution, side: Int, expanded: Int)] = []
     for (i, spec) in arch.blocks.enumerated() {
       guard spec.inputChannels == channels, (1...16).contains(spec.expand),
         [3, 5, 7].contains(spec.kernel), [1, 2].contains(spec.stride),
@@ -143,7 +144,7 @@ public final class EfficientNetLite0: Sendable {
         hasResidual: spec.stride == 1 && spec.inputChannels == spec.outputChannels)
       if let (expand, _) = block.bandLayers {
         sizes.band = max(sizes.band, block.bandCount(width: side))
-        sizes.blockInput = max(sizes.blockInput, expand.scratchCount(pixels: side * side))
+        bandedInputs.append((expand, side, expanded))
       }
       sizes.activations = max(sizes.activations, side * side * expanded)
       side = (side + spec.stride - 1) / spec.stride
@@ -152,6 +153,12 @@ public final class EfficientNetLite0: Sendable {
       sizes.activations = max(sizes.activations, side * side * max(expanded, spec.outputChannels))
       blocks.append(block)
       channels = spec.outputChannels
+    }
+    // A band holds whole input rows of the expanded tensor, so it adds at most that many rows
+    // of a block's input at once.
+    for (expand, side, expanded) in bandedInputs {
+      let rows = min(side, sizes.band / (side * expanded))
+      sizes.blockInput = max(sizes.blockInput, expand.scratchCount(pixels: rows * side))
     }
     let head = try pointwise("head", channels, arch.headChannels, relu: true)
     sizes.activations = max(sizes.activations, side * side * arch.headChannels)
@@ -205,12 +212,28 @@ public final class EfficientNetLite0: Sendable {
     for block in blocks {
       if Task.isCancelled { throw .cancelled }
       let residual = block.hasResidual ? UnsafePointer(current) : nil
-      if threads == 1, let (expand, project) = block.bandLayers {
-        (height, width) = block.applyInBands(
-          expand: expand, project: project, UnsafePointer(current), height: height, width: width,
-          quantizedInput: workspace.blockInput, band: workspace.band,
-          bandCapacity: workspace.bandCount, quantizedOutput: scratch, into: spare,
-          residual: residual)
+      if let (expand, project) = block.bandLayers,
+        threads == 1 || block.runsInParallelBands(height: height, workers: threads)
+      {
+        // Band by band; with several threads, each takes a range of output rows.
+        let input = UnsafePointer(current)
+        let (h, w) = (height, width)
+        let (oh, _) = DepthwiseConvolution.samePadding(
+          input: h, kernel: block.depthwise.kernel, stride: block.depthwise.stride)
+        let (ow, _) = DepthwiseConvolution.samePadding(
+          input: w, kernel: block.depthwise.kernel, stride: block.depthwise.stride)
+        let quantization = expand.quantization(of: input, pixels: h * w)
+        workspace.reserveBandWorkers(chunkCount(of: oh, threads: threads, multiple: 1))
+        let (bands, blockInputs) = (workspace.bands, workspace.blockInputs)
+        let output = spare
+        forEachChunk(of: oh, threads: threads, multiple: 1) { worker, rows in
+          block.applyInBands(
+            expand: expand, project: project, input, height: h, width: w, outRows: rows,
+            quantization: quantization, quantizedInput: blockInputs[worker], band: bands[worker],
+            bandCapacity: workspace.bandCount, quantizedOutput: scratch, into: output,
+            residual: residual)
+        }
+        (height, width) = (oh, ow)
         swap(&current, &spare)
         continue
       }

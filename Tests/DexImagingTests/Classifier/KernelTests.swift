@@ -374,6 +374,38 @@ import Testing
       let differing = zip(banded, layered).filter { $0.bitPattern != $1.bitPattern }.count
       #expect(differing == 0, "bands of \(capacity / row) rows: \(differing) values differ")
     }
+
+    // Workers that each take a range of output rows, in buffers of their own, on two threads.
+    for workers in [2, 3] {
+      let capacity = (kernel + stride) * row
+      let quantization = input.withUnsafeBufferPointer {
+        expand.quantization(of: $0.baseAddress!, pixels: height * width)
+      }
+      let bands = (0..<workers).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: capacity)
+      }
+      let inputs = (0..<workers).map { _ in
+        UnsafeMutablePointer<Int16>.allocate(capacity: expand.scratchCount(pixels: height * width))
+      }
+      defer {
+        for buffer in bands { buffer.deallocate() }
+        for buffer in inputs { buffer.deallocate() }
+      }
+      var banded = [Float](repeating: .nan, count: oh * ow * cout)
+      input.withUnsafeBufferPointer { x in
+        banded.withUnsafeMutableBufferPointer { y in
+          let (x, y) = (x.baseAddress!, y.baseAddress!)
+          forEachChunk(of: oh, threads: workers, multiple: 1) { worker, rows in
+            block.applyInBands(
+              expand: expand, project: project, x, height: height, width: width, outRows: rows,
+              quantization: quantization, quantizedInput: inputs[worker], band: bands[worker],
+              bandCapacity: capacity, quantizedOutput: scratch, into: y,
+              residual: withResidual ? x : nil)
+          }
+        }
+      }
+      let differing = zip(banded, layered).filter { $0.bitPattern != $1.bitPattern }.count
+      #expect(differing == 0, "\(workers) workers: \(differing) values differ")
+    }
   }
 
   @Test(arguments: [32, 40])

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The buffers of one forward pass: four activation tensors, the quantized-input scratch and,
-/// for blocks that run band by band, a band of the expanded tensor and the block's quantized
-/// input.
+/// for blocks that run band by band, per band worker a band of the expanded tensor and the rows
+/// of the block's input that band adds, quantized.
 ///
 /// A forward pass touches about 20 MB of activations; allocating them fresh each time makes the
 /// kernel zero every page again (page faults were about 5 % of a pass), so ``WorkspacePool`` keeps
@@ -12,28 +12,38 @@ final class InferenceWorkspace {
   let activations: [UnsafeMutablePointer<Float>]
   /// Scratch for the quantized input of an int16 1×1 convolution.
   let scratch: UnsafeMutablePointer<Int16>
-  /// A band of rows of an expanded tensor (see `MBConvBlock.applyInBands`).
-  let band: UnsafeMutablePointer<Float>
-  /// The number of floats in ``band``.
+  /// The number of floats in each band buffer.
   let bandCount: Int
-  /// A banded block's whole input, quantized.
-  let blockInput: UnsafeMutablePointer<Int16>
+  private let sizes: Sizes
+  /// Per band worker: a band of rows of an expanded tensor (see `MBConvBlock.applyInBands`).
+  private(set) var bands: [UnsafeMutablePointer<Float>] = []
+  /// Per band worker: the rows of a banded block's input that a band adds, quantized.
+  private(set) var blockInputs: [UnsafeMutablePointer<Int16>] = []
 
   init(sizes: Sizes) {
+    self.sizes = sizes
     activations = (0..<4).map { _ in
       UnsafeMutablePointer<Float>.allocate(capacity: sizes.activations)
     }
     scratch = UnsafeMutablePointer<Int16>.allocate(capacity: max(sizes.scratch, 1))
-    band = UnsafeMutablePointer<Float>.allocate(capacity: max(sizes.band, 1))
     bandCount = sizes.band
-    blockInput = UnsafeMutablePointer<Int16>.allocate(capacity: max(sizes.blockInput, 1))
+    reserveBandWorkers(1)
+  }
+
+  /// Makes sure ``bands`` and ``blockInputs`` have at least `count` buffers each. Call it before
+  /// the workers start; the buffers stay until the workspace goes.
+  func reserveBandWorkers(_ count: Int) {
+    while bands.count < count {
+      bands.append(UnsafeMutablePointer<Float>.allocate(capacity: max(sizes.band, 1)))
+      blockInputs.append(UnsafeMutablePointer<Int16>.allocate(capacity: max(sizes.blockInput, 1)))
+    }
   }
 
   deinit {
     for buffer in activations { buffer.deallocate() }
     scratch.deallocate()
-    band.deallocate()
-    blockInput.deallocate()
+    for buffer in bands { buffer.deallocate() }
+    for buffer in blockInputs { buffer.deallocate() }
   }
 
   /// How many values each buffer holds.
@@ -44,7 +54,7 @@ final class InferenceWorkspace {
     var scratch = 0
     /// Floats of band.
     var band = 0
-    /// `Int16`s of a banded block's quantized input.
+    /// `Int16`s of the rows a band adds to a banded block's quantized input.
     var blockInput = 0
   }
 }
