@@ -14,8 +14,9 @@ extension EfficientNetLite0 {
     /// fixed scale 6 / 4095, written so by the depthwise layer; weights per output channel with
     /// as many bits as a no-overflow proof allows (up to 15). Everything else stays in floats.
     /// A projection multiplies only the channel pairs of its input that are nonzero (a ReLU6
-    /// output is mostly zeros), which changes no bit of the result. On one thread, each block
-    /// runs a band of rows at a time so that its expanded tensor stays in cache.
+    /// output is mostly zeros), which changes no bit of the result. Each block runs a band of
+    /// rows at a time so that its expanded tensor stays in cache (on several threads, the large
+    /// early blocks give each thread a range of rows).
     case int16
 
     /// The faster arithmetic for the processor this code was compiled for: ``int16`` on x86-64,
