@@ -102,7 +102,12 @@ struct ScanCommand: AsyncParsableCommand {
       print(String(decoding: try encoder.encode(saved), as: UTF8.self))
     } else {
       print(EntryCard(entry: saved, isOffline: final.isOffline).render())
-      if store != nil { print("  Saved as \(saved.id)") }
+      if store != nil {
+        // The store keeps one entry per photo: scanning the same bytes again returns that one.
+        print(
+          saved.id == entry.id
+            ? "  Saved as \(saved.id)" : "  Already in your collection as \(saved.id)")
+      }
     }
   }
 }

@@ -81,6 +81,13 @@ struct DexCommandLineTests {
     #expect(ids.count == 2)
     #expect(entries?.first?["commonName"] as? String == "Orange", "newest first")
 
+    // The same photo again: the store keeps its one entry, and the command says so.
+    let again = try await dex("scan", try photoPath("insect"))
+    #expect(again.status == 0, "\(again.error)")
+    #expect(again.output.contains("Already in your collection as \(ids[1])"))
+    #expect(!again.output.contains("Saved as"))
+    #expect(try await dex("list").output.contains("2 discoveries"))
+
     let filtered = try await dex("list", "--category", "insect")
     #expect(filtered.output.contains("1 discovery"))
     #expect(try await dex("list", "--category", "dragon").status == 64)
