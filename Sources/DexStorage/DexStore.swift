@@ -166,42 +166,58 @@ public final class DexStore: DexStoring {
 
   /// Loads one image file of entry `id`: `nil` if the entry has no such file, throws
   /// ``DexStoreError/notFound(id:)`` if there is no entry.
+  ///
+  /// The file is read and hashed inside the database read, on GRDB's reader queue, so a large
+  /// photo never blocks the caller's executor or a thread of Swift's cooperative pool.
   private func loadFile(id rawID: String, kind: StoreFiles.Kind) async throws -> Data? {
     guard let id = Self.canonicalID(rawID) else { throw DexStoreError.notFound(id: rawID) }
     let column = kind == .image ? "imagePath, imageSHA256" : "thumbnailPath, thumbnailSHA256"
     let files = files
     let maximum = configuration.maximumImageBytes
+    let verifies = configuration.verifiesImagesOnLoad
     for attempt in 0..<2 {
-      let found: (path: String?, hash: String?)? = try await read { db in
+      let loaded: LoadedFile = try await read { db in
         guard
           let row = try Row.fetchOne(
             db, sql: "SELECT \(column) FROM entry WHERE id = ?", arguments: [id])
-        else { return nil }
-        return (try row.decode(atIndex: 0), try row.decode(atIndex: 1))
+        else { throw DexStoreError.notFound(id: id) }
+        let (path, hash): (String?, String?) = (
+          try row.decode(atIndex: 0), try row.decode(atIndex: 1)
+        )
+        guard let relativePath = path else { return .none }
+        guard StoreFiles.isSafeRelativePath(relativePath) else {
+          throw DexStoreError.corruptDatabase(
+            path: files.databasePath, detail: "entry \(id) has an unsafe image path")
+        }
+        // The file is in `images/` once published, or still in `tmp/` for an instant after the
+        // commit (or until the next recovery if the writer crashed right after committing).
+        let data =
+          try files.read(files.absolute(relativePath), maximumBytes: maximum)
+          ?? files.read(files.stagedPath(id: id, kind: kind), maximumBytes: maximum)
+        guard let data else { return .missing }
+        if verifies, let hash, SHA256Digest.hex(of: data) != hash {
+          throw DexStoreError.imageCorrupted(id: id)
+        }
+        return .data(data)
       }
-      guard let found else { throw DexStoreError.notFound(id: id) }
-      guard let relativePath = found.path else { return nil }
-      guard StoreFiles.isSafeRelativePath(relativePath) else {
-        throw DexStoreError.corruptDatabase(
-          path: files.databasePath, detail: "entry \(id) has an unsafe image path")
+      switch loaded {
+      case .data(let data): return data
+      case .none: return nil
+      case .missing where attempt == 0: continue  // deleted meanwhile? the next read says notFound.
+      case .missing: throw DexStoreError.imageMissing(id: id)
       }
-      // The file is in `images/` once published, or still in `tmp/` for an instant after the
-      // commit (or until the next recovery if the writer crashed right after committing).
-      let data =
-        try files.read(files.absolute(relativePath), maximumBytes: maximum)
-        ?? files.read(files.stagedPath(id: id, kind: kind), maximumBytes: maximum)
-      guard let data else {
-        if attempt == 0 { continue }  // deleted meanwhile? the next read says notFound.
-        throw DexStoreError.imageMissing(id: id)
-      }
-      if configuration.verifiesImagesOnLoad, let hash = found.hash,
-        SHA256Digest.hex(of: data) != hash
-      {
-        throw DexStoreError.imageCorrupted(id: id)
-      }
-      return data
     }
     throw DexStoreError.imageMissing(id: id)
+  }
+
+  /// What ``loadFile(id:kind:)`` found in one attempt.
+  private enum LoadedFile: Sendable {
+    /// The file's bytes.
+    case data(Data)
+    /// The entry has no file of that kind.
+    case none
+    /// The entry names a file that is not there.
+    case missing
   }
 
   /// The content hash the store records for image bytes (lowercase hex SHA-256), the key of
