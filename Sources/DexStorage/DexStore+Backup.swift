@@ -44,27 +44,33 @@ extension DexStore {
     do {
       let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
       defer { try? handle.close() }
-      func add(_ name: String, _ data: Data) throws {
-        try handle.write(
-          contentsOf: Data(
-            TarArchive.header(name: name, size: data.count, modified: manifest.exportedAt)))
-        try handle.write(contentsOf: data)
-        try handle.write(contentsOf: TarArchive.padding(for: data.count))
+      let modified = manifest.exportedAt
+      // Every write runs on the store's file queue, never on the calling task's thread.
+      func add(_ name: String, _ data: Data) async throws {
+        try await Self.offload {
+          try handle.write(
+            contentsOf: Data(TarArchive.header(name: name, size: data.count, modified: modified)))
+          try handle.write(contentsOf: data)
+          try handle.write(contentsOf: TarArchive.padding(for: data.count))
+        }
       }
-      try add("manifest.json", manifestData)
+      try await add("manifest.json", manifestData)
       for item in manifest.items {
         try Task.checkCancellation()
-        try add(item.image, try await imageData(for: item.entry.id))
+        try await add(item.image, try await imageData(for: item.entry.id))
         if let name = item.thumbnail {
           guard let data = try await thumbnailData(for: item.entry.id) else {
             throw DexStoreError.imageMissing(id: item.entry.id)
           }
-          try add(name, data)
+          try await add(name, data)
         }
       }
-      try handle.write(contentsOf: Data(count: TarArchive.blockSize * 2))
-      try handle.synchronize()
-      try files.rename(partial, to: destination)
+      let files = files
+      try await Self.offload {
+        try handle.write(contentsOf: Data(count: TarArchive.blockSize * 2))
+        try handle.synchronize()
+        try files.rename(partial, to: destination)
+      }
     } catch {
       try? files.remove(partial)
       if let error = error as? DexStoreError { throw error }
@@ -89,9 +95,17 @@ extension DexStore {
   @discardableResult
   public func importArchive(from url: URL) async throws -> DexImportReport {
     try checkOpen()
-    var reader = try TarReader(url: url)
+    let reader = try TarReader(url: url)
     defer { reader.close() }
-    guard let first = try reader.next(maximumBytes: Self.maximumManifestBytes),
+    // Reads (and the hashing of what they read) run on the store's file queue.
+    func nextMember(maximumBytes: Int) async throws -> (name: String, data: Data, hash: String)? {
+      try await Self.offload {
+        try reader.next(maximumBytes: maximumBytes).map {
+          ($0.name, $0.data, SHA256Digest.hex(of: $0.data))
+        }
+      }
+    }
+    guard let first = try await nextMember(maximumBytes: Self.maximumManifestBytes),
       first.name == "manifest.json"
     else {
       throw DexStoreError.invalidArchive("it does not start with manifest.json")
@@ -126,14 +140,14 @@ extension DexStore {
       batch.removeAll()
     }
 
-    while let member = try reader.next(maximumBytes: configuration.maximumImageBytes) {
+    while let member = try await nextMember(maximumBytes: configuration.maximumImageBytes) {
       try Task.checkCancellation()
       guard let (index, isThumbnail) = itemsByMember[member.name] else {
         throw DexStoreError.invalidArchive("the member \(member.name) is not in the manifest")
       }
       let item = manifest.items[index]
       let expected = isThumbnail ? item.thumbnailSHA256 : item.imageSHA256
-      guard SHA256Digest.hex(of: member.data) == expected else {
+      guard member.hash == expected else {
         throw DexStoreError.invalidArchive("the member \(member.name) does not match its hash")
       }
       if isThumbnail { thumbnails[index] = member.data } else { images[index] = member.data }
@@ -152,6 +166,21 @@ extension DexStore {
         "\(manifest.items.count - completed.count) entries have no image in the archive")
     }
     return report
+  }
+
+  /// Blocking file work of archive export and import, on a queue of the store's own: a thread
+  /// outside Swift's cooperative pool, which has one thread per core, and outside the caller's
+  /// executor.
+  private static let fileQueue = DispatchQueue(
+    label: "DexStore.files", qos: .userInitiated, attributes: .concurrent)
+
+  /// Runs `body` on ``fileQueue`` and returns its result.
+  private static func offload<T: Sendable>(
+    _ body: @escaping @Sendable () throws -> T
+  ) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+      fileQueue.async { continuation.resume(with: Result { try body() }) }
+    }
   }
 
   private static func decodeManifest(_ data: Data) throws -> DexArchiveManifest {

@@ -93,7 +93,7 @@ enum TarArchive {
 }
 
 /// Reads an archive member by member from a file handle, never more than one member in memory.
-struct TarReader {
+struct TarReader: Sendable {
   private let handle: FileHandle
   private let path: String
 
@@ -111,7 +111,7 @@ struct TarReader {
 
   /// The next member's name and bytes, refusing members larger than `maximumBytes`;
   /// `nil` at the end of the archive.
-  mutating func next(maximumBytes: Int) throws -> (name: String, data: Data)? {
+  func next(maximumBytes: Int) throws -> (name: String, data: Data)? {
     let headerBlock = try read(TarArchive.blockSize)
     guard let member = try TarArchive.parseHeader(headerBlock) else { return nil }
     guard member.size <= maximumBytes else {
