@@ -1,8 +1,9 @@
 import Foundation
 
 extension EfficientNetLite0.MBConvBlock {
-  /// The band buffer aimed for, in floats (256 KB): with the band's quantized input and output
-  /// and the layers' weights it stays within a core's L2 cache.
+  /// The band buffer aimed for, in floats (256 KB): with the rows of the block's input it adds
+  /// (tiled int16, about 90 KB at most), its quantized output and the layers' weights it stays
+  /// within a core's L2 cache (1 MB here).
   static let bandBudget = 65_536
 
   /// The block's int16 expansion and projection when the block can run band by band (int16
@@ -47,7 +48,9 @@ extension EfficientNetLite0.MBConvBlock {
   /// - `quantization`: the input's whole-tensor quantization
   ///   (``QuantizedPointwiseConvolution/quantization(of:pixels:)``); measured here when `nil`.
   /// - `quantizedInput`: room for the rows a band adds, quantized in the expansion's tiled
-  ///   layout (``QuantizedPointwiseConvolution/tiledCount(pixels:)``).
+  ///   layout: ``QuantizedPointwiseConvolution/tiledCount(pixels:)`` of
+  ///   `min(height, bandCapacity / (width · expanded channels)) · width` pixels (a band holds
+  ///   whole expanded input rows, so it never adds more).
   /// - `band`: `bandCapacity` floats, at least ``bandCount(width:)``.
   /// - `quantizedOutput`: room for the whole depthwise output, quantized.
   @discardableResult

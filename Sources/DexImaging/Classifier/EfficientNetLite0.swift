@@ -180,7 +180,8 @@ public final class EfficientNetLite0: Sendable {
   /// `threads` spreads this one inference over that many cores (1, the default, keeps it on the
   /// calling thread; a server classifying many photos at once gets more throughput that way).
   ///
-  /// - Throws: ``ClassifierError/invalidInput(_:)`` for a wrongly sized input,
+  /// - Throws: ``ClassifierError/invalidInput(_:)`` for a wrongly sized input or one with a NaN or
+  ///   an infinity,
   ///   ``ClassifierError/cancelled`` when the current task is cancelled mid-way.
   public func logits(
     forNormalizedInput input: [Float], threads: Int = 1
@@ -190,6 +191,9 @@ public final class EfficientNetLite0: Sendable {
     let size = Self.inputSize
     guard input.count == size * size * 3 else {
       throw .invalidInput("expected \(size * size * 3) values, got \(input.count)")
+    }
+    if let bad = input.firstIndex(where: { !$0.isFinite }) {
+      throw .invalidInput("value \(bad) is not a finite number")
     }
     return try workspaces.withWorkspace { (workspace) throws(ClassifierError) -> [Float] in
       try forward(input, size: size, workspace: workspace, threads: threads)

@@ -99,6 +99,18 @@ import Testing
     }
   }
 
+  /// A NaN or an infinity would break the int16 arithmetic's no-overflow proof (and mean nothing
+  /// as a pixel): it is refused, with its position, in both arithmetics.
+  @Test(arguments: [Float.nan, .infinity, -.infinity])
+  func nonFiniteInputIsRejected(value: Float) throws {
+    let network = try ClassifierModel.bundled().network
+    var input = [Float](repeating: 0.25, count: 224 * 224 * 3)
+    input[12_345] = value
+    #expect(throws: ClassifierError.invalidInput("value 12345 is not a finite number")) {
+      try network.logits(forNormalizedInput: input)
+    }
+  }
+
   @Test(arguments: [
     (UInt16(0x0000), Float(0)), (0x3C00, 1), (0xC000, -2), (0x7BFF, 65504), (0x0001, 0x1p-24),
     (0x3555, 0.333251953125), (0x8000, -0.0),

@@ -64,6 +64,7 @@ import Testing
   @Test(arguments: [
     (16, 96, 37, false, true), (7, 8, 5, false, false), (24, 144, 4, true, false),
     (1152, 192, 49, true, false), (320, 1280, 9, false, true), (40, 240, 3, false, true),
+    (13, 16, 11, false, true), (12, 24, 7, true, false),
   ])
   func int16PointwiseStaysWithinItsQuantizationError(
     cin: Int, cout: Int, pixels: Int, withResidual: Bool, relu: Bool
@@ -354,8 +355,12 @@ import Testing
     let row = width * expanded
     for capacity in [kernel * row, (kernel + 2 * stride) * row, height * row] {
       var banded = [Float](repeating: .nan, count: oh * ow * cout)
-      let quantizedInput = UnsafeMutablePointer<Int16>.allocate(
-        capacity: expand.scratchCount(pixels: height * width))
+      // Exactly the documented room for the rows one band adds, then a canary that must stay
+      // untouched.
+      let room = expand.scratchCount(pixels: min(height, capacity / row) * width)
+      let canary = 4096
+      let quantizedInput = UnsafeMutablePointer<Int16>.allocate(capacity: room + canary)
+      quantizedInput.initialize(repeating: 0x5A5A, count: room + canary)
       let band = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
       defer {
         quantizedInput.deallocate()
@@ -373,9 +378,12 @@ import Testing
       #expect(size.height == oh && size.width == ow)
       let differing = zip(banded, layered).filter { $0.bitPattern != $1.bitPattern }.count
       #expect(differing == 0, "bands of \(capacity / row) rows: \(differing) values differ")
+      let overwritten = (room..<(room + canary)).filter { quantizedInput[$0] != 0x5A5A }.count
+      #expect(overwritten == 0, "bands of \(capacity / row) rows wrote past the documented room")
     }
 
-    // Workers that each take a range of output rows, in buffers of their own, on two threads.
+    // Workers that each take a range of output rows, in buffers of their own, on two and three
+    // threads.
     for workers in [2, 3] {
       let capacity = (kernel + stride) * row
       let quantization = input.withUnsafeBufferPointer {

@@ -52,7 +52,7 @@ final class InferenceWorkspace {
     var activations = 0
     /// `Int16`s of quantized-input scratch.
     var scratch = 0
-    /// Floats of band.
+    /// Floats in each band buffer.
     var band = 0
     /// `Int16`s of the rows a band adds to a banded block's quantized input.
     var blockInput = 0

@@ -10,7 +10,7 @@ extension QuantizedPointwiseConvolution {
   /// output channels at a time (each weight load serves both pixels). The integer sums are the
   /// same sums in the same order, so the result is exact, not an approximation; on the bundled
   /// photos it skips about a third of the projections' multiply-adds. On a dense input the
-  /// four-pixel kernel is faster.
+  /// tiled six-pixel kernel (``apply(tiles:inputScale:pixels:into:residual:threads:)``) is faster.
   func applySkippingZeroPairs(
     quantized q: UnsafePointer<Int16>, inputScale: Float, pixels: Int,
     into output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil,
