@@ -116,8 +116,9 @@ import Testing
     #expect(one.map(\.bitPattern) == two.map(\.bitPattern))
   }
 
-  /// An input handed over already quantized (as the depthwise layer does) gives the same bits
-  /// as the same values handed over as floats and quantized by the layer itself.
+  /// An input handed over already quantized (as the depthwise layer does, to the zero-skipping
+  /// entry) gives the same bits as the same values handed over as floats and quantized by the
+  /// layer itself.
   @Test func int16PointwiseOnAQuantizedInputMatchesTheFloatEntry() throws {
     let (cin, cout, pixels) = (96, 24, 37)
     let layer = try #require(
@@ -138,7 +139,7 @@ import Testing
     q.withUnsafeBufferPointer { q in
       residual.withUnsafeBufferPointer { r in
         viaQuantized.withUnsafeMutableBufferPointer { y in
-          layer.apply(
+          layer.applySkippingZeroPairs(
             quantized: q.baseAddress!, inputScale: derived, pixels: pixels, into: y.baseAddress!,
             residual: r.baseAddress!, threads: 2)
         }
@@ -185,9 +186,14 @@ import Testing
                 quantized: q.baseAddress!, inputScale: 0.002, pixels: pixels,
                 into: y.baseAddress!, residual: r, threads: threads)
             } else {
+              // The dense kernel on the same values, re-laid out in tiles.
+              let tiles = UnsafeMutablePointer<Int16>.allocate(
+                capacity: layer.tiledCount(pixels: pixels))
+              defer { tiles.deallocate() }
+              layer.tile(q.baseAddress!, pixels: pixels, into: tiles)
               layer.apply(
-                quantized: q.baseAddress!, inputScale: 0.002, pixels: pixels,
-                into: y.baseAddress!, residual: r, threads: threads)
+                tiles: tiles, inputScale: 0.002, pixels: pixels, into: y.baseAddress!,
+                residual: r, threads: threads)
             }
           }
         }

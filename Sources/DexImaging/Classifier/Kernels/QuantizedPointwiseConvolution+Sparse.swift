@@ -1,7 +1,9 @@
 extension QuantizedPointwiseConvolution {
-  /// Runs the convolution on `pixels` rows of an already quantized input like
-  /// ``apply(quantized:inputScale:pixels:into:residual:threads:)``, with the same output bits,
-  /// but multiplies only the input channel pairs that are nonzero.
+  /// Runs the convolution on `pixels` rows of an already quantized input, `x ≈ inputScale · q`
+  /// with `|q| ≤` ``activationLimit`` in compact rows of ``pairedChannels`` values (the layout
+  /// the depthwise layer writes), multiplying only the input channel pairs that are nonzero; the
+  /// output has the bits the dense kernel gives on the same input
+  /// (``apply(tiles:inputScale:pixels:into:residual:threads:)``). `threads > 1` splits the pixels.
   ///
   /// Why it exists: a projection's input is a ReLU6 output, and on real photos about six in ten
   /// of its values, and nearly four in ten of its channel pairs, are exactly zero once
@@ -67,11 +69,7 @@ extension QuantizedPointwiseConvolution {
     let panelBytes = pairs &* 32
     let sx = Float4Lanes(repeating: inputScale)
     @inline(__always) func epilogue(_ c: Int) -> Epilogue {
-      Epilogue(
-        scale0: Float4Lanes(loading: scales + c) * sx,
-        scale1: Float4Lanes(loading: scales + c + 4) * sx,
-        bias0: Float4Lanes(loading: bias + c), bias1: Float4Lanes(loading: bias + c + 4),
-        relu6: clampsToReLU6)
+      Epilogue(channel: c, scales: scales, inputScale: sx, bias: bias, relu6: clampsToReLU6)
     }
     var p = pixels.lowerBound
     while p < pixels.upperBound {

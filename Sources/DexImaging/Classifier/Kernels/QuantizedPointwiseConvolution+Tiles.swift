@@ -105,7 +105,10 @@ extension QuantizedPointwiseConvolution {
     if rows.upperBound == pixels { padLastTile(of: pixels, in: tiles) }
   }
 
-  /// Re-lays `pixels` compact rows (``pairedChannels`` values each) out in tiles.
+  /// Re-lays `pixels` compact rows (``pairedChannels`` values each, the layout the depthwise
+  /// layer writes) out in tiles: the bridge the kernel tests use to run the dense kernel on the
+  /// same quantized input as
+  /// ``applySkippingZeroPairs(quantized:inputScale:pixels:into:residual:threads:)``.
   func tile(
     _ q: UnsafePointer<Int16>, pixels: Int, into tiles: UnsafeMutablePointer<Int16>
   ) {
@@ -167,10 +170,7 @@ extension QuantizedPointwiseConvolution {
         let wp = UnsafeRawPointer(weights + panel &* pairs &* 16)
         let c = panel &* 8
         let epilogue = Epilogue(
-          scale0: Float4Lanes(loading: scales + c) * sx,
-          scale1: Float4Lanes(loading: scales + c + 4) * sx,
-          bias0: Float4Lanes(loading: bias + c), bias1: Float4Lanes(loading: bias + c + 4),
-          relu6: clampsToReLU6)
+          channel: c, scales: scales, inputScale: sx, bias: bias, relu6: clampsToReLU6)
         for tile in first..<last {
           var a0 = Int32Lanes()
           var a1 = Int32Lanes()

@@ -129,25 +129,6 @@ struct QuantizedPointwiseConvolution: Sendable {
       threads: threads)
   }
 
-  /// Runs the convolution on `pixels` rows of an already quantized input, `x ≈ inputScale · q`
-  /// with `|q| ≤` ``activationLimit`` in rows of ``pairedChannels`` values (the layout the
-  /// depthwise layer writes); otherwise as ``apply(_:pixels:into:residual:scratch:threads:)``.
-  /// It re-lays the input out in tiles first; the forward pass hands a projection's input to
-  /// ``applySkippingZeroPairs(quantized:inputScale:pixels:into:residual:threads:)`` instead.
-  func apply(
-    quantized q: UnsafePointer<Int16>, inputScale: Float, pixels: Int,
-    into output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil,
-    threads: Int = 1
-  ) {
-    withUnsafeTemporaryAllocation(of: Int16.self, capacity: tiledCount(pixels: pixels)) { tiles in
-      guard let tiles = tiles.baseAddress else { return }
-      tile(q, pixels: pixels, into: tiles)
-      apply(
-        tiles: tiles, inputScale: inputScale, pixels: pixels, into: output, residual: residual,
-        threads: threads)
-    }
-  }
-
   /// Runs `body` with pointers to the packed weights, the weight scales and the bias.
   @inline(__always)
   func withParameters(
@@ -188,6 +169,19 @@ struct QuantizedPointwiseConvolution: Sendable {
     var bias0: Float4Lanes
     var bias1: Float4Lanes
     var relu6: Bool
+
+    /// The epilogue of output channels `c..<c+8`: weight scales times the input scale, bias.
+    @inline(__always)
+    init(
+      channel c: Int, scales: UnsafePointer<Float>, inputScale sx: Float4Lanes,
+      bias: UnsafePointer<Float>, relu6: Bool
+    ) {
+      scale0 = Float4Lanes(loading: scales + c) * sx
+      scale1 = Float4Lanes(loading: scales + c + 4) * sx
+      bias0 = Float4Lanes(loading: bias + c)
+      bias1 = Float4Lanes(loading: bias + c + 4)
+      self.relu6 = relu6
+    }
 
     @inline(__always)
     func store(
