@@ -150,11 +150,13 @@ import Testing
 
   /// Skipping zero pairs gives exactly the dense kernel's bits: about six in ten values zero (as
   /// in a real ReLU6 output), an all-zero pixel, an odd pixel count (the last pixel alone), 8 or
-  /// 16 output channels left after the 16-wide panels, odd input channels (a padding lane),
-  /// with and without residual and ReLU6, on one and two threads.
+  /// 16 output channels left after the 16-wide panels, odd input channels (a padding lane), a
+  /// pair count that is not a multiple of four (the nonzero list's one-pair tail), with and
+  /// without residual and ReLU6, on one and two threads.
   @Test(arguments: [
     (96, 24, 37, false, false), (144, 40, 20, true, false), (240, 80, 9, false, true),
     (7, 16, 5, true, true), (1152, 192, 49, false, false), (672, 112, 1, true, false),
+    (30, 16, 11, false, true),
   ])
   func skippingZeroPairsGivesTheDenseBits(
     cin: Int, cout: Int, pixels: Int, withResidual: Bool, relu: Bool

@@ -1,3 +1,7 @@
+#if arch(x86_64)
+  internal import _Builtin_intrinsics.intel
+#endif
+
 extension QuantizedPointwiseConvolution {
   /// Runs the convolution on `pixels` rows of an already quantized input, `x ≈ inputScale · q`
   /// with `|q| ≤` ``activationLimit`` in compact rows of ``pairedChannels`` values (the layout
@@ -19,12 +23,15 @@ extension QuantizedPointwiseConvolution {
     threads: Int = 1
   ) {
     withParameters { w, s, b in
-      forEachChunk(of: pixels, threads: threads, multiple: 2) { range in
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: pairedChannels / 2) { list in
-          guard let list = list.baseAddress else { return }
-          runSkippingZeroPairs(
-            q, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
-            output: output, residual: residual, list: list)
+      Self.pairCompaction.withUnsafeBufferPointer { table in
+        guard let compaction = table.baseAddress else { return }
+        forEachChunk(of: pixels, threads: threads, multiple: 2) { range in
+          withUnsafeTemporaryAllocation(of: Int32.self, capacity: pairedChannels / 2) { list in
+            guard let list = list.baseAddress else { return }
+            runSkippingZeroPairs(
+              q, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
+              output: output, residual: residual, list: list, compaction: compaction)
+          }
         }
       }
     }
@@ -35,17 +42,46 @@ extension QuantizedPointwiseConvolution {
   @inline(__always)
   private static func nonzeroPairs(
     _ x0: UnsafeRawPointer, _ x1: UnsafeRawPointer, pairs: Int,
-    into list: UnsafeMutablePointer<Int32>
+    into list: UnsafeMutablePointer<Int32>, compaction: UnsafePointer<Int32>
   ) -> Int {
     var count = 0
-    for j in 0..<pairs {
+    var j = 0
+    #if arch(x86_64)
+      // Four pairs at a time: one compare gives a 4-bit mask of the nonzero ones, and a table
+      // row holds those lanes' positions in order; all four slots are stored and the count moves
+      // past the nonzero ones only. `count <= j`, so the store stays inside `list`.
+      let zero = _mm_setzero_si128()
+      while j &+ 4 <= pairs {
+        let a = _mm_loadu_si128((x0 + j &* 4).assumingMemoryBound(to: __m128i.self))
+        let b = _mm_loadu_si128((x1 + j &* 4).assumingMemoryBound(to: __m128i.self))
+        let zeros = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_or_si128(a, b), zero)))
+        let kept = Int(~zeros & 15)
+        let positions = _mm_loadu_si128(
+          UnsafeRawPointer(compaction + kept &* 4).assumingMemoryBound(to: __m128i.self))
+        _mm_storeu_si128(
+          UnsafeMutableRawPointer(list + count).assumingMemoryBound(to: __m128i.self),
+          _mm_add_epi32(positions, _mm_set1_epi32(Int32(truncatingIfNeeded: j))))
+        // The number of set bits of `kept`, one nibble per mask value.
+        count &+= (0x4332_3221_3221_2110 &>> (kept &* 4)) & 15
+        j &+= 4
+      }
+    #endif
+    while j < pairs {
       // Branch-free: the index is always written; the count moves past it only when the pair is
       // nonzero (a data-dependent branch here mispredicts about every third pair).
       list[count] = Int32(truncatingIfNeeded: j)
       let v = pair(x0, j).bits | pair(x1, j).bits
       count &+= Int((v | (0 &- v)) >> 31)
+      j &+= 1
     }
     return count
+  }
+
+  /// For each 4-bit mask, the positions of its set bits in order (then zeros): the table
+  /// ``nonzeroPairs(_:_:pairs:into:compaction:)`` compacts four indices with.
+  static let pairCompaction: [Int32] = (0..<16).flatMap { mask in
+    let set = (0..<4).filter { mask & (1 << $0) != 0 }.map { Int32($0) }
+    return set + [Int32](repeating: 0, count: 4 - set.count)
   }
 
   /// Pair `j` of a quantized row: its two values as one 32-bit pattern.
@@ -60,7 +96,7 @@ extension QuantizedPointwiseConvolution {
     _ q: UnsafePointer<Int16>, pixels: Range<Int>, weights: UnsafePointer<Int16>,
     scales: UnsafePointer<Float>, inputScale: Float, bias: UnsafePointer<Float>,
     output y: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?,
-    list: UnsafeMutablePointer<Int32>
+    list: UnsafeMutablePointer<Int32>, compaction: UnsafePointer<Int32>
   ) {
     let row = pairedChannels
     let pairs = row / 2
@@ -77,7 +113,8 @@ extension QuantizedPointwiseConvolution {
       let second = p &+ 1 < pixels.upperBound ? p &+ 1 : p
       let x0 = UnsafeRawPointer(q + p &* row)
       let x1 = UnsafeRawPointer(q + second &* row)
-      let count = Self.nonzeroPairs(x0, x1, pairs: pairs, into: list)
+      let count = Self.nonzeroPairs(
+        x0, x1, pairs: pairs, into: list, compaction: compaction)
       let out0 = y + p &* cout
       let out1 = y + second &* cout
       let res0 = residual.map { $0 + p &* cout }

@@ -9,7 +9,7 @@ extension QuantizedPointwiseConvolution {
   /// values repeated four times (16 bytes). The kernel then loads each pixel's pair already
   /// broadcast across the register, from one pointer at fixed offsets, instead of loading 32 bits
   /// and shuffling (SSE2 has no broadcast load, and every shuffle takes a vector port that the
-  /// multiply-adds need). The price is four times the bytes of a compact row: about 90 KB for
+  /// multiply-adds need). The price is four times the bytes of a compact row: about 170 KB for
   /// the rows one band adds, 1.6 MB for the largest whole expansion input. A last partial tile
   /// is padded with zeros; the kernel never stores the outputs of the padding slots, the zeros
   /// only keep the buffer's contents deterministic.
