@@ -1,6 +1,7 @@
 // Times DexImaging's classifier: the network alone and end to end from encoded bytes.
 //
 //   classifier-bench <image.ppm> [--runs N] [--warmup N] [--threads T] [--concurrency K]
+//                    [--skip-end-to-end]
 //
 // Prints one JSON object: per-run latencies in milliseconds for "network" (preprocessed input to
 // logits) and "endToEnd" (encoded bytes to LocalGuess), each inference spread over T cores, with
@@ -14,6 +15,7 @@ struct Options {
   var warmup = 3
   var concurrency = 1
   var threads = 1
+  var endToEnd = true
 }
 
 func parse() -> Options? {
@@ -25,6 +27,7 @@ func parse() -> Options? {
     case "--warmup": options.warmup = Int(args.popFirst() ?? "") ?? options.warmup
     case "--concurrency": options.concurrency = max(1, Int(args.popFirst() ?? "") ?? 1)
     case "--threads": options.threads = max(1, Int(args.popFirst() ?? "") ?? 1)
+    case "--skip-end-to-end": options.endToEnd = false
     default: options.path = arg
     }
   }
@@ -72,7 +75,7 @@ do {
   let network = measure(runs: options.runs, concurrency: options.concurrency) {
     _ = try model.network.logits(forNormalizedInput: input, threads: threads)
   }
-  let endToEnd = measure(runs: options.runs, concurrency: options.concurrency) {
+  let endToEnd = measure(runs: options.endToEnd ? options.runs : 0, concurrency: options.concurrency) {
     let image = try PPMDecoder().decodePixels(from: data)
     let ranked = try model.rankedLabels(
       for: image, limit: classifier.configuration.topK, threads: threads)
