@@ -75,7 +75,8 @@ do {
   let network = measure(runs: options.runs, concurrency: options.concurrency) {
     _ = try model.network.logits(forNormalizedInput: input, threads: threads)
   }
-  let endToEnd = measure(runs: options.endToEnd ? options.runs : 0, concurrency: options.concurrency) {
+  let endToEndRuns = options.endToEnd ? options.runs : 0
+  let endToEnd = measure(runs: endToEndRuns, concurrency: options.concurrency) {
     let image = try PPMDecoder().decodePixels(from: data)
     let ranked = try model.rankedLabels(
       for: image, limit: classifier.configuration.topK, threads: threads)

@@ -79,7 +79,7 @@ extension QuantizedPointwiseConvolution {
 
   /// For each 4-bit mask, the positions of its set bits in order (then zeros): the table
   /// ``nonzeroPairs(_:_:pairs:into:compaction:)`` compacts four indices with.
-  static let pairCompaction: [Int32] = (0..<16).flatMap { mask in
+  private static let pairCompaction: [Int32] = (0..<16).flatMap { mask in
     let set = (0..<4).filter { mask & (1 << $0) != 0 }.map { Int32($0) }
     return set + [Int32](repeating: 0, count: 4 - set.count)
   }
