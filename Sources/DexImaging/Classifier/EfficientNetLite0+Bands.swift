@@ -104,7 +104,7 @@ extension EfficientNetLite0.MBConvBlock {
       depthwise.apply(
         band: band, firstRow: needed.lowerBound, height: height, width: width,
         outRows: first..<last, into: .quantizedReLU6(quantizedOutput))
-      project.applySkippingZeroPairs(
+      project.applySkippingZeros(
         quantized: quantizedOutput + first * ow * expanded,
         inputScale: QuantizedPointwiseConvolution.reluInputScale, pixels: (last - first) * ow,
         into: output + first * outputRow, residual: residual.map { $0 + first * outputRow })

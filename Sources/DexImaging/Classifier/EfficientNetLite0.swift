@@ -95,7 +95,7 @@ public final class EfficientNetLite0: Sendable {
     let store = try TensorStore(manifest: manifest, blob: blob)
 
     func pointwise(
-      _ name: String, _ cin: Int, _ cout: Int, relu: Bool
+      _ name: String, _ cin: Int, _ cout: Int, relu: Bool, sparseInput: Bool = false
     ) throws(ClassifierError)
       -> PointwiseLayer
     {
@@ -104,7 +104,7 @@ public final class EfficientNetLite0: Sendable {
       guard
         let layer = PointwiseLayer(
           arithmetic: arithmetic, weights: w, bias: b, inputChannels: cin, outputChannels: cout,
-          relu6: relu)
+          relu6: relu, sparseInput: sparseInput)
       else { throw .invalidWeights("\(name): unsupported channel count \(cout)") }
       return layer
     }
@@ -138,7 +138,7 @@ public final class EfficientNetLite0: Sendable {
           weights: dwW, bias: dwB, channels: expanded, kernel: spec.kernel, stride: spec.stride)
       else { throw .invalidWeights("block \(i): unsupported depthwise channel count") }
       let project = try pointwise(
-        "blocks.\(i).project", expanded, spec.outputChannels, relu: false)
+        "blocks.\(i).project", expanded, spec.outputChannels, relu: false, sparseInput: true)
       let block = MBConvBlock(
         expand: expand, depthwise: depthwise, project: project,
         hasResidual: spec.stride == 1 && spec.inputChannels == spec.outputChannels)
@@ -255,7 +255,7 @@ public final class EfficientNetLite0: Sendable {
           expanded, height: height, width: width,
           into: .quantizedReLU6(scratch),
           threads: threads)
-        project.applySkippingZeroPairs(
+        project.applySkippingZeros(
           quantized: scratch, inputScale: QuantizedPointwiseConvolution.reluInputScale,
           pixels: height * width, into: spare, residual: residual, threads: threads)
       } else {

@@ -139,7 +139,7 @@ import Testing
     q.withUnsafeBufferPointer { q in
       residual.withUnsafeBufferPointer { r in
         viaQuantized.withUnsafeMutableBufferPointer { y in
-          layer.applySkippingZeroPairs(
+          layer.applySkippingZeros(
             quantized: q.baseAddress!, inputScale: derived, pixels: pixels, into: y.baseAddress!,
             residual: r.baseAddress!, threads: 2)
         }
@@ -148,30 +148,41 @@ import Testing
     #expect(viaQuantized.map(\.bitPattern) == viaFloats.map(\.bitPattern))
   }
 
-  /// Skipping zero pairs gives exactly the dense kernel's bits: about six in ten values zero (as
-  /// in a real ReLU6 output), an all-zero pixel, an odd pixel count (the last pixel alone), 8 or
-  /// 16 output channels left after the 16-wide panels, odd input channels (a padding lane), a
-  /// pair count that is not a multiple of four (the nonzero list's one-pair tail), with and
-  /// without residual and ReLU6, on one and two threads.
+  /// Skipping zeros gives exactly the dense kernel's bits, by pairs (fewer than 80 outputs) and
+  /// by single channels (80 or more): about six in ten values zero (as in a real ReLU6 output),
+  /// an all-zero pixel next to one with a single nonzero value (an odd channel list), an odd
+  /// pixel count (the last pixel alone), 8 or 16 output channels left after the 16-wide panels,
+  /// odd input channels (a padding lane), a pair or channel count that is not a multiple of the
+  /// list's vector width (its scalar tail), with and without residual and ReLU6, on one and two
+  /// threads.
   @Test(arguments: [
     (96, 24, 37, false, false), (144, 40, 20, true, false), (240, 80, 9, false, true),
     (7, 16, 5, true, true), (1152, 192, 49, false, false), (672, 112, 1, true, false),
-    (30, 16, 11, false, true),
+    (30, 16, 11, false, true), (30, 88, 11, true, true), (7, 80, 6, false, false),
+    (1152, 320, 7, true, false),
   ])
-  func skippingZeroPairsGivesTheDenseBits(
+  func skippingZerosGivesTheDenseBits(
     cin: Int, cout: Int, pixels: Int, withResidual: Bool, relu: Bool
   ) throws {
+    let weights = Self.values(cin * cout, in: -1...1, seed: UInt64(cin))
+    let bias = Self.values(cout, in: -1...1, seed: UInt64(cout))
     let layer = try #require(
       QuantizedPointwiseConvolution(
-        weights: Self.values(cin * cout, in: -1...1, seed: UInt64(cin)),
-        bias: Self.values(cout, in: -1...1, seed: UInt64(cout)),
-        inputChannels: cin, outputChannels: cout, relu6: relu))
+        weights: weights, bias: bias, inputChannels: cin, outputChannels: cout, relu6: relu))
+    let sparseLayer = try #require(
+      QuantizedPointwiseConvolution(
+        weights: weights, bias: bias, inputChannels: cin, outputChannels: cout, relu6: relu,
+        sparseInput: true))
+    #expect(
+      sparseLayer.layout
+        == (cout >= QuantizedPointwiseConvolution.channelSkippingMinimumOutputs
+          ? .channelRows : .channelPairs))
     let row = layer.pairedChannels
     var random = SeededBytes(state: UInt64(cin * 31 + pixels))
     var q = [Int16](repeating: 0, count: pixels * row)
     for p in 0..<pixels where p != 3 {
-      for i in 0..<cin where random.next() % 10 >= 6 {
-        q[p * row + i] = Int16(random.next() % 4096)
+      for i in 0..<cin where p == 2 ? i == cin - 1 : random.next() % 10 >= 6 {
+        q[p * row + i] = Int16(random.next() % 4095 + 1)
       }
     }
     let zeroPairs = (0..<(pixels * row / 2)).filter { q[2 * $0] == 0 && q[2 * $0 + 1] == 0 }
@@ -184,7 +195,7 @@ import Testing
           y.withUnsafeMutableBufferPointer { y in
             let r = residual == nil ? nil : r.baseAddress
             if sparse {
-              layer.applySkippingZeroPairs(
+              sparseLayer.applySkippingZeros(
                 quantized: q.baseAddress!, inputScale: 0.002, pixels: pixels,
                 into: y.baseAddress!, residual: r, threads: threads)
             } else {
@@ -354,7 +365,7 @@ import Testing
     }
     input.withUnsafeBufferPointer { x in
       layered.withUnsafeMutableBufferPointer { y in
-        project.applySkippingZeroPairs(
+        project.applySkippingZeros(
           quantized: scratch, inputScale: scale, pixels: oh * ow, into: y.baseAddress!,
           residual: withResidual ? x.baseAddress! : nil)
       }

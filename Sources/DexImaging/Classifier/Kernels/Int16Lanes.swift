@@ -27,6 +27,12 @@ struct Int16Lanes {
       raw = _mm_loadu_si128(pointer.assumingMemoryBound(to: __m128i.self))
     }
 
+    /// Loads eight values from `pointer`, which must be 16-byte aligned (the load can then be
+    /// an operand of the instruction that uses it).
+    @inline(__always) init(aligned pointer: UnsafeRawPointer) {
+      raw = _mm_load_si128(pointer.assumingMemoryBound(to: __m128i.self))
+    }
+
     /// `[a0·b0 + a1·b1, a2·b2 + a3·b3, …]`: four 32-bit sums of adjacent products (`pmaddwd`).
     @inline(__always) func multipliedPairwise(by other: Int16Lanes) -> Int32Lanes {
       Int32Lanes(raw: _mm_madd_epi16(raw, other.raw))
@@ -42,9 +48,22 @@ struct Int16Lanes {
     @inline(__always) func store(to pointer: UnsafeMutableRawPointer) {
       _mm_storeu_si128(pointer.assumingMemoryBound(to: __m128i.self), raw)
     }
+
+    /// `[a0, b0, a1, b1, a2, b2, a3, b3]` of `self` (a) and `other` (b): the low halves
+    /// interleaved (`punpcklwd`).
+    @inline(__always) func interleavingLow(with other: Int16Lanes) -> Int16Lanes {
+      Int16Lanes(raw: _mm_unpacklo_epi16(raw, other.raw))
+    }
+
+    /// `[a4, b4, a5, b5, a6, b6, a7, b7]`: the high halves interleaved (`punpckhwd`).
+    @inline(__always) func interleavingHigh(with other: Int16Lanes) -> Int16Lanes {
+      Int16Lanes(raw: _mm_unpackhi_epi16(raw, other.raw))
+    }
   #else
     /// The register.
     var raw: SIMD8<Int16>
+
+    @inline(__always) init(raw: SIMD8<Int16>) { self.raw = raw }
 
     @inline(__always) init(repeatingPair pair: UInt32) {
       raw = unsafeBitCast(SIMD4<UInt32>(repeating: pair), to: SIMD8<Int16>.self)
@@ -52,6 +71,10 @@ struct Int16Lanes {
 
     @inline(__always) init(loading pointer: UnsafeRawPointer) {
       raw = pointer.loadUnaligned(as: SIMD8<Int16>.self)
+    }
+
+    @inline(__always) init(aligned pointer: UnsafeRawPointer) {
+      raw = pointer.load(as: SIMD8<Int16>.self)
     }
 
     @inline(__always) func multipliedPairwise(by other: Int16Lanes) -> Int32Lanes {
@@ -77,6 +100,18 @@ struct Int16Lanes {
 
     @inline(__always) func store(to pointer: UnsafeMutableRawPointer) {
       pointer.storeBytes(of: raw, as: SIMD8<Int16>.self)
+    }
+
+    @inline(__always) func interleavingLow(with other: Int16Lanes) -> Int16Lanes {
+      Int16Lanes(
+        raw: SIMD8(
+          raw[0], other.raw[0], raw[1], other.raw[1], raw[2], other.raw[2], raw[3], other.raw[3]))
+    }
+
+    @inline(__always) func interleavingHigh(with other: Int16Lanes) -> Int16Lanes {
+      Int16Lanes(
+        raw: SIMD8(
+          raw[4], other.raw[4], raw[5], other.raw[5], raw[6], other.raw[6], raw[7], other.raw[7]))
     }
   #endif
 }

@@ -7,10 +7,12 @@ enum PointwiseLayer: Sendable {
   case int16(QuantizedPointwiseConvolution)
 
   /// Builds the layer from row-major `[inputChannels][outputChannels]` weights; `nil` if the
-  /// sizes disagree.
+  /// sizes disagree. `sparseInput` marks a projection, whose int16 form runs on a quantized
+  /// ReLU6 output and may lay its weights out for that (see
+  /// ``QuantizedPointwiseConvolution/WeightLayout``).
   init?(
     arithmetic: EfficientNetLite0.Arithmetic, weights: [Float], bias: [Float],
-    inputChannels: Int, outputChannels: Int, relu6: Bool
+    inputChannels: Int, outputChannels: Int, relu6: Bool, sparseInput: Bool = false
   ) {
     switch arithmetic {
     case .float32:
@@ -24,7 +26,7 @@ enum PointwiseLayer: Sendable {
       guard
         let layer = QuantizedPointwiseConvolution(
           weights: weights, bias: bias, inputChannels: inputChannels,
-          outputChannels: outputChannels, relu6: relu6)
+          outputChannels: outputChannels, relu6: relu6, sparseInput: sparseInput)
       else { return nil }
       self = .int16(layer)
     }

@@ -5,25 +5,42 @@
 extension QuantizedPointwiseConvolution {
   /// Runs the convolution on `pixels` rows of an already quantized input, `x ≈ inputScale · q`
   /// with `|q| ≤` ``activationLimit`` in compact rows of ``pairedChannels`` values (the layout
-  /// the depthwise layer writes), multiplying only the input channel pairs that are nonzero; the
-  /// output has the bits the dense kernel gives on the same input
+  /// the depthwise layer writes), multiplying only the inputs that are nonzero; the output has
+  /// the bits the dense kernel gives on the same input
   /// (``apply(tiles:inputScale:pixels:into:residual:threads:)``). `threads > 1` splits the pixels.
   ///
   /// Why it exists: a projection's input is a ReLU6 output, and on real photos about six in ten
-  /// of its values, and nearly four in ten of its channel pairs, are exactly zero once
-  /// quantized. A zero pair adds nothing to any sum. This entry takes two pixels at a time, lists
-  /// the pairs that are nonzero in either, and runs the multiply-adds over that list only, 16
-  /// output channels at a time (each weight load serves both pixels). The integer sums are the
-  /// same sums in the same order, so the result is exact, not an approximation; on the bundled
-  /// photos it skips about a third of the projections' multiply-adds. On a dense input the
-  /// tiled six-pixel kernel (``apply(tiles:inputScale:pixels:into:residual:threads:)``) is faster.
-  func applySkippingZeroPairs(
+  /// of its values are exactly zero once quantized, and a zero adds nothing to any sum. Both
+  /// strategies take two pixels at a time (each weight load serves both) and list what is
+  /// nonzero in either:
+  /// - the channel pairs, for a layer in the ``WeightLayout/channelPairs`` layout (a narrow
+  ///   projection): the multiply-adds run over that list, 16 output channels at a time. It skips
+  ///   about a third of the projections' multiply-adds on the bundled photos.
+  /// - single channels, for the ``WeightLayout/channelRows`` layout (a projection with at least
+  ///   ``channelSkippingMinimumOutputs`` outputs): the listed channels are paired up as they
+  ///   come, each pair's two inputs broadcast once, and the two weight rows interleaved in
+  ///   registers (two more instructions per panel) so that `pmaddwd` still does eight
+  ///   multiply-adds. Half the values, rather than a third, are skipped on those layers.
+  ///
+  /// Integer sums do not depend on the order of their terms, so the result is exact, not an
+  /// approximation. On a dense input the tiled six-pixel kernel is faster.
+  func applySkippingZeros(
     quantized q: UnsafePointer<Int16>, inputScale: Float, pixels: Int,
     into output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil,
     threads: Int = 1
   ) {
+    if layout == .channelRows {
+      withParameters { w, s, b in
+        forEachChunk(of: pixels, threads: threads, multiple: 2) { range in
+          runSkippingZeroChannels(
+            q, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
+            output: output, residual: residual)
+        }
+      }
+      return
+    }
     withParameters { w, s, b in
-      Self.pairCompaction.withUnsafeBufferPointer { table in
+      Self.setBitPositions.withUnsafeBufferPointer { table in
         guard let compaction = table.baseAddress else { return }
         forEachChunk(of: pixels, threads: threads, multiple: 2) { range in
           withUnsafeTemporaryAllocation(of: Int32.self, capacity: pairedChannels / 2) { list in
@@ -55,14 +72,8 @@ extension QuantizedPointwiseConvolution {
         let a = _mm_loadu_si128((x0 + j &* 4).assumingMemoryBound(to: __m128i.self))
         let b = _mm_loadu_si128((x1 + j &* 4).assumingMemoryBound(to: __m128i.self))
         let zeros = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_or_si128(a, b), zero)))
-        let kept = Int(~zeros & 15)
-        let positions = _mm_loadu_si128(
-          UnsafeRawPointer(compaction + kept &* 4).assumingMemoryBound(to: __m128i.self))
-        _mm_storeu_si128(
-          UnsafeMutableRawPointer(list + count).assumingMemoryBound(to: __m128i.self),
-          _mm_add_epi32(positions, _mm_set1_epi32(Int32(truncatingIfNeeded: j))))
-        // The number of set bits of `kept`, one nibble per mask value.
-        count &+= (0x4332_3221_3221_2110 &>> (kept &* 4)) & 15
+        count = appendPositions(
+          of: Int(~zeros & 15), plus: j, to: list, at: count, table: compaction)
         j &+= 4
       }
     #endif
@@ -77,9 +88,28 @@ extension QuantizedPointwiseConvolution {
     return count
   }
 
-  /// For each 4-bit mask, the positions of its set bits in order (then zeros): the table
-  /// ``nonzeroPairs(_:_:pairs:into:compaction:)`` compacts four indices with.
-  private static let pairCompaction: [Int32] = (0..<16).flatMap { mask in
+  #if arch(x86_64)
+    /// Writes `base + i` for each set bit `i` of the 4-bit `mask`, in order, to `list` at
+    /// `count`, and returns the count past them. Four slots are stored whatever the mask (a
+    /// table row holds the positions), so `list` needs room for four past `count`; branch-free.
+    @inline(__always)
+    static func appendPositions(
+      of mask: Int, plus base: Int, to list: UnsafeMutablePointer<Int32>, at count: Int,
+      table: UnsafePointer<Int32>
+    ) -> Int {
+      let positions = _mm_loadu_si128(
+        UnsafeRawPointer(table + mask &* 4).assumingMemoryBound(to: __m128i.self))
+      _mm_storeu_si128(
+        UnsafeMutableRawPointer(list + count).assumingMemoryBound(to: __m128i.self),
+        _mm_add_epi32(positions, _mm_set1_epi32(Int32(truncatingIfNeeded: base))))
+      // The number of set bits of `mask`, one nibble per mask value.
+      return count &+ (0x4332_3221_3221_2110 &>> (mask &* 4)) & 15
+    }
+  #endif
+
+  /// For each 4-bit mask, the positions of its set bits in order (then zeros): the table the
+  /// zero-skipping kernels compact four indices with.
+  static let setBitPositions: [Int32] = (0..<16).flatMap { mask in
     let set = (0..<4).filter { mask & (1 << $0) != 0 }.map { Int32($0) }
     return set + [Int32](repeating: 0, count: 4 - set.count)
   }
@@ -115,23 +145,12 @@ extension QuantizedPointwiseConvolution {
       let x1 = UnsafeRawPointer(q + second &* row)
       let count = Self.nonzeroPairs(
         x0, x1, pairs: pairs, into: list, compaction: compaction)
-      let out0 = y + p &* cout
-      let out1 = y + second &* cout
-      let res0 = residual.map { $0 + p &* cout }
-      let res1 = residual.map { $0 + second &* cout }
-      let stores1 = second != p
+      let out = PixelPairOutput(p, second, output: y, residual: residual, channels: cout)
       var c = 0
       while c < cout {
         // 16 output channels (two panels) when there are, else the last 8.
         let wide = c &+ 16 <= cout
-        var a0 = Int32Lanes()
-        var a1 = Int32Lanes()
-        var a2 = Int32Lanes()
-        var a3 = Int32Lanes()
-        var b0 = Int32Lanes()
-        var b1 = Int32Lanes()
-        var b2 = Int32Lanes()
-        var b3 = Int32Lanes()
+        var sums = PanelPairSums()
         let w0 = UnsafeRawPointer(weights) + (c / 8) &* panelBytes
         // Two loops rather than one with an `if wide` inside: the optimiser does not hoist that
         // test out of the loop, and it costs a compare and branch per pair.
@@ -139,48 +158,108 @@ extension QuantizedPointwiseConvolution {
           let w1 = w0 + panelBytes
           for t in 0..<count {
             let j = Int(list[t])
-            let xa = Self.pair(x0, j).lanes
-            let xb = Self.pair(x1, j).lanes
             let o = j &* 32
-            let v0 = Int16Lanes(loading: w0 + o)
-            let v1 = Int16Lanes(loading: w0 + (o &+ 16))
-            let v2 = Int16Lanes(loading: w1 + o)
-            let v3 = Int16Lanes(loading: w1 + (o &+ 16))
-            a0 &+= xa.multipliedPairwise(by: v0)
-            a1 &+= xa.multipliedPairwise(by: v1)
-            a2 &+= xa.multipliedPairwise(by: v2)
-            a3 &+= xa.multipliedPairwise(by: v3)
-            b0 &+= xb.multipliedPairwise(by: v0)
-            b1 &+= xb.multipliedPairwise(by: v1)
-            b2 &+= xb.multipliedPairwise(by: v2)
-            b3 &+= xb.multipliedPairwise(by: v3)
+            sums.accumulate(
+              Self.pair(x0, j).lanes, Self.pair(x1, j).lanes, Int16Lanes(loading: w0 + o),
+              Int16Lanes(loading: w0 + (o &+ 16)), Int16Lanes(loading: w1 + o),
+              Int16Lanes(loading: w1 + (o &+ 16)))
           }
         } else {
           for t in 0..<count {
             let j = Int(list[t])
-            let xa = Self.pair(x0, j).lanes
-            let xb = Self.pair(x1, j).lanes
             let o = j &* 32
-            let v0 = Int16Lanes(loading: w0 + o)
-            let v1 = Int16Lanes(loading: w0 + (o &+ 16))
-            a0 &+= xa.multipliedPairwise(by: v0)
-            a1 &+= xa.multipliedPairwise(by: v1)
-            b0 &+= xb.multipliedPairwise(by: v0)
-            b1 &+= xb.multipliedPairwise(by: v1)
+            sums.accumulate(
+              Self.pair(x0, j).lanes, Self.pair(x1, j).lanes, Int16Lanes(loading: w0 + o),
+              Int16Lanes(loading: w0 + (o &+ 16)))
           }
         }
-        let e0 = epilogue(c)
-        e0.store(a0, a1, to: out0 + c, residual: res0.map { $0 + c })
-        if stores1 { e0.store(b0, b1, to: out1 + c, residual: res1.map { $0 + c }) }
-        if wide {
-          let c1 = c &+ 8
-          let e1 = epilogue(c1)
-          e1.store(a2, a3, to: out0 + c1, residual: res0.map { $0 + c1 })
-          if stores1 { e1.store(b2, b3, to: out1 + c1, residual: res1.map { $0 + c1 }) }
-        }
+        out.store(sums, channel: c, wide: wide) { epilogue($0) }
         c &+= wide ? 16 : 8
       }
       p &+= 2
+    }
+  }
+
+  /// The accumulators of up to 16 output channels (two panels) of a pixel pair, `a` for the
+  /// first pixel and `b` for the second: what the zero-skipping kernels sum into.
+  struct PanelPairSums {
+    var a0 = Int32Lanes()
+    var a1 = Int32Lanes()
+    var a2 = Int32Lanes()
+    var a3 = Int32Lanes()
+    var b0 = Int32Lanes()
+    var b1 = Int32Lanes()
+    var b2 = Int32Lanes()
+    var b3 = Int32Lanes()
+
+    /// Adds the products of the inputs `x` (first pixel) and `z` (second pixel) with one panel's
+    /// two weight registers, `low` (outputs 0–3) and `high` (4–7).
+    @inline(__always)
+    mutating func accumulate(
+      _ x: Int16Lanes, _ z: Int16Lanes, _ low: Int16Lanes, _ high: Int16Lanes
+    ) {
+      a0 &+= x.multipliedPairwise(by: low)
+      a1 &+= x.multipliedPairwise(by: high)
+      b0 &+= z.multipliedPairwise(by: low)
+      b1 &+= z.multipliedPairwise(by: high)
+    }
+
+    /// The same for two panels: `low0`/`high0` and `low1`/`high1`.
+    @inline(__always)
+    mutating func accumulate(
+      _ x: Int16Lanes, _ z: Int16Lanes, _ low0: Int16Lanes, _ high0: Int16Lanes,
+      _ low1: Int16Lanes, _ high1: Int16Lanes
+    ) {
+      a0 &+= x.multipliedPairwise(by: low0)
+      a1 &+= x.multipliedPairwise(by: high0)
+      a2 &+= x.multipliedPairwise(by: low1)
+      a3 &+= x.multipliedPairwise(by: high1)
+      b0 &+= z.multipliedPairwise(by: low0)
+      b1 &+= z.multipliedPairwise(by: high0)
+      b2 &+= z.multipliedPairwise(by: low1)
+      b3 &+= z.multipliedPairwise(by: high1)
+    }
+  }
+
+  /// Where a pixel pair's outputs go: the output (and residual) rows of pixel `p` and of
+  /// `second`, which is `p` again when `p` is the last pixel alone (its copy is not stored).
+  struct PixelPairOutput {
+    let first: UnsafeMutablePointer<Float>
+    let second: UnsafeMutablePointer<Float>
+    let firstResidual: UnsafePointer<Float>?
+    let secondResidual: UnsafePointer<Float>?
+    let storesSecond: Bool
+
+    @inline(__always)
+    init(
+      _ p: Int, _ second: Int, output y: UnsafeMutablePointer<Float>,
+      residual: UnsafePointer<Float>?, channels cout: Int
+    ) {
+      first = y + p &* cout
+      self.second = y + second &* cout
+      firstResidual = residual.map { $0 + p &* cout }
+      secondResidual = residual.map { $0 + second &* cout }
+      storesSecond = second != p
+    }
+
+    /// Finishes and stores the panel at output channel `c` of both pixels, and the next panel's
+    /// when `wide`, through the epilogue `epilogue(channel)` gives.
+    @inline(__always)
+    func store(
+      _ sums: PanelPairSums, channel c: Int, wide: Bool, _ epilogue: (Int) -> Epilogue
+    ) {
+      let e0 = epilogue(c)
+      e0.store(sums.a0, sums.a1, to: first + c, residual: firstResidual.map { $0 + c })
+      if storesSecond {
+        e0.store(sums.b0, sums.b1, to: second + c, residual: secondResidual.map { $0 + c })
+      }
+      guard wide else { return }
+      let c1 = c &+ 8
+      let e1 = epilogue(c1)
+      e1.store(sums.a2, sums.a3, to: first + c1, residual: firstResidual.map { $0 + c1 })
+      if storesSecond {
+        e1.store(sums.b2, sums.b3, to: second + c1, residual: secondResidual.map { $0 + c1 })
+      }
     }
   }
 }

@@ -25,6 +25,7 @@ extension QuantizedPointwiseConvolution {
     into output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil,
     threads: Int = 1
   ) {
+    precondition(layout == .channelPairs, "a layer built for sparse input has no dense entry")
     withParameters { w, s, b in
       forEachChunk(of: pixels, threads: threads, multiple: Self.tilePixels) { range in
         run(
@@ -108,7 +109,7 @@ extension QuantizedPointwiseConvolution {
   /// Re-lays `pixels` compact rows (``pairedChannels`` values each, the layout the depthwise
   /// layer writes) out in tiles: the bridge the kernel tests use to run the dense kernel on the
   /// same quantized input as
-  /// ``applySkippingZeroPairs(quantized:inputScale:pixels:into:residual:threads:)``.
+  /// ``applySkippingZeros(quantized:inputScale:pixels:into:residual:threads:)``.
   func tile(
     _ q: UnsafePointer<Int16>, pixels: Int, into tiles: UnsafeMutablePointer<Int16>
   ) {

@@ -20,8 +20,10 @@
 /// broadcast against two registers of a panel gives eight outputs. The dense micro-kernel keeps
 /// a 6 pixels × 8 channels tile of accumulators in registers and reads its input in a tiled
 /// layout with each pair already broadcast (see ``tiledCount(pixels:)``); a projection, whose
-/// input is mostly zeros, skips the zero pairs instead (see
-/// ``applySkippingZeroPairs(quantized:inputScale:pixels:into:residual:threads:)``).
+/// input is mostly zeros, skips the zeros instead (see
+/// ``applySkippingZeros(quantized:inputScale:pixels:into:residual:threads:)``). A wide
+/// projection keeps one 16-byte row per input channel per panel instead of pairs (see
+/// ``WeightLayout``).
 struct QuantizedPointwiseConvolution: Sendable {
   /// Input channels.
   let inputChannels: Int
@@ -29,8 +31,10 @@ struct QuantizedPointwiseConvolution: Sendable {
   let pairedChannels: Int
   /// Output channels, a multiple of 8.
   let outputChannels: Int
-  /// Packed weights, see the type's description.
+  /// Packed weights, see the type's description and ``layout``.
   let packedWeights: [Int16]
+  /// How ``packedWeights`` is laid out, fixed by the input the layer was built for.
+  let layout: WeightLayout
   /// Per output channel, the float value of one weight step (`sw`).
   let weightScales: [Float]
   /// One bias per output channel (BatchNorm folded in).
@@ -46,9 +50,34 @@ struct QuantizedPointwiseConvolution: Sendable {
   /// instead of this layer measuring and quantizing a float copy.
   static let reluInputScale: Float = 6 / activationLimit
 
+  /// The layouts of ``packedWeights``.
+  enum WeightLayout: Sendable {
+    /// Panels of eight output channels holding input channel pairs interleaved:
+    /// `panel[pair][0..<16] = (v[2j][o0], v[2j+1][o0], …, v[2j][o7], v[2j+1][o7])`, what
+    /// `pmaddwd` reads as is. The dense kernel and the pair-skipping projection use it.
+    case channelPairs
+    /// Panels of eight output channels holding one row per input channel:
+    /// `panel[i][0..<8] = (v[i][o0], …, v[i][o7])`. The channel-skipping projection pairs any
+    /// two listed channels by interleaving their rows in registers (see
+    /// ``applySkippingZeros(quantized:inputScale:pixels:into:residual:threads:)``).
+    case channelRows
+  }
+
+  /// The fewest output channels for which a projection skips single zero channels rather than
+  /// zero channel pairs. Interleaving two weight rows costs a few instructions per pair of
+  /// channels and panel pair, which a wide layer amortises over more panels than the listing
+  /// costs; below this the pair-skipping kernel is faster (measured in alternating passes).
+  static let channelSkippingMinimumOutputs = 80
+
   /// Quantizes and packs row-major `[inputChannels][outputChannels]` weights; `nil` if the sizes
-  /// disagree or a weight is not finite.
-  init?(weights: [Float], bias: [Float], inputChannels: Int, outputChannels: Int, relu6: Bool) {
+  /// disagree or a weight is not finite. `sparseInput` builds the layer for
+  /// ``applySkippingZeros(quantized:inputScale:pixels:into:residual:threads:)`` (a projection)
+  /// rather than for the dense entries; a wide one then gets the ``WeightLayout/channelRows``
+  /// layout, which only that entry reads.
+  init?(
+    weights: [Float], bias: [Float], inputChannels: Int, outputChannels: Int, relu6: Bool,
+    sparseInput: Bool = false
+  ) {
     guard inputChannels > 0, outputChannels > 0, outputChannels % 8 == 0,
       weights.count == inputChannels * outputChannels, bias.count == outputChannels,
       weights.allSatisfy(\.isFinite)
@@ -89,16 +118,30 @@ struct QuantizedPointwiseConvolution: Sendable {
       }
       guard steps > 0 else { return nil }
     }
+    let layout: WeightLayout =
+      sparseInput && cout >= Self.channelSkippingMinimumOutputs ? .channelRows : .channelPairs
     var packed = [Int16](repeating: 0, count: paired * cout)
-    let pairs = paired / 2
-    for panel in 0..<(cout / 8) {
-      for pair in 0..<pairs {
-        for lane in 0..<8 {
-          let o = panel * 8 + lane
-          let base = ((panel * pairs + pair) * 8 + lane) * 2
-          for half in 0..<2 {
-            let i = pair * 2 + half
-            packed[base + half] = i < cin ? quantized[i * cout + o] : 0
+    switch layout {
+    case .channelPairs:
+      let pairs = paired / 2
+      for panel in 0..<(cout / 8) {
+        for pair in 0..<pairs {
+          for lane in 0..<8 {
+            let o = panel * 8 + lane
+            let base = ((panel * pairs + pair) * 8 + lane) * 2
+            for half in 0..<2 {
+              let i = pair * 2 + half
+              packed[base + half] = i < cin ? quantized[i * cout + o] : 0
+            }
+          }
+        }
+      }
+    case .channelRows:
+      // The padding channel of an odd count keeps a zero row.
+      for panel in 0..<(cout / 8) {
+        for i in 0..<cin {
+          for lane in 0..<8 {
+            packed[(panel * paired + i) * 8 + lane] = quantized[i * cout + panel * 8 + lane]
           }
         }
       }
@@ -107,6 +150,7 @@ struct QuantizedPointwiseConvolution: Sendable {
     self.pairedChannels = paired
     self.outputChannels = cout
     self.packedWeights = packed
+    self.layout = layout
     self.weightScales = scales
     self.bias = bias
     self.clampsToReLU6 = relu6
