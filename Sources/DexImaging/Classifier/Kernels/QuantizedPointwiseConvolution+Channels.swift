@@ -5,11 +5,14 @@
 extension QuantizedPointwiseConvolution {
   /// The channel-skipping strategy of
   /// ``applySkippingZeros(quantized:inputScale:pixels:into:residual:threads:)`` over rows
-  /// `pixels`, for a layer in the ``WeightLayout/channelRows`` layout.
+  /// `pixels`, for a layer in the ``WeightLayout/channelRows`` layout. `list` has room for
+  /// ``pairedChannels`` + 8 values; it holds the listed channels' indices, then the byte offsets
+  /// of their pairs' weight rows.
   func runSkippingZeroChannels(
     _ q: UnsafePointer<Int16>, pixels: Range<Int>, weights: UnsafePointer<Int16>,
     scales: UnsafePointer<Float>, inputScale: Float, bias: UnsafePointer<Float>,
-    output y: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?
+    output y: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?,
+    list: UnsafeMutablePointer<Int32>, compaction: UnsafePointer<Int32>
   ) {
     let row = pairedChannels
     let cout = outputChannels
@@ -17,59 +20,51 @@ extension QuantizedPointwiseConvolution {
     // One panel holds 16 bytes (eight outputs) per input channel.
     let panelBytes = row &* 16
     let sx = Float4Lanes(repeating: inputScale)
-    Self.setBitPositions.withUnsafeBufferPointer { table in
-      guard let compaction = table.baseAddress else { return }
-      let w = UnsafeRawPointer(weights)
-      // The list: channel indices, then byte offsets of channel pairs; 8 spare slots for the
-      // four-wide stores. The pairs' inputs: two broadcast registers (32 bytes) per pair.
-      withUnsafeTemporaryAllocation(of: Int32.self, capacity: row &+ 8) { list in
-        withUnsafeTemporaryAllocation(
-          byteCount: (row / 2 &+ 1) &* 32, alignment: 16
-        ) { inputs in
-          guard let list = list.baseAddress, let inputs = inputs.baseAddress else { return }
-          var p = pixels.lowerBound
-          while p < pixels.upperBound {
-            let second = p &+ 1 < pixels.upperBound ? p &+ 1 : p
-            let x0 = q + p &* row
-            let x1 = q + second &* row
-            let count = Self.nonzeroChannels(
-              x0, x1, channels: row, into: list, compaction: compaction)
-            let entries = Self.pairUp(list, count: count, x0, x1, into: inputs)
-            let out = PixelPairOutput(p, second, output: y, residual: residual, channels: cout)
-            var panel = 0
-            while panel < panels {
-              // Two panels when there are, else the last one; two loops, as in the pair kernel.
-              let wide = panel &+ 2 <= panels
-              var sums = PanelPairSums()
-              let w0 = w + panel &* panelBytes
-              if wide {
-                let w1 = w0 + panelBytes
-                for e in 0..<entries {
-                  let (a, b) = (Int(list[2 &* e]), Int(list[2 &* e &+ 1]))
-                  let (low0, high0) = Self.interleavedRows(w0, a, b)
-                  let (low1, high1) = Self.interleavedRows(w1, a, b)
-                  sums.accumulate(
-                    Int16Lanes(aligned: inputs + e &* 32),
-                    Int16Lanes(aligned: inputs + (e &* 32 &+ 16)), low0, high0, low1, high1)
-                }
-              } else {
-                for e in 0..<entries {
-                  let (low, high) = Self.interleavedRows(
-                    w0, Int(list[2 &* e]), Int(list[2 &* e &+ 1]))
-                  sums.accumulate(
-                    Int16Lanes(aligned: inputs + e &* 32),
-                    Int16Lanes(aligned: inputs + (e &* 32 &+ 16)), low, high)
-                }
-              }
-              out.store(sums, channel: panel &* 8, wide: wide) {
-                Epilogue(
-                  channel: $0, scales: scales, inputScale: sx, bias: bias, relu6: clampsToReLU6)
-              }
-              panel &+= wide ? 2 : 1
+    let w = UnsafeRawPointer(weights)
+    // The pairs' inputs: two broadcast registers (32 bytes) per pair.
+    withUnsafeTemporaryAllocation(byteCount: (row / 2 &+ 1) &* 32, alignment: 16) { inputs in
+      guard let inputs = inputs.baseAddress else { return }
+      var p = pixels.lowerBound
+      while p < pixels.upperBound {
+        let second = p &+ 1 < pixels.upperBound ? p &+ 1 : p
+        let x0 = q + p &* row
+        let x1 = q + second &* row
+        let count = Self.nonzeroChannels(
+          x0, x1, channels: row, into: list, compaction: compaction)
+        let entries = Self.pairUp(list, count: count, x0, x1, into: inputs)
+        let out = PixelPairOutput(p, second, output: y, residual: residual, channels: cout)
+        var panel = 0
+        while panel < panels {
+          // Two panels when there are, else the last one; two loops, as in the pair kernel.
+          let wide = panel &+ 2 <= panels
+          var sums = PanelPairSums()
+          let w0 = w + panel &* panelBytes
+          if wide {
+            let w1 = w0 + panelBytes
+            for e in 0..<entries {
+              let (a, b) = (Int(list[2 &* e]), Int(list[2 &* e &+ 1]))
+              let (low0, high0) = Self.interleavedRows(w0, a, b)
+              let (low1, high1) = Self.interleavedRows(w1, a, b)
+              sums.accumulate(
+                Int16Lanes(aligned: inputs + e &* 32),
+                Int16Lanes(aligned: inputs + (e &* 32 &+ 16)), low0, high0, low1, high1)
             }
-            p &+= 2
+          } else {
+            for e in 0..<entries {
+              let (low, high) = Self.interleavedRows(
+                w0, Int(list[2 &* e]), Int(list[2 &* e &+ 1]))
+              sums.accumulate(
+                Int16Lanes(aligned: inputs + e &* 32),
+                Int16Lanes(aligned: inputs + (e &* 32 &+ 16)), low, high)
+            }
           }
+          out.store(sums, channel: panel &* 8, wide: wide) {
+            Epilogue(
+              channel: $0, scales: scales, inputScale: sx, bias: bias, relu6: clampsToReLU6)
+          }
+          panel &+= wide ? 2 : 1
         }
+        p &+= 2
       }
     }
   }

@@ -29,25 +29,24 @@ extension QuantizedPointwiseConvolution {
     into output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil,
     threads: Int = 1
   ) {
-    if layout == .channelRows {
-      withParameters { w, s, b in
-        forEachChunk(of: pixels, threads: threads, multiple: 2) { range in
-          runSkippingZeroChannels(
-            q, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
-            output: output, residual: residual)
-        }
-      }
-      return
-    }
     withParameters { w, s, b in
       Self.setBitPositions.withUnsafeBufferPointer { table in
         guard let compaction = table.baseAddress else { return }
         forEachChunk(of: pixels, threads: threads, multiple: 2) { range in
-          withUnsafeTemporaryAllocation(of: Int32.self, capacity: pairedChannels / 2) { list in
+          // Room for every channel's index plus the four-wide stores' spare slots (the pair
+          // strategy uses half).
+          withUnsafeTemporaryAllocation(of: Int32.self, capacity: pairedChannels &+ 8) { list in
             guard let list = list.baseAddress else { return }
-            runSkippingZeroPairs(
-              q, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
-              output: output, residual: residual, list: list, compaction: compaction)
+            switch layout {
+            case .channelPairs:
+              runSkippingZeroPairs(
+                q, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
+                output: output, residual: residual, list: list, compaction: compaction)
+            case .channelRows:
+              runSkippingZeroChannels(
+                q, pixels: range, weights: w, scales: s, inputScale: inputScale, bias: b,
+                output: output, residual: residual, list: list, compaction: compaction)
+            }
           }
         }
       }
