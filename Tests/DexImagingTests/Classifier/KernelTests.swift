@@ -263,6 +263,8 @@ import Testing
   @Test(arguments: [
     (7, 7, 16, 5, 1), (14, 14, 8, 5, 2), (9, 13, 24, 3, 1), (10, 10, 8, 3, 2), (1, 1, 8, 3, 1),
     (5, 6, 8, 5, 2), (3, 22, 8, 3, 1), (7, 7, 48, 5, 1), (6, 9, 64, 3, 2),
+    // Interior runs of 7, 9 and 26 columns: groups of six and four, and lone columns.
+    (3, 9, 8, 3, 1), (4, 11, 16, 3, 1), (5, 30, 8, 5, 1),
   ])
   func depthwiseMatchesDirectSums(
     height: Int, width: Int, channels: Int, kernel: Int, stride: Int
@@ -435,9 +437,11 @@ import Testing
     }
   }
 
-  @Test(arguments: [32, 40])
-  func stemMatchesDirectSums(outputChannels: Int) throws {
-    let (height, width, k, stride) = (17, 15, 3, 2)
+  /// Odd sizes pad both sides on stride 2; even sizes (as the network's 224) pad only the bottom
+  /// and right.
+  @Test(arguments: [(32, 17, 15), (40, 17, 15), (32, 16, 14), (40, 2, 3)])
+  func stemMatchesDirectSums(outputChannels: Int, height: Int, width: Int) throws {
+    let (k, stride) = (3, 2)
     let weights = Self.values(k * k * 3 * outputChannels, in: -1...1, seed: 21)
     let bias = Self.values(outputChannels, in: -1...1, seed: 22)
     let input = Self.values(height * width * 3, in: -1...1, seed: 23)

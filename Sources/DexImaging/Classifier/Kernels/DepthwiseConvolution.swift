@@ -3,10 +3,10 @@
 ///
 /// Channels are the innermost, contiguous dimension, so every tap is one eight-wide
 /// multiply-add over eight channels (see ``FloatOctet``). A multiply-add chain waits on its own
-/// previous addition, so the kernel always keeps eight chains in flight: four neighbouring output
-/// pixels share each weight load where all their taps lie inside the row, and a lone pixel at a
-/// border takes 32 channels at a time. Padding is handled by clipping the tap range rather than
-/// by materialising a padded copy.
+/// previous addition, so the kernel always keeps eight or more chains in flight: six or four
+/// neighbouring output pixels share each weight load where all their taps lie inside the row
+/// (``DepthwisePixelGroup``), and a lone pixel at a border takes 32 channels at a time. Padding
+/// is handled by clipping the tap range rather than by materialising a padded copy.
 struct DepthwiseConvolution: Sendable {
   /// Channels (input = output), a multiple of 8.
   let channels: Int
@@ -117,49 +117,54 @@ struct DepthwiseConvolution: Sendable {
     let c = channels
     let k = kernel
     let s = stride
-    // Output columns whose taps all lie inside the input row: there four neighbouring outputs
-    // share every weight load and give eight independent accumulator chains.
+    // Output columns whose taps all lie inside the input row: there neighbouring outputs share
+    // every weight load, and each brings two independent accumulator chains.
     let interiorStart = (padLeft + s - 1) / s
     let interiorEnd = max(interiorStart, min(outWidth, (width + padLeft - k) / s + 1))
     for oy in outRows {
       let iy0 = oy &* s &- padTop
       let kyStart = max(0, -iy0)
       let kyEnd = min(k, height &- iy0)
-      var ox = 0
-      while ox < outWidth {
+      // `G.count` neighbouring interior outputs from output column `ox`, all channels.
+      @inline(__always) func interior<G: DepthwisePixelGroup>(_: G.Type, at ox: Int) {
         let ix0 = ox &* s &- padLeft
         let out = (oy &* outWidth &+ ox) &* c
-        if ox >= interiorStart, ox &+ 4 <= interiorEnd {
-          let step = s &* c
-          var ch = 0
-          while ch < c {
-            var a0 = FloatOctet(bias: b + ch)
-            var a1 = a0
-            var a2 = a0
-            var a3 = a0
-            var ky = kyStart
-            while ky < kyEnd {
-              var px = x + (((iy0 &+ ky &- firstRow) &* width &+ ix0) &* c &+ ch)
-              var wt = w + (ky &* k &* c &+ ch)
-              for _ in 0..<k {
-                a0.accumulate(wt, px)
-                a1.accumulate(wt, px + step)
-                a2.accumulate(wt, px + (2 &* step))
-                a3.accumulate(wt, px + (3 &* step))
-                px += c
-                wt += c
-              }
-              ky &+= 1
+        let step = s &* c
+        var ch = 0
+        while ch < c {
+          var group = G(bias: b + ch)
+          var ky = kyStart
+          while ky < kyEnd {
+            var px = x + (((iy0 &+ ky &- firstRow) &* width &+ ix0) &* c &+ ch)
+            var wt = w + (ky &* k &* c &+ ch)
+            for _ in 0..<k {
+              group.accumulate(wt, px, step: step)
+              px += c
+              wt += c
             }
-            put(a0, out &+ ch)
-            put(a1, out &+ (c &+ ch))
-            put(a2, out &+ (2 &* c &+ ch))
-            put(a3, out &+ (3 &* c &+ ch))
-            ch &+= 8
+            ky &+= 1
           }
-          ox &+= 4
+          group.forEach { pixel, value in put(value, out &+ (pixel &* c &+ ch)) }
+          ch &+= 8
+        }
+      }
+      var ox = 0
+      while ox < outWidth {
+        // Six at a time where that leaves no two or three lone columns behind (eight become
+        // four and four), else four.
+        let interiorLeft = interiorEnd &- ox
+        if ox >= interiorStart, interiorLeft >= 6, interiorLeft != 8, interiorLeft != 9 {
+          interior(SixPixels.self, at: ox)
+          ox &+= SixPixels.count
           continue
         }
+        if ox >= interiorStart, interiorLeft >= 4 {
+          interior(FourPixels.self, at: ox)
+          ox &+= FourPixels.count
+          continue
+        }
+        let ix0 = ox &* s &- padLeft
+        let out = (oy &* outWidth &+ ox) &* c
         let kxStart = max(0, -ix0)
         let kxEnd = min(k, width &- ix0)
         var ch = 0

@@ -2,7 +2,9 @@
 /// bias and ReLU6, TensorFlow "SAME" padding.
 ///
 /// With only three input channels a matrix product would waste most of its work, so each output
-/// pixel accumulates its 27 taps directly into its output channels, 32 at a time.
+/// pixel accumulates its 27 taps directly into its output channels, 32 at a time: eight
+/// independent accumulator chains share each input value, instead of two chains waiting on each
+/// other's additions.
 struct StemConvolution: Sendable {
   /// Output channels, a multiple of 8.
   let outputChannels: Int
@@ -10,12 +12,15 @@ struct StemConvolution: Sendable {
   let kernel: Int
   /// Stride.
   let stride: Int
-  /// Weights laid out `[kernel][kernel][3][outputChannels]`.
+  /// Output channels rounded up to a multiple of 32, the width of one pass over the taps.
+  let paddedChannels: Int
+  /// Weights laid out `[kernel][kernel][3][paddedChannels]`, zero past `outputChannels`.
   let weights: [Float]
-  /// Bias per output channel.
+  /// Bias per output channel, zero past `outputChannels`.
   let bias: [Float]
 
-  /// Creates the layer; `nil` if the sizes disagree.
+  /// Creates the layer from weights laid out `[kernel][kernel][3][outputChannels]`; `nil` if the
+  /// sizes disagree.
   init?(weights: [Float], bias: [Float], outputChannels: Int, kernel: Int, stride: Int) {
     guard outputChannels > 0, outputChannels % 8 == 0, kernel > 0, stride > 0,
       weights.count == kernel * kernel * 3 * outputChannels, bias.count == outputChannels
@@ -23,8 +28,16 @@ struct StemConvolution: Sendable {
     self.outputChannels = outputChannels
     self.kernel = kernel
     self.stride = stride
-    self.weights = weights
-    self.bias = bias
+    let padded = (outputChannels + 31) / 32 * 32
+    paddedChannels = padded
+    var w = [Float](repeating: 0, count: kernel * kernel * 3 * padded)
+    for row in 0..<(kernel * kernel * 3) {
+      for o in 0..<outputChannels {
+        w[row * padded + o] = weights[row * outputChannels + o]
+      }
+    }
+    self.weights = w
+    self.bias = bias + [Float](repeating: 0, count: padded - outputChannels)
   }
 
   /// Applies the layer to an `height × width × 3` input; returns the output size.
@@ -40,65 +53,56 @@ struct StemConvolution: Sendable {
     let (ow, padLeft) = DepthwiseConvolution.samePadding(
       input: width, kernel: kernel, stride: stride)
     let co = outputChannels
+    let cp = paddedChannels
     let k = kernel
     weights.withUnsafeBufferPointer { wb in
       bias.withUnsafeBufferPointer { bb in
         guard let w = wb.baseAddress, let b = bb.baseAddress else { return }
         forEachChunk(of: oh, threads: threads, multiple: 1) { rows in
           for oy in rows {
-            let iy0 = oy * stride - padTop
+            let iy0 = oy &* stride &- padTop
+            // The taps that land inside the image: padding is skipped by clipping the ranges,
+            // so the loops below carry no bounds tests (the sums keep the order ky, kx, channel).
+            let kyStart = max(0, -iy0)
+            let kyEnd = min(k, height &- iy0)
             for ox in 0..<ow {
-              let ix0 = ox * stride - padLeft
-              let out = output + (oy * ow + ox) * co
+              let ix0 = ox &* stride &- padLeft
+              let kxStart = max(0, -ix0)
+              let kxEnd = min(k, width &- ix0)
+              let out = output + (oy &* ow &+ ox) &* co
               var group = 0
-              // Thirty-two channels at a time: eight independent accumulator chains share each
-              // input value, instead of two chains waiting on each other's additions.
-              while group + 32 <= co {
+              while group < co {
                 var a0 = FloatOctet(bias: b + group)
-                var a1 = FloatOctet(bias: b + (group + 8))
-                var a2 = FloatOctet(bias: b + (group + 16))
-                var a3 = FloatOctet(bias: b + (group + 24))
-                for ky in 0..<k {
-                  let iy = iy0 + ky
-                  guard iy >= 0, iy < height else { continue }
-                  for kx in 0..<k {
-                    let ix = ix0 + kx
-                    guard ix >= 0, ix < width else { continue }
-                    let px = input + (iy * width + ix) * 3
-                    var wt = w + (((ky * k + kx) * 3) * co + group)
+                var a1 = FloatOctet(bias: b + (group &+ 8))
+                var a2 = FloatOctet(bias: b + (group &+ 16))
+                var a3 = FloatOctet(bias: b + (group &+ 24))
+                var ky = kyStart
+                while ky < kyEnd {
+                  var px = input + ((iy0 &+ ky) &* width &+ ix0 &+ kxStart) &* 3
+                  var wt = w + ((ky &* k &+ kxStart) &* 3 &* cp &+ group)
+                  var kx = kxStart
+                  while kx < kxEnd {
                     for channel in 0..<3 {
                       let value = px[channel]
                       a0.accumulate(wt, value)
                       a1.accumulate(wt + 8, value)
                       a2.accumulate(wt + 16, value)
                       a3.accumulate(wt + 24, value)
-                      wt += co
+                      wt += cp
                     }
+                    px += 3
+                    kx &+= 1
                   }
+                  ky &+= 1
                 }
+                // The last pass over a channel count that is not a multiple of 32 computes the
+                // zero-weight padding too, and stores only the real channels.
+                let left = co &- group
                 a0.store(out + group, residual: nil, relu6: true)
-                a1.store(out + (group + 8), residual: nil, relu6: true)
-                a2.store(out + (group + 16), residual: nil, relu6: true)
-                a3.store(out + (group + 24), residual: nil, relu6: true)
-                group += 32
-              }
-              while group < co {
-                var acc = FloatOctet(bias: b + group)
-                for ky in 0..<k {
-                  let iy = iy0 + ky
-                  guard iy >= 0, iy < height else { continue }
-                  for kx in 0..<k {
-                    let ix = ix0 + kx
-                    guard ix >= 0, ix < width else { continue }
-                    let px = input + (iy * width + ix) * 3
-                    let wt = w + ((ky * k + kx) * 3) * co + group
-                    acc.accumulate(wt, px[0])
-                    acc.accumulate(wt + co, px[1])
-                    acc.accumulate(wt + 2 * co, px[2])
-                  }
-                }
-                acc.store(out + group, residual: nil, relu6: true)
-                group += 8
+                if left > 8 { a1.store(out + (group &+ 8), residual: nil, relu6: true) }
+                if left > 16 { a2.store(out + (group &+ 16), residual: nil, relu6: true) }
+                if left > 24 { a3.store(out + (group &+ 24), residual: nil, relu6: true) }
+                group &+= 32
               }
             }
           }
