@@ -163,6 +163,7 @@ extension QuantizedPointwiseConvolution {
     // panel passes over them.
     let blockTiles = max(1, 12_288 / tileValues)
     let sx = Float4Lanes(repeating: inputScale)
+    let plainReLU6 = clampsToReLU6 && residual == nil
     var first = pixels.lowerBound / Self.tilePixels
     let endTile = (pixels.upperBound + Self.tilePixels - 1) / Self.tilePixels
     while first < endTile {
@@ -211,9 +212,20 @@ extension QuantizedPointwiseConvolution {
             x += 96
             w += 32
           }
-          // The tile's pixels that exist (a last tile may be partial) get their outputs.
           let p = tile &* Self.tilePixels
           let valid = min(Self.tilePixels, pixels.upperBound &- p)
+          // A whole tile of an expansion (ReLU6, no residual): no test per pixel.
+          if plainReLU6, valid == Self.tilePixels {
+            let out = y + (p &* cout &+ c)
+            epilogue.storeReLU6(a0, a1, to: out)
+            epilogue.storeReLU6(b0, b1, to: out + cout)
+            epilogue.storeReLU6(c0, c1, to: out + 2 &* cout)
+            epilogue.storeReLU6(d0, d1, to: out + 3 &* cout)
+            epilogue.storeReLU6(e0, e1, to: out + 4 &* cout)
+            epilogue.storeReLU6(f0, f1, to: out + 5 &* cout)
+            continue
+          }
+          // The tile's pixels that exist (a last tile may be partial) get their outputs.
           @inline(__always) func store(_ k: Int, _ low: Int32Lanes, _ high: Int32Lanes) {
             let o = (p &+ k) &* cout &+ c
             epilogue.store(low, high, to: y + o, residual: residual.map { $0 + o })

@@ -247,5 +247,14 @@ struct QuantizedPointwiseConvolution: Sendable {
       v0.store(to: out)
       v1.store(to: out + 4)
     }
+
+    /// ``store(_:_:to:residual:)`` for a layer with ReLU6 and no residual, without the tests.
+    @inline(__always)
+    func storeReLU6(_ a0: Int32Lanes, _ a1: Int32Lanes, to out: UnsafeMutablePointer<Float>) {
+      let zero = Float4Lanes(repeating: 0)
+      let six = Float4Lanes(repeating: 6)
+      (a0.floats * scale0 + bias0).clamped(zero, six).store(to: out)
+      (a1.floats * scale1 + bias1).clamped(zero, six).store(to: out + 4)
+    }
   }
 }
