@@ -18,6 +18,11 @@
 3. Prints median and p95 latency per image, the ratio ours / onnxruntime (of the pooled medians,
    and the median of the per-round ratios, which compares both under the same conditions) and
    each process's peak RSS (each side runs in its own child process).
+4. Paired passes (`--pairs`, the network alone): both sides run as servers that do one pass per
+   request, pinned to the same CPU for 1 thread, and the script alternates single passes between
+   them (who goes first alternates too). Each pair of passes sees the same host conditions
+   within a few tens of milliseconds, so the median of the per-pair ratios is the comparison
+   least moved by other tenants' load, which on this shared VM changes from second to second.
 """
 
 import argparse
@@ -130,19 +135,64 @@ def export_worker(onnx_path, image):
     print(json.dumps([float(v) for v in ref.forward(ref.load_model(), ref.preprocess(rgb))]))
 
 
-def onnx_worker(model_path, image_path, runs, threads):
-    """Child process: times onnxruntime, prints JSON."""
-    import io
-
-    import numpy as np
+def onnx_session(model_path, threads):
+    """An onnxruntime session running on `threads` threads, one request at a time."""
     import onnxruntime as ort
-    from PIL import Image
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"]), ort
+
+
+def onnx_server(model_path, image_path, threads):
+    """Child process: prints "ready", then times one inference per line read, printing its ms."""
+    import numpy as np
+
+    session, _ = onnx_session(model_path, threads)
+    rgb = np.frombuffer(open(image_path, "rb").read()[-256 * 256 * 3:], dtype=np.uint8)
+    x = reference_module().preprocess(rgb.reshape(256, 256, 3)).transpose(2, 0, 1)[None].copy()
+    for _ in range(5):
+        session.run(None, {"input": x})
+    print("ready", flush=True)
+    for _ in sys.stdin:
+        t = time.perf_counter()
+        session.run(None, {"input": x})
+        print((time.perf_counter() - t) * 1000, flush=True)
+
+
+def paired(ours_command, peer_command, pairs, cpus):
+    """Alternates single passes of two servers (`--serve`); returns both sides' times."""
+    pin = ["taskset", "-c", cpus] if cpus else []
+    sides = [subprocess.Popen(pin + command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, bufsize=1) for command in (ours_command, peer_command)]
+    for side in sides:
+        if side.stdout.readline().strip() != "ready":
+            raise SystemExit(f"{side.args} did not start")
+    times = ([], [])
+
+    def once(i):
+        sides[i].stdin.write("\n")
+        times[i].append(float(sides[i].stdout.readline()))
+
+    for n in range(pairs):
+        for i in ((0, 1) if n % 2 == 0 else (1, 0)):
+            once(i)
+    for side in sides:
+        side.stdin.close()
+        side.wait()
+    return times
+
+
+def onnx_worker(model_path, image_path, runs, threads):
+    """Child process: times onnxruntime, prints JSON."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    session, ort = onnx_session(model_path, threads)
     data = open(image_path, "rb").read()
 
     def preprocess(blob):
@@ -180,11 +230,18 @@ def main():
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--swift-flags", default="", help="extra flags for swift build, e.g. "
                         "'-Xswiftc -target-cpu -Xswiftc x86-64-v3'")
+    parser.add_argument("--pairs", type=int, default=400,
+                        help="paired single passes per thread count (0: none)")
     parser.add_argument("--onnx-worker", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--onnx-server", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--export-worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.export_worker:
         export_worker(*args.export_worker)
+        return
+    if args.onnx_server:
+        model, image, threads = args.onnx_server
+        onnx_server(model, image, int(threads))
         return
     if args.onnx_worker:
         model, image, runs, threads = args.onnx_worker
@@ -266,6 +323,21 @@ def main():
     bm, bp = summary(both["network"])
     print(f"\nours, 2 single-threaded requests in flight: network median {bm:.1f} ms, p95 {bp:.1f} ms "
           f"per image ({2000 / bm:.0f} images/s), peak RSS {both_rss:.0f} MiB")
+    if args.pairs > 0:
+        print(f"\npaired single passes, network ({args.pairs} pairs; 1 thread: both pinned to CPU 0)")
+        print("| threads | ours median ms | onnxruntime median ms "
+              "| ours/onnxruntime (median of pair ratios) | pair ratios p25–p75 |")
+        print("|---|---|---|---|---|")
+        for threads in (1, 2):
+            ours_times, peer_times = paired(
+                [binary, image, "--threads", str(threads), "--warmup", "5", "--serve"],
+                [sys.executable, __file__, "--onnx-server", onnx_path, image, str(threads)],
+                args.pairs, "0" if threads == 1 else None)
+            pair_ratios = sorted(o / p for o, p in zip(ours_times, peer_times))
+            quartile = lambda f: pair_ratios[int(f * (len(pair_ratios) - 1))]
+            print(f"| {threads} | {statistics.median(ours_times):.1f} | "
+                  f"{statistics.median(peer_times):.1f} | {statistics.median(pair_ratios):.2f} | "
+                  f"{quartile(0.25):.2f}–{quartile(0.75):.2f} |")
 
 
 if __name__ == "__main__":

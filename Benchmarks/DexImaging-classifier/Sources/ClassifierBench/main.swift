@@ -1,11 +1,16 @@
 // Times DexImaging's classifier: the network alone and end to end from encoded bytes.
 //
 //   classifier-bench <image.ppm> [--runs N] [--warmup N] [--threads T] [--concurrency K]
-//                    [--skip-end-to-end]
+//                    [--skip-end-to-end] [--serve]
 //
 // Prints one JSON object: per-run latencies in milliseconds for "network" (preprocessed input to
 // logits) and "endToEnd" (encoded bytes to LocalGuess), each inference spread over T cores, with
 // K requests in flight at once.
+//
+// With --serve it prints "ready" after the warm-up, then runs one network pass for each line it
+// reads from standard input and prints that pass's milliseconds, until end of input: bench.py
+// alternates single passes of two such servers, so that each pair of passes shares the host's
+// conditions.
 import DexImaging
 import Foundation
 
@@ -16,6 +21,7 @@ struct Options {
   var concurrency = 1
   var threads = 1
   var endToEnd = true
+  var serve = false
 }
 
 func parse() -> Options? {
@@ -28,6 +34,7 @@ func parse() -> Options? {
     case "--concurrency": options.concurrency = max(1, Int(args.popFirst() ?? "") ?? 1)
     case "--threads": options.threads = max(1, Int(args.popFirst() ?? "") ?? 1)
     case "--skip-end-to-end": options.endToEnd = false
+    case "--serve": options.serve = true
     default: options.path = arg
     }
   }
@@ -72,6 +79,17 @@ do {
   let classifier = ImageClassifier(
     model: model, decoder: PPMDecoder(), configuration: .init(threads: threads))
   for _ in 0..<options.warmup { _ = try model.network.logits(forNormalizedInput: input) }
+  if options.serve {
+    // Unbuffered: the driver waits for each line.
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    while readLine() != nil {
+      let ms = try milliseconds {
+        _ = try model.network.logits(forNormalizedInput: input, threads: threads)
+      }
+      FileHandle.standardOutput.write(Data("\(ms)\n".utf8))
+    }
+    exit(0)
+  }
   let network = measure(runs: options.runs, concurrency: options.concurrency) {
     _ = try model.network.logits(forNormalizedInput: input, threads: threads)
   }
