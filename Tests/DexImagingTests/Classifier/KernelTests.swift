@@ -81,6 +81,7 @@ import Testing
     let largest = input.map(abs).max() ?? 0
     let sx = largest / QuantizedPointwiseConvolution.activationLimit
     var worst: Float = 0
+    var beyond = Mismatches()
     for p in 0..<pixels {
       for o in 0..<cout {
         var exact = Double(bias[o])
@@ -96,10 +97,12 @@ import Testing
         if let residual { exact += Double(residual[p * cout + o]) }
         if relu { exact = min(max(exact, 0), 6) }
         let error = abs(Double(got[p * cout + o]) - exact)
-        #expect(error <= bound + 1e-4, "pixel \(p) channel \(o): error \(error) > bound \(bound)")
+        beyond.check(
+          error <= bound + 1e-4, "pixel \(p) channel \(o): error \(error) > bound \(bound)")
         worst = max(worst, Float(error))
       }
     }
+    beyond.expectNone("int16 against float64")
     #expect(worst > 0, "a quantized result identical to float64 would mean nothing was quantized")
   }
 
@@ -113,7 +116,7 @@ import Testing
     let input = Self.values(pixels * cin, in: 0...6, seed: 9)
     let one = Self.quantized(layer, input, pixels: pixels, threads: 1)
     let two = Self.quantized(layer, input, pixels: pixels, threads: 2)
-    #expect(one.map(\.bitPattern) == two.map(\.bitPattern))
+    Mismatches.bits(two, one).expectNone("two threads against one")
   }
 
   /// An input handed over already quantized (as the depthwise layer does, to the zero-skipping
@@ -145,7 +148,7 @@ import Testing
         }
       }
     }
-    #expect(viaQuantized.map(\.bitPattern) == viaFloats.map(\.bitPattern))
+    Mismatches.bits(viaQuantized, viaFloats).expectNone("quantized entry against float entry")
   }
 
   /// Skipping zeros gives exactly the dense kernel's bits, by pairs (fewer than 80 outputs) and
@@ -188,7 +191,7 @@ import Testing
     let zeroPairs = (0..<(pixels * row / 2)).filter { q[2 * $0] == 0 && q[2 * $0 + 1] == 0 }
     #expect(zeroPairs.count > pixels * row / 8, "the input should have many zero pairs")
     let residual = withResidual ? Self.values(pixels * cout, in: -2...2, seed: 21) : nil
-    func run(sparse: Bool, threads: Int) -> [UInt32] {
+    func run(sparse: Bool, threads: Int) -> [Float] {
       var y = [Float](repeating: .nan, count: pixels * cout)
       q.withUnsafeBufferPointer { q in
         (residual ?? [0]).withUnsafeBufferPointer { r in
@@ -211,12 +214,12 @@ import Testing
           }
         }
       }
-      return y.map(\.bitPattern)
+      return y
     }
     let dense = run(sparse: false, threads: 1)
-    #expect(!dense.contains(Float.nan.bitPattern))
-    #expect(run(sparse: true, threads: 1) == dense)
-    #expect(run(sparse: true, threads: 2) == dense)
+    #expect(!dense.contains { $0.isNaN })
+    Mismatches.bits(run(sparse: true, threads: 1), dense).expectNone("sparse, one thread")
+    Mismatches.bits(run(sparse: true, threads: 2), dense).expectNone("sparse, two threads")
   }
 
   /// The worst case for 32-bit accumulators: every weight and every input at its largest
@@ -233,7 +236,11 @@ import Testing
     let got = Self.quantized(
       layer, [Float](repeating: 6 * sign, count: pixels * cin), pixels: pixels)
     let expected = 6 * 0.75 * Float(cin) * sign
-    for value in got { #expect(abs(value - expected) <= abs(expected) * 1e-3) }
+    var off = Mismatches()
+    for (i, value) in got.enumerated() {
+      off.check(abs(value - expected) <= abs(expected) * 1e-3, "[\(i)] \(value)")
+    }
+    off.expectNone("sums of \(expected)")
   }
 
   @Test func int16PointwiseOnZeroInputGivesTheBias() throws {
@@ -296,6 +303,8 @@ import Testing
           into: .quantizedReLU6(q.baseAddress!), threads: 2)
       }
     }
+    var floatsOff = Mismatches()
+    var quantizedOff = Mismatches()
     for oy in 0..<oh {
       for ox in 0..<ow {
         for c in 0..<channels {
@@ -308,13 +317,16 @@ import Testing
           }
           let expected = min(max(sum, 0), 6)
           let value = got[(oy * ow + ox) * channels + c]
-          #expect(abs(value - expected) <= 1e-4, "(\(oy), \(ox), \(c)): \(value) vs \(expected)")
+          floatsOff.check(
+            abs(value - expected) <= 1e-4, "(\(oy), \(ox), \(c)): \(value) vs \(expected)")
           let q = Float(quantized[(oy * ow + ox) * channels + c])
-          #expect(
+          quantizedOff.check(
             abs(q - expected * multiplier) <= 0.55, "(\(oy), \(ox), \(c)): \(q) vs \(expected)")
         }
       }
     }
+    floatsOff.expectNone("floats against direct sums")
+    quantizedOff.expectNone("int16 output against direct sums")
   }
 
   /// An int16 block run band by band gives the same bits as layer by layer, whatever the band
@@ -456,6 +468,7 @@ import Testing
         _ = layer.apply(x.baseAddress!, height: height, width: width, into: y.baseAddress!)
       }
     }
+    var off = Mismatches()
     for oy in 0..<oh {
       for ox in 0..<ow {
         for o in 0..<outputChannels {
@@ -468,9 +481,11 @@ import Testing
             }
           }
           let expected = min(max(sum, 0), 6)
-          #expect(abs(got[(oy * ow + ox) * outputChannels + o] - expected) <= 1e-4)
+          let value = got[(oy * ow + ox) * outputChannels + o]
+          off.check(abs(value - expected) <= 1e-4, "(\(oy), \(ox), \(o)): \(value) vs \(expected)")
         }
       }
     }
+    off.expectNone("stem against direct sums")
   }
 }
