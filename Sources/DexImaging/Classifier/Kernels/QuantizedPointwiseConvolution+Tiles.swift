@@ -11,8 +11,8 @@ extension QuantizedPointwiseConvolution {
   /// and shuffling (SSE2 has no broadcast load, and every shuffle takes a vector port that the
   /// multiply-adds need). The price is four times the bytes of a compact row: about 170 KB for
   /// the rows one band adds, 1.6 MB for the largest whole expansion input. A last partial tile
-  /// is padded with zeros; the kernel never stores the outputs of the padding slots, the zeros
-  /// only keep the buffer's contents deterministic.
+  /// is padded with zeros; the kernel runs such a tile's real pixels one at a time and never
+  /// reads the padding slots, the zeros only keep the buffer's contents deterministic.
   func tiledCount(pixels: Int) -> Int {
     (pixels + Self.tilePixels - 1) / Self.tilePixels * Self.tilePixels * pairedChannels * 4
   }
@@ -174,6 +174,28 @@ extension QuantizedPointwiseConvolution {
         let epilogue = Epilogue(
           channel: c, scales: scales, inputScale: sx, bias: bias, relu6: clampsToReLU6)
         for tile in first..<last {
+          let p = tile &* Self.tilePixels
+          let valid = min(Self.tilePixels, pixels.upperBound &- p)
+          if valid < Self.tilePixels {
+            // A partial last tile (a 7×7 map has 49 pixels: eight tiles and one pixel): its real
+            // pixels one at a time, so that the zero padding costs no multiply-adds.
+            for k in 0..<valid {
+              var low = Int32Lanes()
+              var high = Int32Lanes()
+              var x = UnsafeRawPointer(tiles + tile &* tileValues) + k &* 16
+              var w = wp
+              for _ in 0..<pairs {
+                let xk = Int16Lanes(loading: x)
+                low &+= xk.multipliedPairwise(by: Int16Lanes(loading: w))
+                high &+= xk.multipliedPairwise(by: Int16Lanes(loading: w + 16))
+                x += 96
+                w += 32
+              }
+              let o = (p &+ k) &* cout &+ c
+              epilogue.store(low, high, to: y + o, residual: residual.map { $0 + o })
+            }
+            continue
+          }
           var a0 = Int32Lanes()
           var a1 = Int32Lanes()
           var b0 = Int32Lanes()
@@ -212,10 +234,8 @@ extension QuantizedPointwiseConvolution {
             x += 96
             w += 32
           }
-          let p = tile &* Self.tilePixels
-          let valid = min(Self.tilePixels, pixels.upperBound &- p)
           // A whole tile of an expansion (ReLU6, no residual): no test per pixel.
-          if plainReLU6, valid == Self.tilePixels {
+          if plainReLU6 {
             let out = y + (p &* cout &+ c)
             epilogue.storeReLU6(a0, a1, to: out)
             epilogue.storeReLU6(b0, b1, to: out + cout)
@@ -225,17 +245,16 @@ extension QuantizedPointwiseConvolution {
             epilogue.storeReLU6(f0, f1, to: out + 5 &* cout)
             continue
           }
-          // The tile's pixels that exist (a last tile may be partial) get their outputs.
           @inline(__always) func store(_ k: Int, _ low: Int32Lanes, _ high: Int32Lanes) {
             let o = (p &+ k) &* cout &+ c
             epilogue.store(low, high, to: y + o, residual: residual.map { $0 + o })
           }
           store(0, a0, a1)
-          if valid > 1 { store(1, b0, b1) }
-          if valid > 2 { store(2, c0, c1) }
-          if valid > 3 { store(3, d0, d1) }
-          if valid > 4 { store(4, e0, e1) }
-          if valid > 5 { store(5, f0, f1) }
+          store(1, b0, b1)
+          store(2, c0, c1)
+          store(3, d0, d1)
+          store(4, e0, e1)
+          store(5, f0, f1)
         }
       }
       first = last
