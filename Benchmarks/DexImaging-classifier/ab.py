@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Two ClassifierBench builds, pass by pass: the A/B measure for a kernel change on a shared host.
+
+  python3 Benchmarks/DexImaging-classifier/ab.py OLD NEW [--pairs 600] [--image cat] [--threads 1]
+
+OLD and NEW are ClassifierBench binaries (copy `.build/release/ClassifierBench` away before
+rebuilding; build an older commit in a `git worktree`). Both run as servers (`--serve`) pinned
+to the same CPU, and the script alternates single network passes between them (who goes first
+alternates too), so each pair of passes sees the same host conditions within a few tens of
+milliseconds. It prints both medians and the median of the per-pair ratios NEW / OLD with its
+p25–p75. On this VM, whose speed other tenants move by a third from one second to the next,
+600 pairs resolve about half a percent; separate timed runs of each build often disagree by ten.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "..", "..", "Tests", "DexImagingTests", "Classifier", "Fixtures")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("old")
+    parser.add_argument("new")
+    parser.add_argument("--pairs", type=int, default=600)
+    parser.add_argument("--image", default="cat")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--cpu", default="0", help="CPU list both sides are pinned to ('' for none)")
+    args = parser.parse_args()
+    photo = os.path.join(FIXTURES, args.image + ".ppm")
+    pin = ["taskset", "-c", args.cpu] if args.cpu else []
+    sides = []
+    for binary in (args.old, args.new):
+        side = subprocess.Popen(
+            pin + ["nice", "-n", "10", binary, photo, "--threads", str(args.threads),
+                   "--warmup", "5", "--serve"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        if side.stdout.readline().strip() != "ready":
+            raise SystemExit(f"{binary} did not start (a build without --serve?)")
+        sides.append(side)
+    times = ([], [])
+    for n in range(args.pairs):
+        for i in ((0, 1) if n % 2 == 0 else (1, 0)):
+            sides[i].stdin.write("\n")
+            times[i].append(float(sides[i].stdout.readline()))
+    for side in sides:
+        side.stdin.close()
+        side.wait()
+    ratios = sorted(new / old for old, new in zip(*times))
+    quartile = lambda f: ratios[int(f * (len(ratios) - 1))]
+    print(f"{args.image}, {args.threads} thread(s), {args.pairs} pairs: "
+          f"old median {statistics.median(times[0]):.2f} ms, new {statistics.median(times[1]):.2f} ms; "
+          f"new/old median of pair ratios {statistics.median(ratios):.3f} "
+          f"(p25 {quartile(0.25):.3f}, p75 {quartile(0.75):.3f})")
+
+
+if __name__ == "__main__":
+    main()
