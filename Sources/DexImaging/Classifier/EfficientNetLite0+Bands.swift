@@ -17,15 +17,26 @@ extension EfficientNetLite0.MBConvBlock {
   }
 
   /// Whether `workers` band workers, each taking a contiguous range of output rows, beat the
-  /// layer-by-layer path for an input `height` rows high: each range recomputes the expanded
-  /// rows it shares with its neighbour (`kernel - stride` of them per boundary), so splitting
-  /// pays only while that is a small part of a range (at most about 15 %).
+  /// layer-by-layer path for an input `height` rows high.
+  ///
+  /// Each range recomputes the expanded rows it shares with its neighbour (`kernel - stride` of
+  /// them per boundary), so splitting pays only while that extra work stays below what the
+  /// layer-by-layer path costs instead: four fork-joins (about 11 µs each here) and whole-tensor
+  /// passes that leave the cache between layers. On two threads that holds up to about 60 % of
+  /// a range's rows: letting the 14×14 blocks (two or four shared rows in seven) and the last
+  /// stride-2 block run in bands made a two-thread pass about 3 % faster than a 15 % limit
+  /// (paired passes, `Benchmarks/DexImaging-classifier/ab.py --threads 2`: 0.966 cat, 0.971
+  /// bird), and a 100 % limit measured no better (0.995).
   func runsInParallelBands(height: Int, workers: Int) -> Bool {
     let s = depthwise.stride
     let outputRows = (height + s - 1) / s
     let perWorker = outputRows / max(workers, 1)
-    return perWorker > 0 && (depthwise.kernel - s) * 100 <= 15 * perWorker * s
+    return perWorker > 0 && (depthwise.kernel - s) * 100 <= Self.bandRecomputeLimit * perWorker * s
   }
+
+  /// The largest share of a band worker's rows, in percent, that it may recompute for its
+  /// neighbour (see ``runsInParallelBands(height:workers:)``).
+  static let bandRecomputeLimit = 60
 
   /// The band buffer this block needs for an input `width` wide: the budget, or `kernel` rows
   /// of the expanded tensor if that is more.

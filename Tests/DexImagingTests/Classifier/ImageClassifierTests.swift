@@ -111,6 +111,7 @@ import Testing
     #expect(first == second)
     #expect(first.count == 1000)
     // Spreading one inference over several cores changes nothing in the arithmetic.
+    #expect(try model.logits(for: image, threads: 2) == first)
     #expect(try model.logits(for: image, threads: 3) == first)
   }
 
