@@ -269,11 +269,14 @@ public final class EfficientNetLite0: Sendable {
     }
     let pixels = height * width
     head.apply(UnsafePointer(current), pixels: pixels, into: b, scratch: scratch, threads: threads)
-    return classify(pooling: UnsafePointer(b), pixels: pixels)
+    return classify(pooling: UnsafePointer(b), pixels: pixels, threads: threads)
   }
 
-  /// Global average pool of the head's output followed by the fully connected layer.
-  private func classify(pooling features: UnsafePointer<Float>, pixels: Int) -> [Float] {
+  /// Global average pool of the head's output followed by the fully connected layer; `threads`
+  /// split the classes (each class's sum keeps its order, so the bits do not change).
+  private func classify(
+    pooling features: UnsafePointer<Float>, pixels: Int, threads: Int
+  ) -> [Float] {
     let channels = head.outputChannels
     var pooled = [Float](repeating: 0, count: channels)
     for p in 0..<pixels {
@@ -287,11 +290,15 @@ public final class EfficientNetLite0: Sendable {
     logits.withUnsafeMutableBufferPointer { out in
       classifierWeights.withUnsafeBufferPointer { w in
         guard let out = out.baseAddress, let w = w.baseAddress else { return }
-        for i in 0..<channels {
-          let x = pooled[i]
-          guard x != 0 else { continue }
-          let row = w + i * classes
-          for o in 0..<classes { out[o] += row[o] * x }
+        pooled.withUnsafeBufferPointer { pooled in
+          forEachChunk(of: classes, threads: threads, multiple: 8) { range in
+            for i in 0..<channels {
+              let x = pooled[i]
+              guard x != 0 else { continue }
+              let row = w + i * classes
+              for o in range { out[o] += row[o] * x }
+            }
+          }
         }
       }
     }
