@@ -7,7 +7,7 @@ OLD and NEW are ClassifierBench binaries (copy `.build/release/ClassifierBench` 
 rebuilding; build an older commit in a `git worktree`). Both run as servers (`--serve`) pinned
 to the same CPU, and the script alternates single network passes between them (who goes first
 alternates too), so each pair of passes sees the same host conditions within a few tens of
-milliseconds. It prints both medians and the median of the per-pair ratios NEW / OLD with its
+milliseconds. With `--threads` above 1 they are not pinned (`--cpu` overrides either way). It prints both medians and the median of the per-pair ratios NEW / OLD with its
 p25–p75. On this VM, whose speed other tenants move by a third from one second to the next,
 600 pairs resolve about half a percent; separate timed runs of each build often disagree by ten.
 """
@@ -25,36 +25,43 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("old")
     parser.add_argument("new")
-    parser.add_argument("--pairs", type=int, default=600)
+    parser.add_argument("--pairs", type=int, default=600, help="at least 2")
     parser.add_argument("--image", default="cat")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--cpu", default="0", help="CPU list both sides are pinned to ('' for none)")
+    parser.add_argument("--cpu", help="CPU list both sides are pinned to ('' for none; default "
+                        "CPU 0 for one thread, none for more)")
     args = parser.parse_args()
+    if args.pairs < 2:
+        parser.error("--pairs must be at least 2")
+    cpu = args.cpu if args.cpu is not None else ("0" if args.threads == 1 else "")
     photo = os.path.join(FIXTURES, args.image + ".ppm")
-    pin = ["taskset", "-c", args.cpu] if args.cpu else []
+    pin = ["taskset", "-c", cpu] if cpu else []
     sides = []
-    for binary in (args.old, args.new):
-        side = subprocess.Popen(
-            pin + ["nice", "-n", "10", binary, photo, "--threads", str(args.threads),
-                   "--warmup", "5", "--serve"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        if side.stdout.readline().strip() != "ready":
-            raise SystemExit(f"{binary} did not start (a build without --serve?)")
-        sides.append(side)
-    times = ([], [])
-    for n in range(args.pairs):
-        for i in ((0, 1) if n % 2 == 0 else (1, 0)):
-            sides[i].stdin.write("\n")
-            times[i].append(float(sides[i].stdout.readline()))
-    for side in sides:
-        side.stdin.close()
-        side.wait()
-    ratios = sorted(new / old for old, new in zip(*times))
-    quartile = lambda f: ratios[int(f * (len(ratios) - 1))]
+    try:
+        for binary in (args.old, args.new):
+            sides.append(subprocess.Popen(
+                pin + ["nice", "-n", "10", binary, photo, "--threads", str(args.threads),
+                       "--warmup", "5", "--serve"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1))
+            if sides[-1].stdout.readline().strip() != "ready":
+                raise SystemExit(f"{binary} did not start (a build without --serve?)")
+        times = ([], [])
+        for n in range(args.pairs):
+            for i in ((0, 1) if n % 2 == 0 else (1, 0)):
+                sides[i].stdin.write("\n")
+                line = sides[i].stdout.readline()
+                if not line:
+                    raise SystemExit(f"{sides[i].args} stopped (exit status {sides[i].wait()})")
+                times[i].append(float(line))
+    finally:
+        for side in sides:
+            side.stdin.close()
+            side.wait()
+    ratios = [new / old for old, new in zip(*times)]
+    p25, median, p75 = statistics.quantiles(ratios, n=4)
     print(f"{args.image}, {args.threads} thread(s), {args.pairs} pairs: "
           f"old median {statistics.median(times[0]):.2f} ms, new {statistics.median(times[1]):.2f} ms; "
-          f"new/old median of pair ratios {statistics.median(ratios):.3f} "
-          f"(p25 {quartile(0.25):.3f}, p75 {quartile(0.75):.3f})")
+          f"new/old median of pair ratios {median:.3f} (p25 {p25:.3f}, p75 {p75:.3f})")
 
 
 if __name__ == "__main__":

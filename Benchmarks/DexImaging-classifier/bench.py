@@ -147,7 +147,11 @@ def onnx_session(model_path, threads):
 
 
 def onnx_server(model_path, image_path, threads):
-    """Child process: prints "ready", then times one inference per line read, printing its ms."""
+    """Child process: prints "ready", then times one inference per line read, printing its ms.
+
+    Its input is the numpy reference's preprocessing of the fixture (the network's time does not
+    depend on the values), not `onnx_worker`'s Pillow path, which only the end-to-end row times.
+    """
     import numpy as np
 
     session, _ = onnx_session(model_path, threads)
@@ -165,23 +169,26 @@ def onnx_server(model_path, image_path, threads):
 def paired(ours_command, peer_command, pairs, cpus):
     """Alternates single passes of two servers (`--serve`); returns both sides' times."""
     pin = ["taskset", "-c", cpus] if cpus else []
-    sides = [subprocess.Popen(pin + command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True, bufsize=1) for command in (ours_command, peer_command)]
-    for side in sides:
-        if side.stdout.readline().strip() != "ready":
-            raise SystemExit(f"{side.args} did not start")
+    sides = []
     times = ([], [])
-
-    def once(i):
-        sides[i].stdin.write("\n")
-        times[i].append(float(sides[i].stdout.readline()))
-
-    for n in range(pairs):
-        for i in ((0, 1) if n % 2 == 0 else (1, 0)):
-            once(i)
-    for side in sides:
-        side.stdin.close()
-        side.wait()
+    try:
+        for command in (ours_command, peer_command):
+            sides.append(subprocess.Popen(pin + command, stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, text=True, bufsize=1))
+            if sides[-1].stdout.readline().strip() != "ready":
+                raise SystemExit(f"{command[0]} did not start")
+        for n in range(pairs):
+            for i in ((0, 1) if n % 2 == 0 else (1, 0)):
+                sides[i].stdin.write("\n")
+                line = sides[i].stdout.readline()
+                if not line:
+                    raise SystemExit(f"{sides[i].args[len(pin)]} stopped "
+                                     f"(exit status {sides[i].wait()})")
+                times[i].append(float(line))
+    finally:
+        for side in sides:
+            side.stdin.close()
+            side.wait()
     return times
 
 
@@ -231,11 +238,13 @@ def main():
     parser.add_argument("--swift-flags", default="", help="extra flags for swift build, e.g. "
                         "'-Xswiftc -target-cpu -Xswiftc x86-64-v3'")
     parser.add_argument("--pairs", type=int, default=400,
-                        help="paired single passes per thread count (0: none)")
+                        help="paired single passes per thread count (0: none, else at least 2)")
     parser.add_argument("--onnx-worker", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--onnx-server", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--export-worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.pairs == 1:
+        parser.error("--pairs must be 0 or at least 2")
     if args.export_worker:
         export_worker(*args.export_worker)
         return
@@ -324,7 +333,8 @@ def main():
     print(f"\nours, 2 single-threaded requests in flight: network median {bm:.1f} ms, p95 {bp:.1f} ms "
           f"per image ({2000 / bm:.0f} images/s), peak RSS {both_rss:.0f} MiB")
     if args.pairs > 0:
-        print(f"\npaired single passes, network ({args.pairs} pairs; 1 thread: both pinned to CPU 0)")
+        print(f"\npaired single passes, network ({args.pairs} pairs; 1 thread: both pinned to CPU 0, "
+              "2 threads: not pinned)")
         print("| threads | ours median ms | onnxruntime median ms "
               "| ours/onnxruntime (median of pair ratios) | pair ratios p25–p75 |")
         print("|---|---|---|---|---|")
@@ -333,11 +343,10 @@ def main():
                 [binary, image, "--threads", str(threads), "--warmup", "5", "--serve"],
                 [sys.executable, __file__, "--onnx-server", onnx_path, image, str(threads)],
                 args.pairs, "0" if threads == 1 else None)
-            pair_ratios = sorted(o / p for o, p in zip(ours_times, peer_times))
-            quartile = lambda f: pair_ratios[int(f * (len(pair_ratios) - 1))]
+            p25, median, p75 = statistics.quantiles(
+                [o / p for o, p in zip(ours_times, peer_times)], n=4)
             print(f"| {threads} | {statistics.median(ours_times):.1f} | "
-                  f"{statistics.median(peer_times):.1f} | {statistics.median(pair_ratios):.2f} | "
-                  f"{quartile(0.25):.2f}–{quartile(0.75):.2f} |")
+                  f"{statistics.median(peer_times):.1f} | {median:.2f} | {p25:.2f}–{p75:.2f} |")
 
 
 if __name__ == "__main__":

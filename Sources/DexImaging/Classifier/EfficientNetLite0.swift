@@ -291,12 +291,20 @@ public final class EfficientNetLite0: Sendable {
       classifierWeights.withUnsafeBufferPointer { w in
         guard let out = out.baseAddress, let w = w.baseAddress else { return }
         pooled.withUnsafeBufferPointer { pooled in
-          forEachChunk(of: classes, threads: threads, multiple: 8) { range in
-            for i in 0..<channels {
-              let x = pooled[i]
-              guard x != 0 else { continue }
-              let row = w + i * classes
-              for o in range { out[o] += row[o] * x }
+          forEachChunk(of: classes, threads: threads, multiple: 16) { range in
+            // Each thread sums into a buffer of its own and writes its classes once: summing in
+            // `out` would pass the cache line two ranges share between the cores 1280 times.
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: range.count) { sums in
+              guard let sums = sums.baseAddress else { return }
+              let first = range.lowerBound
+              sums.initialize(from: out + first, count: range.count)
+              for i in 0..<channels {
+                let x = pooled[i]
+                guard x != 0 else { continue }
+                let row = w + (i * classes + first)
+                for o in 0..<range.count { sums[o] += row[o] * x }
+              }
+              (out + first).update(from: sums, count: range.count)
             }
           }
         }

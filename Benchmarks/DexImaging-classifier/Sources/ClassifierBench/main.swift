@@ -78,7 +78,9 @@ do {
   let threads = options.threads
   let classifier = ImageClassifier(
     model: model, decoder: PPMDecoder(), configuration: .init(threads: threads))
-  for _ in 0..<options.warmup { _ = try model.network.logits(forNormalizedInput: input) }
+  for _ in 0..<options.warmup {
+    _ = try model.network.logits(forNormalizedInput: input, threads: threads)
+  }
   if options.serve {
     // Unbuffered: the driver waits for each line.
     FileHandle.standardOutput.write(Data("ready\n".utf8))
