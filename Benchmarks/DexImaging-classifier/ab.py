@@ -15,7 +15,8 @@ p25–p75. On this VM, whose speed other tenants move by a third from one second
 import argparse
 import os
 import statistics
-import subprocess
+
+from bench import paired
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "..", "Tests", "DexImagingTests", "Classifier", "Fixtures")
@@ -35,28 +36,13 @@ def main():
         parser.error("--pairs must be at least 2")
     cpu = args.cpu if args.cpu is not None else ("0" if args.threads == 1 else "")
     photo = os.path.join(FIXTURES, args.image + ".ppm")
-    pin = ["taskset", "-c", cpu] if cpu else []
-    sides = []
-    try:
-        for binary in (args.old, args.new):
-            sides.append(subprocess.Popen(
-                pin + ["nice", "-n", "10", binary, photo, "--threads", str(args.threads),
-                       "--warmup", "5", "--serve"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1))
-            if sides[-1].stdout.readline().strip() != "ready":
-                raise SystemExit(f"{binary} did not start (a build without --serve?)")
-        times = ([], [])
-        for n in range(args.pairs):
-            for i in ((0, 1) if n % 2 == 0 else (1, 0)):
-                sides[i].stdin.write("\n")
-                line = sides[i].stdout.readline()
-                if not line:
-                    raise SystemExit(f"{sides[i].args} stopped (exit status {sides[i].wait()})")
-                times[i].append(float(line))
-    finally:
-        for side in sides:
-            side.stdin.close()
-            side.wait()
+
+    def server(binary):
+        return ["nice", "-n", "10", binary, photo, "--threads", str(args.threads), "--warmup", "5",
+                "--serve"]
+
+    # bench.py's driver for its paired table: start both, alternate single passes, close both.
+    times = paired(server(args.old), server(args.new), args.pairs, cpu)
     ratios = [new / old for old, new in zip(*times)]
     p25, median, p75 = statistics.quantiles(ratios, n=4)
     print(f"{args.image}, {args.threads} thread(s), {args.pairs} pairs: "

@@ -167,7 +167,8 @@ def onnx_server(model_path, image_path, threads):
 
 
 def paired(ours_command, peer_command, pairs, cpus):
-    """Alternates single passes of two servers (`--serve`); returns both sides' times."""
+    """Alternates single passes of two one-pass-per-request servers (ours and onnxruntime here, two
+    builds in ab.py) and returns both sides' times in ms."""
     pin = ["taskset", "-c", cpus] if cpus else []
     sides = []
     times = ([], [])
@@ -176,13 +177,13 @@ def paired(ours_command, peer_command, pairs, cpus):
             sides.append(subprocess.Popen(pin + command, stdin=subprocess.PIPE,
                                           stdout=subprocess.PIPE, text=True, bufsize=1))
             if sides[-1].stdout.readline().strip() != "ready":
-                raise SystemExit(f"{command[0]} did not start")
+                raise SystemExit(f"{' '.join(command)} did not start (a build without --serve?)")
         for n in range(pairs):
             for i in ((0, 1) if n % 2 == 0 else (1, 0)):
                 sides[i].stdin.write("\n")
                 line = sides[i].stdout.readline()
                 if not line:
-                    raise SystemExit(f"{sides[i].args[len(pin)]} stopped "
+                    raise SystemExit(f"{' '.join(sides[i].args[len(pin):])} stopped "
                                      f"(exit status {sides[i].wait()})")
                 times[i].append(float(line))
     finally:

@@ -176,6 +176,10 @@ extension QuantizedPointwiseConvolution {
         for tile in first..<last {
           let p = tile &* Self.tilePixels
           let valid = min(Self.tilePixels, pixels.upperBound &- p)
+          @inline(__always) func store(_ k: Int, _ low: Int32Lanes, _ high: Int32Lanes) {
+            let o = (p &+ k) &* cout &+ c
+            epilogue.store(low, high, to: y + o, residual: residual.map { $0 + o })
+          }
           if valid < Self.tilePixels {
             // A partial last tile (a 7×7 map has 49 pixels: eight tiles and one pixel): its real
             // pixels one at a time, so that the zero padding costs no multiply-adds.
@@ -191,8 +195,7 @@ extension QuantizedPointwiseConvolution {
                 x += 96
                 w += 32
               }
-              let o = (p &+ k) &* cout &+ c
-              epilogue.store(low, high, to: y + o, residual: residual.map { $0 + o })
+              store(k, low, high)
             }
             continue
           }
@@ -244,10 +247,6 @@ extension QuantizedPointwiseConvolution {
             epilogue.storeReLU6(e0, e1, to: out + 4 &* cout)
             epilogue.storeReLU6(f0, f1, to: out + 5 &* cout)
             continue
-          }
-          @inline(__always) func store(_ k: Int, _ low: Int32Lanes, _ high: Int32Lanes) {
-            let o = (p &+ k) &* cout &+ c
-            epilogue.store(low, high, to: y + o, residual: residual.map { $0 + o })
           }
           store(0, a0, a1)
           store(1, b0, b1)

@@ -239,10 +239,8 @@ struct QuantizedPointwiseConvolution: Sendable {
         v1 = v1 + Float4Lanes(loading: r + 4)
       }
       if relu6 {
-        let zero = Float4Lanes(repeating: 0)
-        let six = Float4Lanes(repeating: 6)
-        v0 = v0.clamped(zero, six)
-        v1 = v1.clamped(zero, six)
+        v0 = Self.reLU6(v0)
+        v1 = Self.reLU6(v1)
       }
       v0.store(to: out)
       v1.store(to: out + 4)
@@ -251,10 +249,14 @@ struct QuantizedPointwiseConvolution: Sendable {
     /// ``store(_:_:to:residual:)`` for a layer with ReLU6 and no residual, without the tests.
     @inline(__always)
     func storeReLU6(_ a0: Int32Lanes, _ a1: Int32Lanes, to out: UnsafeMutablePointer<Float>) {
-      let zero = Float4Lanes(repeating: 0)
-      let six = Float4Lanes(repeating: 6)
-      (a0.floats * scale0 + bias0).clamped(zero, six).store(to: out)
-      (a1.floats * scale1 + bias1).clamped(zero, six).store(to: out + 4)
+      Self.reLU6(a0.floats * scale0 + bias0).store(to: out)
+      Self.reLU6(a1.floats * scale1 + bias1).store(to: out + 4)
+    }
+
+    /// Each lane clamped to `0...6`.
+    @inline(__always)
+    private static func reLU6(_ v: Float4Lanes) -> Float4Lanes {
+      v.clamped(Float4Lanes(repeating: 0), Float4Lanes(repeating: 6))
     }
   }
 }
