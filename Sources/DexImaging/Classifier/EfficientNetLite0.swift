@@ -20,7 +20,7 @@ public final class EfficientNetLite0: Sendable {
   /// The number of classes the network scores (1000 for ImageNet).
   public let classCount: Int
 
-  private let stem: StemConvolution
+  private let stem: StemLayer
   private let blocks: [MBConvBlock]
   private let head: PointwiseLayer
   private let classifierWeights: [Float]
@@ -112,14 +112,17 @@ public final class EfficientNetLite0: Sendable {
     let stemW = try store.tensor("stem.weight", shape: [3, 3, 3, arch.stemChannels])
     let stemB = try store.tensor("stem.bias", shape: [arch.stemChannels])
     guard
-      let stem = StemConvolution(
-        weights: stemW, bias: stemB, outputChannels: arch.stemChannels, kernel: 3, stride: 2)
+      let stem = StemLayer(
+        arithmetic: arithmetic, weights: stemW, bias: stemB, outputChannels: arch.stemChannels,
+        kernel: 3, stride: 2)
     else { throw .invalidWeights("stem: unsupported channel count") }
 
     var blocks: [MBConvBlock] = []
     var channels = arch.stemChannels
     var side = (Self.inputSize + 1) / 2
-    var sizes = InferenceWorkspace.Sizes(activations: side * side * arch.stemChannels)
+    var sizes = InferenceWorkspace.Sizes(
+      activations: side * side * arch.stemChannels,
+      scratch: stem.scratchCount(height: Self.inputSize, width: Self.inputSize))
     var bandedInputs: [(expand: QuantizedPointwiseConvolution, side: Int, expanded: Int)] = []
     for (i, spec) in arch.blocks.enumerated() {
       guard spec.inputChannels == channels, (1...16).contains(spec.expand),
@@ -211,7 +214,8 @@ public final class EfficientNetLite0: Sendable {
     var spare = d
     var (height, width) = input.withUnsafeBufferPointer { buffer in
       guard let base = buffer.baseAddress else { return (0, 0) }
-      return stem.apply(base, height: size, width: size, into: current, threads: threads)
+      return stem.apply(
+        base, height: size, width: size, into: current, scratch: scratch, threads: threads)
     }
     for block in blocks {
       if Task.isCancelled { throw .cancelled }

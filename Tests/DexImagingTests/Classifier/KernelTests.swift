@@ -488,4 +488,134 @@ import Testing
     }
     off.expectNone("stem against direct sums")
   }
+
+  /// The int16 stem against sums computed here from the layer's own quantized weights and the
+  /// input quantized the same way: the same bits (the padded copy, the row pairs, the packing and
+  /// the epilogue), and within the quantization error of the float sums. Kernel 2 has rows of an
+  /// even count; odd sizes pad both sides on stride 2.
+  @Test(arguments: [
+    (32, 17, 15, 3), (40, 17, 15, 3), (32, 16, 14, 3), (40, 2, 3, 3), (48, 5, 4, 3),
+    (56, 4, 5, 3), (32, 9, 8, 2), (8, 1, 1, 3),
+  ])
+  func int16StemMatchesIntegerSums(
+    outputChannels: Int, height: Int, width: Int, kernel k: Int
+  ) throws {
+    let stride = 2
+    let weights = Self.values(k * k * 3 * outputChannels, in: -1...1, seed: 31)
+    let bias = Self.values(outputChannels, in: -1...1, seed: 32)
+    let input = Self.values(height * width * 3, in: -1...1, seed: 33)
+    let layer = try #require(
+      QuantizedStemConvolution(
+        weights: weights, bias: bias, outputChannels: outputChannels, kernel: k, stride: stride))
+    let got = Self.stem(layer, input, height: height, width: width, threads: 1)
+    let (oh, top) = DepthwiseConvolution.samePadding(input: height, kernel: k, stride: stride)
+    let (ow, left) = DepthwiseConvolution.samePadding(input: width, kernel: k, stride: stride)
+    #expect(got.count == oh * ow * outputChannels)
+
+    let limit = QuantizedPointwiseConvolution.activationLimit
+    let largest = input.map(abs).max() ?? 0
+    let (multiplier, sx) = (limit / largest, largest / limit)
+    let q = input.map {
+      Int64(max(-limit, min(limit, ($0 * multiplier).rounded(.toNearestOrEven))))
+    }
+    let panels = layer.paddedChannels / 8
+    // Value `slot` (kx · 3 + channel) of kernel row `ky`, output `o`, from the packed registers.
+    func v(_ ky: Int, _ slot: Int, _ o: Int) -> Int64 {
+      let pair = ky * layer.rowPairs + slot / 2
+      let (half, lane) = ((o % 8) / 4, (o % 4) * 2 + slot % 2)
+      return Int64(layer.packedWeights[(pair * panels + o / 8) * 2 + half][lane])
+    }
+    var off = Mismatches()
+    var beyond = Mismatches()
+    for oy in 0..<oh {
+      for ox in 0..<ow {
+        for o in 0..<outputChannels {
+          var sum: Int64 = 0
+          var exact = Double(bias[o])
+          var bound = 0.0
+          let sw = Double(layer.weightScales[o])
+          for (pixel, tap) in Self.taps(
+            oy, ox, kernel: k, stride: stride, top: top, left: left, height: height, width: width)
+          {
+            let (ky, kx) = (tap / k, tap % k)
+            for c in 0..<3 {
+              sum += q[pixel * 3 + c] * v(ky, kx * 3 + c, o)
+              let x = Double(input[pixel * 3 + c])
+              let w = Double(weights[(tap * 3 + c) * outputChannels + o])
+              exact += x * w
+              bound += abs(w) * Double(sx) / 2 + (abs(x) + Double(sx) / 2) * sw / 2
+            }
+          }
+          let scaled = Float(Int32(sum)) * (layer.weightScales[o] * sx) + bias[o]
+          let expected = min(max(scaled, 0), 6)
+          let value = got[(oy * ow + ox) * outputChannels + o]
+          off.check(
+            value.bitPattern == expected.bitPattern, "(\(oy), \(ox), \(o)): \(value) vs \(expected)"
+          )
+          let error = abs(Double(value) - min(max(exact, 0), 6))
+          beyond.check(error <= bound + 1e-5, "(\(oy), \(ox), \(o)): error \(error) > \(bound)")
+        }
+      }
+    }
+    off.expectNone("int16 stem against integer sums")
+    beyond.expectNone("int16 stem against float64")
+  }
+
+  @Test func int16StemGivesTheSameBitsOnTwoThreads() throws {
+    let (channels, height, width) = (32, 29, 23)
+    let layer = try #require(
+      QuantizedStemConvolution(
+        weights: Self.values(27 * channels, in: -1...1, seed: 41),
+        bias: Self.values(channels, in: -1...1, seed: 42), outputChannels: channels, kernel: 3,
+        stride: 2))
+    let input = Self.values(height * width * 3, in: -1...1, seed: 43)
+    let one = Self.stem(layer, input, height: height, width: width, threads: 1)
+    let two = Self.stem(layer, input, height: height, width: width, threads: 2)
+    Mismatches.bits(two, one).expectNone("two threads against one")
+  }
+
+  @Test func int16StemOnZeroInputGivesTheBiasAndRejectsBadWeights() throws {
+    let bias: [Float] = [-1, 0, 0.5, 2, 7, -3, 6, 1]
+    let layer = try #require(
+      QuantizedStemConvolution(
+        weights: Self.values(27 * 8, in: -1...1, seed: 1), bias: bias, outputChannels: 8,
+        kernel: 3, stride: 2))
+    let got = Self.stem(layer, [Float](repeating: 0, count: 4 * 4 * 3), height: 4, width: 4)
+    let clamped = bias.map { min(max($0, 0), 6) }
+    #expect(got == Array([[Float]](repeating: clamped, count: 4).joined()))
+    var infinite = [Float](repeating: 0.5, count: 27 * 8)
+    infinite[5] = .infinity
+    #expect(
+      QuantizedStemConvolution(
+        weights: infinite, bias: bias, outputChannels: 8, kernel: 3, stride: 2) == nil)
+    #expect(
+      QuantizedStemConvolution(
+        weights: Self.values(27 * 12, in: -1...1, seed: 2), bias: bias + [0, 0, 0, 0],
+        outputChannels: 12, kernel: 3, stride: 2) == nil)
+  }
+
+  /// Runs the int16 stem on an `height × width × 3` input.
+  static func stem(
+    _ layer: QuantizedStemConvolution, _ input: [Float], height: Int, width: Int,
+    threads: Int = 1
+  ) -> [Float] {
+    let (oh, _) = DepthwiseConvolution.samePadding(
+      input: height, kernel: layer.kernel, stride: layer.stride)
+    let (ow, _) = DepthwiseConvolution.samePadding(
+      input: width, kernel: layer.kernel, stride: layer.stride)
+    var output = [Float](repeating: .nan, count: oh * ow * layer.outputChannels)
+    let count = layer.scratchCount(height: height, width: width)
+    let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: count)
+    defer { scratch.deallocate() }
+    // Garbage in the scratch: the layer must write every value it reads, padding included.
+    scratch.initialize(repeating: 0x5A5A, count: count)
+    input.withUnsafeBufferPointer { x in
+      output.withUnsafeMutableBufferPointer { y in
+        _ = layer.apply(
+          x.baseAddress!, height: height, width: width, into: y.baseAddress!, scratch: scratch,
+          threads: threads)
+      }
+    }
+    return output
+  }
 }
