@@ -14,8 +14,10 @@ struct DepthwiseConvolution: Sendable {
   let kernel: Int
   /// Stride (1 or 2).
   let stride: Int
-  /// Weights laid out `[kernel][kernel][channels]`.
-  let weights: [Float]
+  /// Weights laid out `[kernel][kernel][channels]`, four channels to an element: the element type
+  /// keeps every group of four 16-byte aligned, so that a lone border pixel, which uses each
+  /// weight once, can multiply by it straight from memory instead of loading it first.
+  let weights: [SIMD4<Float>]
   /// Bias per channel.
   let bias: [Float]
 
@@ -27,7 +29,9 @@ struct DepthwiseConvolution: Sendable {
     self.channels = channels
     self.kernel = kernel
     self.stride = stride
-    self.weights = weights
+    var groups = [SIMD4<Float>](repeating: .zero, count: weights.count / 4)
+    for i in 0..<weights.count { groups[i / 4][i % 4] = weights[i] }
+    self.weights = groups
     self.bias = bias
   }
 
@@ -87,12 +91,14 @@ struct DepthwiseConvolution: Sendable {
   ) {
     let (_, padTop) = Self.samePadding(input: height, kernel: kernel, stride: stride)
     let (ow, padLeft) = Self.samePadding(input: width, kernel: kernel, stride: stride)
-    weights.withUnsafeBufferPointer { w in
-      bias.withUnsafeBufferPointer { b in
-        guard let w = w.baseAddress, let b = b.baseAddress else { return }
-        run(
-          input, firstRow: firstRow, height: height, width: width, destination: destination,
-          outRows: outRows, outWidth: ow, padTop: padTop, padLeft: padLeft, weights: w, bias: b)
+    weights.withUnsafeBufferPointer { groups in
+      groups.withMemoryRebound(to: Float.self) { w in
+        bias.withUnsafeBufferPointer { b in
+          guard let w = w.baseAddress, let b = b.baseAddress else { return }
+          run(
+            input, firstRow: firstRow, height: height, width: width, destination: destination,
+            outRows: outRows, outWidth: ow, padTop: padTop, padLeft: padLeft, weights: w, bias: b)
+        }
       }
     }
   }
@@ -112,6 +118,20 @@ struct DepthwiseConvolution: Sendable {
         value.storeQuantizedReLU6(
           q + offset,
           multiplier: Float4Lanes(repeating: 1 / QuantizedPointwiseConvolution.reluInputScale))
+      }
+    }
+    // The same for eight channels held as two four-wide registers.
+    @inline(__always) func put(_ low: Float4Lanes, _ high: Float4Lanes, _ offset: Int) {
+      let zero = Float4Lanes(repeating: 0)
+      let six = Float4Lanes(repeating: 6)
+      switch destination {
+      case .floats(let y):
+        low.clamped(zero, six).store(to: y + offset)
+        high.clamped(zero, six).store(to: y + offset + 4)
+      case .quantizedReLU6(let q):
+        let m = Float4Lanes(repeating: 1 / QuantizedPointwiseConvolution.reluInputScale)
+        Int16Lanes(rounding: low.clamped(zero, six) * m, high.clamped(zero, six) * m)
+          .store(to: UnsafeMutableRawPointer(q + offset))
       }
     }
     let c = channels
@@ -171,30 +191,42 @@ struct DepthwiseConvolution: Sendable {
         // A lone output pixel (at a border, or in a row too short for a group of four): 32
         // channels at a time keep eight accumulator chains busy instead of waiting on two.
         while ch &+ 32 <= c {
-          var a0 = FloatOctet(bias: b + ch)
-          var a1 = FloatOctet(bias: b + (ch &+ 8))
-          var a2 = FloatOctet(bias: b + (ch &+ 16))
-          var a3 = FloatOctet(bias: b + (ch &+ 24))
+          // Four-wide registers rather than ``FloatOctet``s: each weight is used once, so the
+          // multiply takes it from memory (the weights are 16-byte aligned, see ``weights``),
+          // three instructions per four multiply-adds instead of four. The same operations in
+          // the same order as the other paths, so the same bits.
+          var a0 = Float4Lanes(loading: b + ch)
+          var a1 = Float4Lanes(loading: b + (ch &+ 4))
+          var a2 = Float4Lanes(loading: b + (ch &+ 8))
+          var a3 = Float4Lanes(loading: b + (ch &+ 12))
+          var a4 = Float4Lanes(loading: b + (ch &+ 16))
+          var a5 = Float4Lanes(loading: b + (ch &+ 20))
+          var a6 = Float4Lanes(loading: b + (ch &+ 24))
+          var a7 = Float4Lanes(loading: b + (ch &+ 28))
           var ky = kyStart
           while ky < kyEnd {
             var px = x + (((iy0 &+ ky &- firstRow) &* width &+ ix0 &+ kxStart) &* c &+ ch)
             var wt = w + ((ky &* k &+ kxStart) &* c &+ ch)
             var kx = kxStart
             while kx < kxEnd {
-              a0.accumulate(wt, px)
-              a1.accumulate(wt + 8, px + 8)
-              a2.accumulate(wt + 16, px + 16)
-              a3.accumulate(wt + 24, px + 24)
+              a0 = a0 + Float4Lanes(aligned: wt) * Float4Lanes(loading: px)
+              a1 = a1 + Float4Lanes(aligned: wt + 4) * Float4Lanes(loading: px + 4)
+              a2 = a2 + Float4Lanes(aligned: wt + 8) * Float4Lanes(loading: px + 8)
+              a3 = a3 + Float4Lanes(aligned: wt + 12) * Float4Lanes(loading: px + 12)
+              a4 = a4 + Float4Lanes(aligned: wt + 16) * Float4Lanes(loading: px + 16)
+              a5 = a5 + Float4Lanes(aligned: wt + 20) * Float4Lanes(loading: px + 20)
+              a6 = a6 + Float4Lanes(aligned: wt + 24) * Float4Lanes(loading: px + 24)
+              a7 = a7 + Float4Lanes(aligned: wt + 28) * Float4Lanes(loading: px + 28)
               px += c
               wt += c
               kx &+= 1
             }
             ky &+= 1
           }
-          put(a0, out &+ ch)
-          put(a1, out &+ (ch &+ 8))
-          put(a2, out &+ (ch &+ 16))
-          put(a3, out &+ (ch &+ 24))
+          put(a0, a1, out &+ ch)
+          put(a2, a3, out &+ (ch &+ 8))
+          put(a4, a5, out &+ (ch &+ 16))
+          put(a6, a7, out &+ (ch &+ 24))
           ch &+= 32
         }
         while ch < c {

@@ -159,6 +159,10 @@ struct Float4Lanes {
     /// Loads four floats from `pointer` (no alignment required).
     @inline(__always) init(loading pointer: UnsafePointer<Float>) { raw = _mm_loadu_ps(pointer) }
 
+    /// Loads four floats from `pointer`, which must be 16-byte aligned (the load can then be an
+    /// operand of the instruction that uses it).
+    @inline(__always) init(aligned pointer: UnsafePointer<Float>) { raw = _mm_load_ps(pointer) }
+
     /// `value` in all four lanes.
     @inline(__always) init(repeating value: Float) { raw = _mm_set1_ps(value) }
 
@@ -204,6 +208,9 @@ struct Float4Lanes {
     @inline(__always) init(raw: SIMD4<Float>) { self.raw = raw }
     @inline(__always) init(loading pointer: UnsafePointer<Float>) {
       raw = UnsafeRawPointer(pointer).loadUnaligned(as: SIMD4<Float>.self)
+    }
+    @inline(__always) init(aligned pointer: UnsafePointer<Float>) {
+      raw = UnsafeRawPointer(pointer).load(as: SIMD4<Float>.self)
     }
     @inline(__always) init(repeating value: Float) { raw = SIMD4(repeating: value) }
     @inline(__always) init(_ a: Float, _ b: Float, _ c: Float, _ d: Float) {
