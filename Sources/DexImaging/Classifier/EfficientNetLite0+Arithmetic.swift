@@ -12,7 +12,9 @@ extension EfficientNetLite0 {
     /// 1×1 convolutions in 16-bit integers with 32-bit accumulators: a block's input quantized
     /// per call (one scale per tensor, 13 bits), a projection's input (a ReLU6 output) with the
     /// fixed scale 6 / 4095, written so by the depthwise layer; weights per output channel with
-    /// as many bits as a no-overflow proof allows (up to 15). Everything else stays in floats.
+    /// as many bits as a no-overflow proof allows (up to 15). The stem (the first, 3×3
+    /// convolution) computes the same way on a quantized copy of the image. The depthwise
+    /// convolutions and the classifier layer stay in floats.
     /// A projection multiplies only the channel pairs of its input that are nonzero (a ReLU6
     /// output is mostly zeros), which changes no bit of the result. Each block runs a band of
     /// rows at a time so that its expanded tensor stays in cache (on several threads, the large

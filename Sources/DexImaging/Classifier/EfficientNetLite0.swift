@@ -115,7 +115,7 @@ public final class EfficientNetLite0: Sendable {
       let stem = StemLayer(
         arithmetic: arithmetic, weights: stemW, bias: stemB, outputChannels: arch.stemChannels,
         kernel: 3, stride: 2)
-    else { throw .invalidWeights("stem: unsupported channel count") }
+    else { throw .invalidWeights("stem: unsupported channel count or a weight that is not finite") }
 
     var blocks: [MBConvBlock] = []
     var channels = arch.stemChannels
