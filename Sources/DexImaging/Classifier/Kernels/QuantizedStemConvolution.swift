@@ -165,10 +165,10 @@ struct QuantizedStemConvolution: Sendable {
       let destination = q + row &* rowValues
       let source = row &- padded.top
       guard source >= 0, source < height, firstColumn < lastColumn else {
-        destination.update(repeating: 0, count: rowValues)
+        destination.initialize(repeating: 0, count: rowValues)
         continue
       }
-      destination.update(repeating: 0, count: before)
+      destination.initialize(repeating: 0, count: before)
       let count = (lastColumn &- firstColumn) &* 3
       let from = x + (source &* width &+ firstColumn) &* 3
       let to = destination + before
@@ -184,7 +184,7 @@ struct QuantizedStemConvolution: Sendable {
         to[i] = Int16(max(-limit, min(limit, (from[i] * multiplier).rounded(.toNearestOrEven))))
         i &+= 1
       }
-      (to + count).update(repeating: 0, count: rowValues &- before &- count)
+      (to + count).initialize(repeating: 0, count: rowValues &- before &- count)
     }
   }
 
