@@ -1,5 +1,12 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 // DexKit: turn a photo into a structured "Dex entry" and keep a browsable collection of them.
+//
+// This package is the SDK and nothing else: its products are libraries, and it depends on
+// swift-log, swift-crypto and GRDB only (plus the DocC command plugin, which is never linked).
+// The `dex` command-line app and the other examples live in `Examples/` (their own package),
+// the `dex-proxy` backend in `Examples/DexProxy/`, and the benchmarks in `Benchmarks/`, each
+// depending on this package by path, so an app that adds DexKit resolves no server framework,
+// argument parser or database driver beyond SQLite through GRDB.
 
 import PackageDescription
 
@@ -10,22 +17,17 @@ let package = Package(
     .library(name: "DexModel", targets: ["DexModel"]),
     .library(name: "DexImaging", targets: ["DexImaging"]),
     .library(name: "DexCloud", targets: ["DexCloud"]),
+    .library(name: "DexCloudServer", targets: ["DexCloudServer"]),
     .library(name: "DexStorage", targets: ["DexStorage"]),
     .library(name: "DexKit", targets: ["DexKit"]),
-    .executable(name: "dex", targets: ["dex"]),
-    .executable(name: "dex-demo", targets: ["DexDemo"]),
-    .executable(name: "custom-classifier", targets: ["CustomClassifier"]),
-    .library(name: "DexProxy", targets: ["DexProxy"]),
-    .executable(name: "dex-proxy", targets: ["dex-proxy"]),
+    // Helpers for the tests of this repository's packages (log capture, child processes, a
+    // dedicated-thread executor); not part of the SDK's API.
+    .library(name: "DexTestSupport", targets: ["DexTestSupport"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-    // The dex-proxy example backend, and the real HTTP servers DexCloudTests start on 127.0.0.1.
-    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     // `swift package generate-documentation` (Scripts/docs.sh); a command plugin, not linked.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
@@ -52,10 +54,14 @@ let package = Package(
       cSettings: [.define("NDEBUG")],
       linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread")]
     ),
+    // The offline classifier's network (layers, kernels, weights loading): internal to
+    // DexImaging, which keeps the public face (ImageClassifying, ImageClassifier, the labels).
+    .target(name: "DexClassifierEngine"),
     .target(
       name: "DexImaging",
       dependencies: [
         "DexModel",
+        "DexClassifierEngine",
         .product(name: "Logging", package: "swift-log"),
         .target(name: "CDexImageShim", condition: .when(platforms: [.linux, .android])),
       ],
@@ -63,17 +69,22 @@ let package = Package(
       resources: [.copy("Classifier/ClassifierResources")]
     ),
 
-    .executableTarget(
-      name: "DexImagingBenchmark",
-      dependencies: ["DexImaging"],
-      path: "Benchmarks/DexImaging/DexImagingBenchmark"
-    ),
-
     // MARK: Cloud
+    // The app's side: the signed client, token stores, the vision service.
     .target(
       name: "DexCloud",
       dependencies: [
         "DexModel",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]
+    ),
+    // The backend's side of the same wire contract: verifier, session issuer, keyring, replay
+    // cache. It signs and canonicalises through DexCloud's code, so the two cannot drift.
+    .target(
+      name: "DexCloudServer",
+      dependencies: [
+        "DexCloud",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
       ]
@@ -86,22 +97,8 @@ let package = Package(
         "DexModel",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ]
-    ),
-    // A child process the DexStorage crash-safety tests SIGKILL mid-write.
-    .executableTarget(
-      name: "DexStoreCrashProbe",
-      dependencies: ["DexStorage"],
-      path: "Tests/DexStorageCrashProbe"
-    ),
-    // Release-built benchmark: DexStore beside a raw sqlite3 C API baseline.
-    .executableTarget(
-      name: "dex-storage-bench",
-      dependencies: [
-        "DexStorage",
-        .product(name: "GRDBSQLite", package: "GRDB.swift"),
-      ],
-      path: "Benchmarks/DexStorage/Sources"
     ),
 
     // MARK: Glue
@@ -113,56 +110,21 @@ let package = Package(
       ]
     ),
 
-    // MARK: Examples
-    .executableTarget(
-      name: "dex",
-      dependencies: [
-        "DexKit",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
-      path: "Examples/dex",
-      resources: [.copy("Resources/sample.jpg")]
-    ),
-    .executableTarget(
-      name: "dex-scan-benchmark",
-      dependencies: [
-        "DexKit", "DexProxy", "DexTestSupport",
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
-      ],
-      path: "Benchmarks/DexKit/DexScanBenchmark"
-    ),
-    .executableTarget(
-      name: "CustomClassifier",
-      dependencies: ["DexKit"],
-      path: "Examples/CustomClassifier",
-      exclude: ["labels.sh"]
-    ),
-    .executableTarget(
-      name: "DexDemo",
-      dependencies: ["DexKit"],
-      path: "Examples/DexDemo",
-      resources: [.copy("Resources")]
-    ),
+    // MARK: Test support
     .target(
-      name: "DexProxy",
-      dependencies: [
-        "DexCloud",
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
-      ],
-      path: "Examples/DexProxy/Sources/DexProxy"
+      name: "DexTestSupport",
+      dependencies: [.product(name: "Logging", package: "swift-log")],
+      path: "Tests/DexTestSupport"
     ),
+    // Swift Testing traits for the test targets (kept apart so that benchmarks linking
+    // DexTestSupport do not link the Testing library).
+    .target(
+      name: "DexTestTraits", dependencies: ["DexTestSupport"], path: "Tests/DexTestTraits"),
+    // A child process the DexStorage crash-safety tests SIGKILL mid-write.
     .executableTarget(
-      name: "dex-proxy",
-      dependencies: [
-        "DexProxy",
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-      ],
-      path: "Examples/DexProxy/Sources/dex-proxy"
+      name: "DexStoreCrashProbe",
+      dependencies: ["DexStorage", "DexModel"],
+      path: "Tests/DexStorageCrashProbe"
     ),
 
     // MARK: Tests
@@ -170,47 +132,28 @@ let package = Package(
       name: "DexModelTests", dependencies: ["DexModel", "DexTestTraits"],
       resources: [.copy("Fixtures")]),
     .testTarget(
-      name: "DexImagingTests", dependencies: ["DexImaging", "DexTestTraits"],
+      name: "DexImagingTests",
+      dependencies: ["DexImaging", "DexModel", "DexClassifierEngine", "DexTestTraits"],
       resources: [.copy("Classifier/Fixtures"), .copy("Resources")]),
-    // Helpers shared by the test targets and the scan benchmark (log capture, loopback HTTP
-    // servers, child processes, the off-the-cooperative-pool executor); not a product.
-    .target(
-      name: "DexTestSupport",
-      dependencies: [
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-      ],
-      path: "Tests/DexTestSupport"
-    ),
-    // Swift Testing traits for the test targets (kept apart so that the benchmark does not link
-    // the Testing library).
-    .target(
-      name: "DexTestTraits", dependencies: ["DexTestSupport"], path: "Tests/DexTestTraits"),
     .testTarget(
       name: "DexCloudTests",
       dependencies: [
-        "DexCloud", "DexTestSupport",
-        .product(name: "Logging", package: "swift-log"),
+        "DexCloud", "DexModel", "DexTestSupport",
         .product(name: "Crypto", package: "swift-crypto"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
       ]
     ),
     .testTarget(
-      name: "DexProxyTests",
-      dependencies: [
-        "DexProxy", "DexCloud", "DexModel", "DexKit", "DexTestSupport",
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "Crypto", package: "swift-crypto"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
-      ],
-      resources: [.copy("Photos")]
+      name: "DexCloudServerTests",
+      dependencies: ["DexCloudServer", "DexCloud", "DexTestSupport"]
     ),
     .testTarget(
-      name: "DexStorageTests", dependencies: ["DexStorage", "DexStoreCrashProbe", "DexTestSupport"]),
+      name: "DexStorageTests",
+      dependencies: [
+        "DexStorage", "DexModel", "DexStoreCrashProbe", "DexTestSupport",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(
-      name: "DexKitTests", dependencies: ["DexKit", "dex", "DexTestSupport", "DexTestTraits"],
+      name: "DexKitTests", dependencies: ["DexKit", "DexTestSupport", "DexTestTraits"],
       resources: [.copy("Photos")]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds `dex`, and scans the bundled photo offline
-# into your collection (default: the platform's Dex.store; set DEX_STORE to use another).
-# With DEX_BACKEND_URL and DEX_BOOTSTRAP_KEY set, the scan uses your backend's /vision proxy.
+# The main job: installs what is missing, builds `dex` (the example app in Examples/, its own
+# package beside the SDK), and scans the bundled photo offline into your collection (default:
+# the platform's Dex.store; set DEX_STORE to use another). With DEX_BACKEND_URL and
+# DEX_BOOTSTRAP_KEY set, the scan uses your backend's /vision proxy.
 # Extra arguments are passed to `dex scan` (for example more photos, --dry-run or --json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/bootstrap.sh
-swift build --product dex
-.build/debug/dex scan --sample "$@"
-.build/debug/dex list --limit 10
+swift build --package-path Examples --product dex
+dex="$(swift build --package-path Examples --show-bin-path)/dex"
+"$dex" scan --sample "$@"
+"$dex" list --limit 10

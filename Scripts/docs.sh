@@ -3,7 +3,7 @@
 # (swift-docc-plugin), warnings fatal (a broken link or an unknown symbol fails the run), then
 # checks that every public symbol is documented and curated (Scripts/docs-coverage.py).
 #
-# The five modules are built as one combined archive: each module's archive is built with the
+# The six modules are built as one combined archive: each module's archive is built with the
 # archives of the modules it depends on, so a doc comment in DexStorage can link a DexModel
 # symbol as ``/DexModel/DexEntry`` (the leading slash names the other module; DocC does not find
 # re-exported symbols by their bare name).
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/bootstrap.sh
-modules=(DexModel DexImaging DexCloud DexStorage DexKit)
+modules=(DexModel DexImaging DexCloud DexCloudServer DexStorage DexKit)
 targets=()
 for module in "${modules[@]}"; do targets+=(--target "$module"); done
 

@@ -1,8 +1,45 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, then runs every test target.
+# The whole test suite: installs what is missing, lints, checks what a host app resolves, then
+# builds and runs the tests of every package in this repository:
+#   .                 the SDK (DexModel, DexImaging, DexCloud, DexCloudServer, DexStorage, DexKit)
+#   Examples          the dex command-line app, dex-demo, custom-classifier
+#   Examples/DexProxy the dex-proxy backend, and DexCloud's client against real loopback servers
+#   Benchmarks        built only (the benchmarks themselves run from their scripts)
+# Every package runs even when an earlier one fails; the last line sums them up.
+# Extra arguments go to every `swift test` (for example `--filter DexScanner`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/bootstrap.sh
 bash Scripts/lint.sh
-swift build --build-tests
-swift test --skip-build "$@"
+bash Scripts/check-host-dependencies.sh
+
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+failed_packages=()
+run_package() {  # $1: package path
+  local name="${1//\//-}"
+  echo "== $1: build"
+  if ! swift build --package-path "$1" --build-tests; then
+    failed_packages+=("$1 (build)")
+    return
+  fi
+  echo "== $1: test"
+  swift test --package-path "$1" --skip-build "${@:2}" 2>&1 | tee "$logs/$name.log" \
+    || failed_packages+=("$1")
+}
+run_package . "$@"
+run_package Examples "$@"
+run_package Examples/DexProxy "$@"
+echo "== Benchmarks: build"
+swift build --package-path Benchmarks || failed_packages+=("Benchmarks (build)")
+
+# One closing line over all packages, from Swift Testing's own summaries.
+total=$(cat "$logs"/*.log 2>/dev/null | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .*/\1/p' \
+  | awk '{ sum += $1 } END { print sum + 0 }')
+failures=$(cat "$logs"/*.log 2>/dev/null | grep -c '✘ Test .* failed after' || true)
+if ((${#failed_packages[@]})); then
+  echo "Failed: ${failed_packages[*]}" >&2
+  echo "DexKit: $((total - failures)) passed, $((failures > 0 ? failures : 1)) failed"
+  exit 1
+fi
+echo "DexKit: $total passed, 0 failed"

@@ -1,6 +1,7 @@
 // Signing and verification throughput of DexCloud, built in release by run.sh.
 // Prints one line per body size: "size ours_sign_ns ours_verify_ns" (medians of 7 runs).
 import DexCloud
+import DexCloudServer
 import Foundation
 
 let secret = SigningSecret("benchmark-secret-key-0123456789")!

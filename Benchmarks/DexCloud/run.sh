@@ -5,24 +5,9 @@
 # Usage: Benchmarks/DexCloud/run.sh   (builds under the shared lock, runs under nice)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-WORK="$ROOT/Benchmarks/.work/DexCloud"
-mkdir -p "$WORK/Sources/DexCloudBench"
-cp "$ROOT/Benchmarks/DexCloud/main.swift" "$WORK/Sources/DexCloudBench/main.swift"
-cat > "$WORK/Package.swift" <<PKG
-// swift-tools-version: 6.0
-import PackageDescription
-let package = Package(
-  name: "DexCloudBench",
-  platforms: [.macOS(.v13)],
-  dependencies: [.package(name: "DexKit", path: "$ROOT")],
-  targets: [
-    .executableTarget(
-      name: "DexCloudBench", dependencies: [.product(name: "DexCloud", package: "DexKit")])
-  ]
-)
-PKG
-( cd "$WORK" && flock /tmp/dexkit-swift.lock swift build -c release --product DexCloudBench >/dev/null )
-BIN="$WORK/.build/release/DexCloudBench"
+flock /tmp/dexkit-swift.lock swift build -c release --package-path "$ROOT/Benchmarks" \
+  --product DexCloudBench >/dev/null
+BIN="$ROOT/Benchmarks/.build/release/DexCloudBench"
 
 OURS=$(mktemp); PEER=$(mktemp); RSS1=$(mktemp); RSS2=$(mktemp)
 trap 'rm -f "$OURS" "$PEER" "$RSS1" "$RSS2"' EXIT

@@ -3,7 +3,7 @@
 
   python3 Benchmarks/DexImaging-classifier/ab.py OLD NEW [--pairs 600] [--image cat] [--threads 1]
 
-OLD and NEW are ClassifierBench binaries (copy `.build/release/ClassifierBench` away before
+OLD and NEW are ClassifierBench binaries (copy `Benchmarks/.build/release/ClassifierBench` away before
 rebuilding; build an older commit in a `git worktree`). Both run as servers (`--serve`) pinned
 to the same CPU, and the script alternates single network passes between them (who goes first
 alternates too), so each pair of passes sees the same host conditions within a few tens of

@@ -265,10 +265,12 @@ def main():
     image = os.path.join(FIXTURES, args.image + ".ppm")
     # Without manifest caching SwiftPM rescans the DexKit checkout it depends on by path: with it,
     # a source file added there since the last build is silently left out of the build.
-    build = ["swift", "build", "-c", "release", "--package-path", HERE,
+    package = os.path.join(ROOT, "Benchmarks")
+    build = ["swift", "build", "-c", "release", "--package-path", package,
+             "--product", "ClassifierBench",
              "--disable-build-manifest-caching"] + args.swift_flags.split()
     if args.swift_flags:
-        build += ["--scratch-path", os.path.join(HERE, ".build-flags")]
+        build += ["--scratch-path", os.path.join(package, ".build-flags")]
     if not args.skip_build:
         subprocess.run(["flock", "/tmp/dexkit-swift.lock"] + build, check=True, stdout=subprocess.DEVNULL)
     binary = subprocess.run(build + ["--show-bin-path"], check=True, capture_output=True,

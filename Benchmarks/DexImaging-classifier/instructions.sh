@@ -27,9 +27,9 @@ if ! command -v valgrind >/dev/null 2>&1; then
 fi
 binary="${2:-}"
 if [ -z "$binary" ]; then
-  flock /tmp/dexkit-swift.lock swift build -c release --package-path "$here" \
-    --disable-build-manifest-caching >&2
-  binary="$here/.build/release/ClassifierBench"
+  flock /tmp/dexkit-swift.lock swift build -c release --package-path "$root/Benchmarks" \
+    --product ClassifierBench --disable-build-manifest-caching >&2
+  binary="$root/Benchmarks/.build/release/ClassifierBench"
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -8,7 +8,7 @@ driver itself imports neither Pillow nor numpy so that forked children start sma
 times the full bytes -> JPEG bytes call in-process (the file is read once beforehand), and
 reports the median of N iterations after two warm-ups:
 
-  ours    .build/release/DexImagingBenchmark (ImageDownscaler.downscale)
+  ours    Benchmarks/.build/release/DexImagingBenchmark (ImageDownscaler.downscale)
   Pillow  Image.open(BytesIO) + draft("RGB", (1024, 1024)) + thumbnail(LANCZOS) + save(quality=80)
   vips    pyvips.Image.thumbnail_buffer(1024) + write_to_buffer(".jpg", Q=80), cache disabled
 

@@ -13,11 +13,13 @@
 #                must entropy-decode every scan into a whole-image buffer before the first row.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+bin=Benchmarks/.build/release/dex-scan-benchmark
 runs="${2:-30}"
-flock /tmp/dexkit-swift.lock swift build -c release --product dex-scan-benchmark
+flock /tmp/dexkit-swift.lock swift build -c release --package-path Benchmarks \
+  --product dex-scan-benchmark
 if [ -n "${1:-}" ]; then
   echo "photo: $1"
-  .build/release/dex-scan-benchmark "$1" "$runs"
+  "$bin" "$1" "$runs"
   exit 0
 fi
 bash Benchmarks/DexImaging/fetch-photos.sh >/dev/null
@@ -32,5 +34,5 @@ for kind in camera progressive; do
   photo="$camera"
   [ "$kind" = progressive ] && photo="$progressive"
   printf '%-12s ' "$kind"
-  .build/release/dex-scan-benchmark "$photo" "$runs"
+  "$bin" "$photo" "$runs"
 done

@@ -5,8 +5,9 @@
 # driver's own peak. The build takes the shared Swift lock; the run is niced.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-flock /tmp/dexkit-swift.lock swift build -c release --product dex-storage-bench
-BIN="$(flock /tmp/dexkit-swift.lock swift build -c release --show-bin-path)/dex-storage-bench"
+flock /tmp/dexkit-swift.lock swift build -c release --package-path Benchmarks \
+  --product dex-storage-bench
+BIN=Benchmarks/.build/release/dex-storage-bench
 if [ -x /usr/bin/time ]; then
   nice -n 10 /usr/bin/time -v "$BIN" "$@" 2> >(grep -E "Maximum resident|Elapsed" >&2)
 else

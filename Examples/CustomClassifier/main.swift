@@ -8,8 +8,8 @@
 //
 //   swift run custom-classifier photo.jpg -- python3 my_model.py
 //
-// Without a command it uses `Examples/CustomClassifier/labels.sh`, which answers from the
-// photo's size alone, to show the wiring.
+// Without a command it uses its bundled `labels.sh`, which answers from the photo's size alone,
+// to show the wiring; it is found from any working directory.
 
 import DexKit
 import Foundation
@@ -63,12 +63,18 @@ else {
   exit(64)
 }
 let command = arguments.drop { $0 != "--" }.dropFirst()
-let classifier =
-  command.isEmpty
-  ? CommandClassifier(
-    executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["Examples/CustomClassifier/labels.sh"])
-  : CommandClassifier(
+let classifier: CommandClassifier
+if command.isEmpty {
+  guard let script = Bundle.module.url(forResource: "labels", withExtension: "sh") else {
+    print("custom-classifier: the bundled labels.sh is missing")
+    exit(70)
+  }
+  classifier = CommandClassifier(
+    executable: URL(fileURLWithPath: "/bin/sh"), arguments: [script.path])
+} else {
+  classifier = CommandClassifier(
     executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: Array(command))
+}
 
 let scanner = DexScanner(classifier: classifier)
 for await state in scanner.scan(image) {

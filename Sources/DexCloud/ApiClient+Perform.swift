@@ -56,9 +56,8 @@ extension ApiClient {
       let failure = Self.httpError(response, redactor: redactor)
 
       if status == 401 {
-        if failure.apiError?.code
-          == RequestVerificationError.timestampOutOfWindow(skewSeconds: 0)
-          .code, !correctedClock,
+        if failure.apiError?.code == SigningErrorCode.timestampOutOfWindow.rawValue,
+          !correctedClock,
           let dateText = response.value(forHeader: "Date"),
           let serverDate = HTTPDate.parse(dateText)
         {
@@ -70,7 +69,7 @@ extension ApiClient {
             metadata: ["endpoint": "\(endpoint.path)", "offset_s": "\(Int(clockOffset))"])
           continue
         }
-        if failure.apiError?.code == RequestVerificationError.replayed.code, !resignedAfterReplay {
+        if failure.apiError?.code == SigningErrorCode.replayed.rawValue, !resignedAfterReplay {
           // Another client instance sent an identical request in the same second; the next
           // signing picks a later timestamp because this signature is remembered.
           resignedAfterReplay = true

@@ -63,27 +63,26 @@ public actor ApiClient {
     self.random = random
   }
 
-  /// Sends `body` to `endpoint` and decodes a `Response` from the JSON reply, as in the
-  /// reference app.
+  /// Sends `body` to `endpoint` and decodes the 2xx JSON reply as `Response`: the way to call
+  /// an endpoint (the reference app's `sendRequest(endpoint:body:responseModel:)`).
   ///
   /// - Parameters:
   ///   - endpoint: the route, for example ``Endpoints/vision``.
   ///   - body: the JSON body bytes, sent and signed as is.
-  ///   - responseModel: the type decoded from a 2xx reply.
+  ///   - responseType: the type decoded from a 2xx reply.
   ///   - timeout: this request's timeout per attempt; the configuration's default (120 s) when
   ///     `nil`.
-  public func sendRequest<Response: Decodable & Sendable>(
-    endpoint: Endpoint, body: Data, responseModel: Response.Type, timeout: Duration? = nil
-  ) async -> Result<Response, DexCloudError> {
-    do {
-      let response = try await send(endpoint, body: body, timeout: timeout)
-      return .success(try decode(responseModel, from: response, endpoint: endpoint))
-    } catch {
-      return .failure(error)
-    }
+  /// - Throws: ``DexCloudError`` for every failure, including non-2xx statuses and a reply
+  ///   that is not a `Response`.
+  public func send<Response: Decodable & Sendable>(
+    _ endpoint: Endpoint, body: Data, as responseType: Response.Type, timeout: Duration? = nil
+  ) async throws(DexCloudError) -> Response {
+    let response = try await send(endpoint, body: body, timeout: timeout)
+    return try decode(responseType, from: response, endpoint: endpoint)
   }
 
-  /// Sends a signed request and returns the successful (2xx) response as is.
+  /// Sends a signed request and returns the successful (2xx) response undecoded, for replies
+  /// that are not JSON.
   ///
   /// - Throws: ``DexCloudError`` for every failure, including non-2xx statuses.
   public func send(

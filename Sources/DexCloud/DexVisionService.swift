@@ -1,19 +1,35 @@
+import DexModel
 import Foundation
 import Logging
 
-/// Identifies a photo through the signed `/vision` endpoint, with ``/DexModel/DexPrompt`` as
-/// the prompt and ``/DexModel/ScanResult/init(jsonString:)`` as the parser.
+/// Identifies a photo through the signed `/vision` endpoint, with a prompt (by default
+/// ``/DexModel/DexPrompt/identification(hint:)``) and ``/DexModel/ScanResult/init(jsonString:)``
+/// as the parser.
 ///
 /// Oversized images are refused before they are encoded or sent, with an error telling the
 /// caller to downscale.
 public struct DexVisionService: DexVisionServicing {
   /// The client that signs and sends the request.
   public let client: ApiClient
+  /// Builds the prompt sent with each photo from the on-device category hint: the single edit
+  /// point for what the model is asked. Replace it to change the wording or add fields (keep
+  /// the JSON shape ``/DexModel/ScanResult/init(jsonString:)`` reads).
+  public let prompt: @Sendable (DexCategory?) -> String
   private let logger: Logger
 
   /// Creates a service on `client`.
-  public init(client: ApiClient, logger: Logger = Logger(label: "dexkit.cloud.vision")) {
+  ///
+  /// - Parameters:
+  ///   - client: the signed client.
+  ///   - prompt: the prompt for a category hint; today's identification prompt by default.
+  ///   - logger: where failures are logged (never with image bytes or secrets).
+  public init(
+    client: ApiClient,
+    prompt: @escaping @Sendable (DexCategory?) -> String = { DexPrompt.identification(hint: $0) },
+    logger: Logger = Logger(label: "dexkit.cloud.vision")
+  ) {
     self.client = client
+    self.prompt = prompt
     self.logger = logger
   }
 
@@ -21,7 +37,7 @@ public struct DexVisionService: DexVisionServicing {
   ///
   /// - Throws: ``DexCloudError`` for transport, status and size failures;
   ///   `ScanResult.ParseError` when the model's reply holds no usable identification.
-  public func identify(imageData: Data, categoryHint: String?) async throws -> ScanResult {
+  public func identify(imageData: Data, categoryHint: DexCategory?) async throws -> ScanResult {
     let limit = client.configuration.maximumRequestBodyBytes
     // Base64 grows the image by 4/3; refuse before allocating the encoded copy.
     let encodedSize = (imageData.count + 2) / 3 * 4
@@ -33,19 +49,17 @@ public struct DexVisionService: DexVisionServicing {
     }
     let request = VisionRequest(
       image: imageData.base64EncodedString(),
-      prompt: DexPrompt.identification(categoryHint: categoryHint))
+      prompt: prompt(categoryHint))
     let body: Data
     do {
       body = try JSONEncoder().encode(request)
     } catch {
       throw DexCloudError(kind: .invalidConfiguration, message: "Cannot encode the request.")
     }
-    let result = await client.sendRequest(
-      endpoint: Endpoints.vision, body: body, responseModel: VisionResponse.self)
-    switch result {
-    case .success(let response):
+    do {
+      let response = try await client.send(Endpoints.vision, body: body, as: VisionResponse.self)
       return try ScanResult(jsonString: response.content)
-    case .failure(let error):
+    } catch let error as DexCloudError {
       logger.error(
         "Cloud identification request failed",
         metadata: ["kind": "\(error.kind.rawValue)", "status": "\(error.statusCode ?? 0)"])

@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 
 /// The cloud identification pass: a photo in, a structured ``/DexModel/ScanResult`` out.
@@ -9,6 +10,7 @@ public protocol DexVisionServicing: Sendable {
   ///
   /// - Parameters:
   ///   - imageData: the encoded photo, already downscaled.
-  ///   - categoryHint: the on-device guess (for example "Plant"), a weak hint only.
-  func identify(imageData: Data, categoryHint: String?) async throws -> ScanResult
+  ///   - categoryHint: the on-device guess's category (for example ``/DexModel/DexCategory/plant``),
+  ///     a weak hint only; `nil` when the local pass found nothing.
+  func identify(imageData: Data, categoryHint: DexCategory?) async throws -> ScanResult
 }

@@ -1,11 +1,11 @@
 import Foundation
 
 /// Lower-case hexadecimal encoding and strict decoding, shared by the signer and the verifier.
-enum Hex {
+package enum Hex {
   private static let digits = Array("0123456789abcdef".utf8)
 
   /// Lower-case hex of `bytes`.
-  static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+  package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
     let input = Array(bytes)
     return String(unsafeUninitializedCapacity: input.count * 2) { buffer in
       var index = 0
@@ -19,7 +19,7 @@ enum Hex {
   }
 
   /// Decodes lower-case hex only; `nil` for odd lengths, upper-case or any other character.
-  static func decodeLowercase(_ string: String) -> [UInt8]? {
+  package static func decodeLowercase(_ string: String) -> [UInt8]? {
     let utf8 = Array(string.utf8)
     guard utf8.count.isMultiple(of: 2) else { return nil }
     var bytes: [UInt8] = []

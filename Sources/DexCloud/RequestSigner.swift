@@ -18,17 +18,30 @@ public struct RequestSigner: Sendable {
 
   /// Creates a signer for `secret`; the key is derived once and reused for every signature.
   public init(secret: SigningSecret) {
-    self.box = KeyBox(key: secret.symmetricKey)
+    self.init(key: secret.symmetricKey)
+  }
+
+  /// Creates a signer for raw key bytes (the RFC 4231 test vectors' keys are not UTF-8).
+  package init(key: SymmetricKey) {
+    self.box = KeyBox(key: key)
   }
 
   /// The raw 32-byte HMAC-SHA256 of the canonical string.
   func authenticationCode(for canonical: CanonicalRequest) -> [UInt8] {
-    Self.hmacSHA256(key: key, message: canonical.utf8Bytes)
+    authenticationCode(for: canonical.utf8Bytes)
   }
 
-  /// The HMAC-SHA256 core every signature goes through (checked against RFC 4231 in tests).
-  static func hmacSHA256<Message: DataProtocol>(key: SymmetricKey, message: Message) -> [UInt8] {
+  /// The HMAC-SHA256 core every signature and every session tag goes through, client and
+  /// server alike (checked against RFC 4231 in tests).
+  package func authenticationCode<Message: DataProtocol>(for message: Message) -> [UInt8] {
     Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+  }
+
+  /// Whether `code` is the HMAC-SHA256 of `message`, compared in constant time.
+  package func isValid<Message: DataProtocol>(
+    authenticationCode code: some ContiguousBytes, for message: Message
+  ) -> Bool {
+    HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: message, using: key)
   }
 
   /// The lower-case hex signature of `canonical`, as sent in `x-signature`.
@@ -37,9 +50,8 @@ public struct RequestSigner: Sendable {
   }
 
   /// Whether `signatureBytes` is the HMAC of `canonical`, compared in constant time.
-  func isValid(signatureBytes: [UInt8], for canonical: CanonicalRequest) -> Bool {
-    HMAC<SHA256>.isValidAuthenticationCode(
-      signatureBytes, authenticating: canonical.utf8Bytes, using: key)
+  package func isValid(signatureBytes: [UInt8], for canonical: CanonicalRequest) -> Bool {
+    isValid(authenticationCode: signatureBytes, for: canonical.utf8Bytes)
   }
 
   /// The `x-timestamp` and `x-signature` headers for one request.

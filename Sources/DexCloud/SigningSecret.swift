@@ -27,12 +27,12 @@ public struct SigningSecret: Sendable, Equatable, Codable, CustomStringConvertib
   }
 
   /// Wraps a value the caller knows is non-empty (a derived 43-character secret).
-  init(nonEmpty value: String) {
+  package init(nonEmpty value: String) {
     self.value = value
   }
 
   /// The HMAC key: the UTF-8 bytes of the secret.
-  var symmetricKey: SymmetricKey { SymmetricKey(data: Data(value.utf8)) }
+  package var symmetricKey: SymmetricKey { SymmetricKey(data: Data(value.utf8)) }
 
   /// Always ``redactedPlaceholder``.
   public var description: String { Self.redactedPlaceholder }

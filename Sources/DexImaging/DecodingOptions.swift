@@ -1,3 +1,5 @@
+import DexModel
+
 /// How bytes are decoded: limits, transparency handling, partial images and shrink-on-load.
 public struct DecodingOptions: Sendable, Hashable {
   /// Size limits checked before any large allocation.

@@ -11,6 +11,9 @@ public struct DownscaleOptions: Sendable, Hashable {
   public var isProgressive: Bool
   /// How the input is decoded.
   public var decoding: DecodingOptions
+  /// Longest side of an extra thumbnail JPEG resampled from the same decode (``DownscaledImage/thumbnailJPEG``),
+  /// so that a grid image costs no second decode; `nil` (the default) makes none.
+  public var thumbnailMaxDimension: Int?
 
   /// Creates options; the defaults match the reference app's 1024-pixel, quality 0.8 upload.
   public init(
@@ -18,13 +21,15 @@ public struct DownscaleOptions: Sendable, Hashable {
     quality: Double = 0.8,
     chromaSubsampling: ChromaSubsampling = .yuv420,
     isProgressive: Bool = false,
-    decoding: DecodingOptions = DecodingOptions()
+    decoding: DecodingOptions = DecodingOptions(),
+    thumbnailMaxDimension: Int? = nil
   ) {
     self.maxDimension = maxDimension
     self.quality = quality
     self.chromaSubsampling = chromaSubsampling
     self.isProgressive = isProgressive
     self.decoding = decoding
+    self.thumbnailMaxDimension = thumbnailMaxDimension
   }
 
   /// The libjpeg quality (1...100) that ``quality`` maps to.

@@ -1,10 +1,18 @@
 import Foundation
 
-/// The result of ``ImageDownscaling/downscale(_:options:)``: the JPEG plus what happened on the way.
+/// The result of ``ImageDownscaling/downscale(_:options:)``: the JPEG plus what happened on the
+/// way, and the decoded pixels themselves so that later passes never decode the photo again.
 public struct DownscaledImage: Sendable, Hashable {
   /// The upright, downscaled JPEG (baseline unless progressive was asked for; no EXIF, no
   /// orientation tag, no ICC profile).
   public var jpegData: Data
+  /// The upright pixels ``jpegData`` was encoded from, at ``pixelWidth`` × ``pixelHeight``:
+  /// what the on-device classifier reads (``ImageClassifying/classify(_:)``), with no JPEG
+  /// round trip. `nil` from conformances that do not expose their pixels.
+  public var pixels: RGBImage?
+  /// A smaller JPEG for grids, resampled from the same decode when
+  /// ``DownscaleOptions/thumbnailMaxDimension`` asks for one; `nil` otherwise.
+  public var thumbnailJPEG: Data?
   /// Width of the output in pixels.
   public var pixelWidth: Int
   /// Height of the output in pixels.
@@ -24,9 +32,11 @@ public struct DownscaledImage: Sendable, Hashable {
   public init(
     jpegData: Data, pixelWidth: Int, pixelHeight: Int, sourceFormat: ImageFormat,
     sourcePixelWidth: Int, sourcePixelHeight: Int, appliedOrientation: ImageOrientation,
-    isPartial: Bool = false
+    isPartial: Bool = false, pixels: RGBImage? = nil, thumbnailJPEG: Data? = nil
   ) {
     self.jpegData = jpegData
+    self.pixels = pixels
+    self.thumbnailJPEG = thumbnailJPEG
     self.pixelWidth = pixelWidth
     self.pixelHeight = pixelHeight
     self.sourceFormat = sourceFormat

@@ -36,6 +36,12 @@
       let jpeg = try JPEGEncoder.encode(
         decoded.image, quality: options.libjpegQuality, subsampling: options.chromaSubsampling,
         progressive: options.isProgressive)
+      // The thumbnail comes from the same pixels: no second decode of the photo.
+      let thumbnail = try options.thumbnailMaxDimension.map { (side) throws(ImagingError) in
+        try JPEGEncoder.encode(
+          decoded.image.resampled(fitting: side), quality: options.libjpegQuality,
+          subsampling: options.chromaSubsampling, progressive: false)
+      }
       logger.debug(
         "Downscaled image",
         metadata: [
@@ -49,7 +55,7 @@
         jpegData: jpeg, pixelWidth: decoded.image.width, pixelHeight: decoded.image.height,
         sourceFormat: decoded.format, sourcePixelWidth: decoded.storedSize.width,
         sourcePixelHeight: decoded.storedSize.height, appliedOrientation: decoded.orientation,
-        isPartial: decoded.isPartial)
+        isPartial: decoded.isPartial, pixels: decoded.image, thumbnailJPEG: thumbnail)
     }
 
     /// Decodes `imageData` to upright RGB8 at `target`; see ``ImageDecoding``.

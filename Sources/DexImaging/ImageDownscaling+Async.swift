@@ -1,83 +1,45 @@
 import Foundation
 
-// The async variants run the synchronous work on the global concurrent executor (`@concurrent`
-// where the compiler knows it; a plain nonisolated async function does the same before Swift 6.2)
+// The async variants run the synchronous work on the global concurrent executor (`@concurrent`)
 // so that decoding never blocks the caller's actor. Cancellation is checked before the work
 // starts and before the result is returned; a decode that has started runs to completion.
 
 extension ImageDownscaling {
-  #if compiler(>=6.2)
-    /// Async ``downscale(_:options:)``: runs off the caller's executor and honours cancellation.
-    @concurrent
-    public func downscale(
-      _ imageData: Data, options: DownscaleOptions
-    ) async throws
-      -> DownscaledImage
-    {
-      try await runDetachedFromCaller { () throws(ImagingError) in
-        try self.downscale(imageData, options: options)
-      }
+  /// Async ``downscale(_:options:)``: runs off the caller's executor and honours cancellation.
+  ///
+  /// - Throws: ``ImagingError``, or `CancellationError` when the task is cancelled.
+  @concurrent
+  public func downscale(_ imageData: Data, options: DownscaleOptions) async throws
+    -> DownscaledImage
+  {
+    try await runDetachedFromCaller { () throws(ImagingError) in
+      try self.downscale(imageData, options: options)
     }
+  }
 
-    /// Async ``downscaledJPEG(from:maxDimension:quality:)``.
-    @concurrent
-    public func downscaledJPEG(
-      from data: Data, maxDimension: Int, quality: Double = 0.8
-    )
-      async throws -> Data
-    {
-      try await downscale(
-        data, options: DownscaleOptions(maxDimension: maxDimension, quality: quality)
-      )
-      .jpegData
-    }
-  #else
-    /// Async ``downscale(_:options:)``: runs off the caller's executor and honours cancellation.
-    public func downscale(
-      _ imageData: Data, options: DownscaleOptions
-    ) async throws
-      -> DownscaledImage
-    {
-      try await runDetachedFromCaller { () throws(ImagingError) in
-        try self.downscale(imageData, options: options)
-      }
-    }
-
-    /// Async ``downscaledJPEG(from:maxDimension:quality:)``.
-    public func downscaledJPEG(
-      from data: Data, maxDimension: Int, quality: Double = 0.8
-    )
-      async throws -> Data
-    {
-      try await downscale(
-        data, options: DownscaleOptions(maxDimension: maxDimension, quality: quality)
-      )
-      .jpegData
-    }
-  #endif
+  /// Async ``downscaledJPEG(from:maxDimension:quality:)``.
+  @concurrent
+  public func downscaledJPEG(
+    from data: Data, maxDimension: Int, quality: Double = 0.8
+  ) async throws -> Data {
+    try await downscale(
+      data, options: DownscaleOptions(maxDimension: maxDimension, quality: quality)
+    ).jpegData
+  }
 }
 
 extension ImageDecoding {
-  #if compiler(>=6.2)
-    /// Async ``decodePixels(from:target:options:)``: runs off the caller's executor.
-    @concurrent
-    public func decodePixels(
-      from imageData: Data, target: PixelTarget, options: DecodingOptions = DecodingOptions()
-    ) async throws -> RGBImage {
-      try await runDetachedFromCaller { () throws(ImagingError) in
-        try self.decodePixels(from: imageData, target: target, options: options)
-      }
+  /// Async ``decodePixels(from:target:options:)``: runs off the caller's executor.
+  ///
+  /// - Throws: ``ImagingError``, or `CancellationError` when the task is cancelled.
+  @concurrent
+  public func decodePixels(
+    from imageData: Data, target: PixelTarget, options: DecodingOptions = DecodingOptions()
+  ) async throws -> RGBImage {
+    try await runDetachedFromCaller { () throws(ImagingError) in
+      try self.decodePixels(from: imageData, target: target, options: options)
     }
-  #else
-    /// Async ``decodePixels(from:target:options:)``: runs off the caller's executor.
-    public func decodePixels(
-      from imageData: Data, target: PixelTarget, options: DecodingOptions = DecodingOptions()
-    ) async throws -> RGBImage {
-      try await runDetachedFromCaller { () throws(ImagingError) in
-        try self.decodePixels(from: imageData, target: target, options: options)
-      }
-    }
-  #endif
+  }
 }
 
 /// Checks cancellation around a synchronous piece of work. Kept sync-closure based so that the

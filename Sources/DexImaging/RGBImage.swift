@@ -1,6 +1,6 @@
 /// Decoded, upright 8-bit sRGB pixels: what the decoder hands to the local classifier so that it
 /// never pays for a second JPEG round trip.
-public struct RGBImage: Sendable, Equatable {
+public struct RGBImage: Sendable, Hashable {
   /// Width in pixels.
   public let width: Int
   /// Height in pixels.

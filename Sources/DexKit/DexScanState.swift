@@ -21,24 +21,33 @@ public struct DexScanState: Sendable, Equatable {
   public var phase: Phase = .capturing
   /// The downscaled JPEG every pass used; what a host persists.
   public var imageData: Data?
+  /// A small JPEG for grids, resampled from the same decode
+  /// (``DexScanner/Configuration/thumbnailMaxDimension``); `nil` when none was asked for.
+  public var thumbnailData: Data?
   /// The on-device guess, once the local pass has run (`nil` if it found nothing).
   public var localGuess: LocalGuess?
   /// The identification, in phase ``Phase/result``.
   public var result: ScanResult?
   /// Whether ``result`` is the offline fallback rather than the cloud's answer.
   public var isOffline = false
-  /// Why the cloud pass failed when the result is an offline fallback.
-  public var cloudError: String?
+  /// Why the cloud pass failed when the result is an offline fallback (``DexScanError/timedOut``
+  /// or ``DexScanError/identificationFailed(_:)`` with the service's error).
+  public var cloudError: DexScanError?
   /// Why the scan failed, in phase ``Phase/failed``.
   public var error: DexScanError?
 
   /// Creates the initial state of a scan.
   public init() {}
 
-  /// Builds, but does not save, an entry for this scan's result; `nil` without a result.
-  public func makeEntry(id: String = UUID().uuidString, discoveredAt: Date = Date()) -> DexEntry? {
+  /// Builds, but does not save, an entry for this scan's result, its category matched by
+  /// `matcher`; `nil` without a result.
+  public func makeEntry(
+    id: String = UUID().uuidString, discoveredAt: Date = Date(),
+    matcher: any DexCategoryMatching = DexKeywordMatcher.standard
+  ) -> DexEntry? {
     guard let result, imageData != nil else { return nil }
-    return DexEntry(scan: result, localGuess: localGuess, id: id, discoveredAt: discoveredAt)
+    return DexEntry(
+      scan: result, localGuess: localGuess, id: id, discoveredAt: discoveredAt, matcher: matcher)
   }
 
   func failing(_ error: DexScanError) -> DexScanState {

@@ -9,9 +9,10 @@ import Logging
 ///
 /// `DexScanner` is the portable counterpart of the reference app's `ScannerViewModel`. It
 /// takes a photo's bytes (JPEG or PNG, any orientation) and
-/// 1. downscales and JPEG-encodes it **once**, off the caller's executor; those bytes feed
-///    both passes and persistence;
-/// 2. classifies them on-device and publishes the ``/DexModel/LocalGuess`` at once;
+/// 1. decodes, downscales and JPEG-encodes it **once**, off the caller's executor; the decoded
+///    pixels feed the on-device pass, the JPEG feeds the cloud pass and persistence, and a
+///    thumbnail comes from the same pixels;
+/// 2. classifies the pixels on-device and publishes the ``/DexModel/LocalGuess`` at once;
 /// 3. asks the cloud with the guess's category as a weak hint;
 /// 4. falls back to ``/DexModel/ScanResult/offlineFallback(for:)`` when the cloud fails and a
 ///    guess exists, and fails with a ``DexScanError`` when neither pass produced anything.
@@ -42,12 +43,23 @@ public struct DexScanner: Sendable {
       set { encoding.quality = newValue }
     }
 
-    /// Creates a configuration; the defaults match the reference app (1024 px, quality 0.8)
-    /// and allow the cloud client's own 120 s request timeout to fire first.
+    /// The longest side of the thumbnail made from the same decode
+    /// (``DexScanState/thumbnailData``); `nil` makes none.
+    public var thumbnailMaxDimension: Int? {
+      get { encoding.thumbnailMaxDimension }
+      set { encoding.thumbnailMaxDimension = newValue }
+    }
+
+    /// Creates a configuration; the defaults match the reference app (1024 px, quality 0.8),
+    /// add a 256 px thumbnail for grids, and allow the cloud client's own 120 s request timeout
+    /// to fire first.
     public init(
-      maxDimension: Int = 1024, jpegQuality: Double = 0.8, cloudTimeout: Duration = .seconds(125)
+      maxDimension: Int = 1024, jpegQuality: Double = 0.8, thumbnailMaxDimension: Int? = 256,
+      cloudTimeout: Duration = .seconds(125)
     ) {
-      self.encoding = DownscaleOptions(maxDimension: maxDimension, quality: jpegQuality)
+      self.encoding = DownscaleOptions(
+        maxDimension: maxDimension, quality: jpegQuality,
+        thumbnailMaxDimension: thumbnailMaxDimension)
       self.cloudTimeout = cloudTimeout
     }
 
@@ -138,23 +150,27 @@ public struct DexScanner: Sendable {
     var state = DexScanState()
     publish(state)
 
-    // Pass 0: encode once, off the caller's executor.
-    let jpeg: Data
+    // Pass 0: decode once, off the caller's executor. The pixels, the JPEG and the thumbnail
+    // all come from this one decode.
+    let image: DownscaledImage
     do {
-      jpeg = try await downscaler.downscale(photo, options: configuration.encoding).jpegData
-    } catch {
-      // A cancelled encode is the caller's cancellation, not a fault in the photo.
-      if Task.isCancelled || error is CancellationError { return state.failing(.cancelled) }
+      image = try await downscaler.downscale(photo, options: configuration.encoding)
+    } catch let error as ImagingError {
       logger.error("The photo could not be read", metadata: ["error": "\(error)"])
-      return state.failing(.unreadableImage(String(describing: error)))
+      return state.failing(.unreadableImage(error))
+    } catch {
+      // The only other error is cancellation: the caller's, not a fault in the photo.
+      return state.failing(.cancelled)
     }
+    let jpeg = image.jpegData
     state.imageData = jpeg
+    state.thumbnailData = image.thumbnailJPEG
     state.phase = .analyzing
     publish(state)
     if Task.isCancelled { return state.failing(.cancelled) }
 
-    // Pass 1: instant on-device guess.
-    let guess = await classifier.classify(imageData: jpeg)
+    // Pass 1: instant on-device guess, from the decoded pixels.
+    let guess = await classifier.classify(image)
     state.localGuess = guess
     publish(state)
     if Task.isCancelled { return state.failing(.cancelled) }
@@ -169,17 +185,16 @@ public struct DexScanner: Sendable {
     }
     do {
       let result = try await withTimeout(configuration.cloudTimeout) {
-        try await visionService.identify(imageData: jpeg, categoryHint: guess?.category.title)
+        try await visionService.identify(imageData: jpeg, categoryHint: guess?.category)
       }
       return state.succeeding(result, offline: false)
     } catch {
       if Task.isCancelled { return state.failing(.cancelled) }
       logger.error("Cloud identification failed", metadata: ["error": "\(error)"])
-      guard let guess else {
-        if case DexScanError.timedOut = error { return state.failing(.timedOut) }
-        return state.failing(.identificationFailed(String(describing: error)))
-      }
-      state.cloudError = String(describing: error)
+      let failure: DexScanError =
+        if case DexScanError.timedOut = error { .timedOut } else { .identificationFailed(error) }
+      guard let guess else { return state.failing(failure) }
+      state.cloudError = failure
       return state.succeeding(.offlineFallback(for: guess), offline: true)
     }
   }

@@ -64,12 +64,13 @@ public struct DexEntry: Identifiable, Codable, Equatable, Hashable, Sendable {
     scan: ScanResult,
     localGuess: LocalGuess?,
     id: String = UUID().uuidString,
-    discoveredAt: Date = Date()
+    discoveredAt: Date = Date(),
+    matcher: any DexCategoryMatching = DexKeywordMatcher.standard
   ) {
     self.init(
       id: id,
       commonName: scan.commonName,
-      categoryRaw: scan.dexCategory.rawValue,
+      categoryRaw: scan.dexCategory(using: matcher).rawValue,
       scientificName: scan.scientificName,
       summary: scan.summary,
       facts: scan.facts,

@@ -3,14 +3,15 @@ import Foundation
 /// Maps free-form labels (classifier identifiers, a cloud reply's category) onto ``DexCategory``
 /// with ordered keyword heuristics.
 ///
-/// Use it through ``DexCategory/matching(_:)`` and ``DexCategory/matching(fromLabels:)``, which
-/// consult ``current``. To teach DexKit new words without forking, extend the standard matcher
-/// and install it once at start-up:
+/// ``standard`` is what ``DexCategory/matching(_:using:)`` and
+/// ``DexCategory/matching(fromLabels:using:)`` use unless given another matcher. To teach DexKit
+/// new words without forking, extend the standard matcher and pass it where categories are
+/// matched:
 ///
 /// ```swift
 /// var matcher = DexKeywordMatcher.standard
 /// matcher.addKeywords(["axolotl", "=olm"], for: .reptile)  // your rules win ties
-/// DexKeywordMatcher.current = matcher
+/// let category = result.dexCategory(using: matcher)
 /// ```
 ///
 /// How a label is matched:
@@ -27,7 +28,7 @@ import Foundation
 ///   an English compound: "tuna sandwich" is food), then the longest ("jellyfish" beats
 ///   "fish"), then the earlier rule. A Pokémon keyword anywhere wins outright, so a "Pikachu
 ///   plush" is a Pokémon, not an object.
-public struct DexKeywordMatcher: Sendable {
+public struct DexKeywordMatcher: DexCategoryMatching {
   /// One category and the keywords that select it, in the syntax described on
   /// ``DexKeywordMatcher``.
   public struct Rule: Hashable, Sendable {
@@ -120,27 +121,5 @@ public struct DexKeywordMatcher: Sendable {
 
   private func keywordCategory(in text: LabelText) -> DexCategory? {
     text.segments.lazy.compactMap(index.bestCategory(in:)).first
-  }
-}
-
-extension DexKeywordMatcher {
-  private final class Shared: @unchecked Sendable {
-    // Guarded by `lock`; a plain lock keeps DexModel free of platform-version requirements.
-    private let lock = NSLock()
-    private var matcher = DexKeywordMatcher.standard
-
-    var value: DexKeywordMatcher {
-      get { lock.withLock { matcher } }
-      set { lock.withLock { matcher = newValue } }
-    }
-  }
-
-  private static let shared = Shared()
-
-  /// The matcher ``DexCategory/matching(_:)`` and ``DexCategory/matching(fromLabels:)`` use;
-  /// ``standard`` unless the host installs its own (thread-safe; set it once at start-up).
-  public static var current: DexKeywordMatcher {
-    get { shared.value }
-    set { shared.value = newValue }
   }
 }

@@ -43,8 +43,13 @@ public struct ScanResult: Codable, Equatable, Hashable, Sendable {
     self.confidence = confidence
   }
 
-  /// The matched, stable category for this result.
-  public var dexCategory: DexCategory { DexCategory.matching(category) }
+  /// The matched, stable category for this result, by ``DexKeywordMatcher/standard``.
+  public var dexCategory: DexCategory { dexCategory(using: DexKeywordMatcher.standard) }
+
+  /// The matched, stable category for this result, by `matcher`.
+  public func dexCategory(using matcher: any DexCategoryMatching) -> DexCategory {
+    DexCategory.matching(category, using: matcher)
+  }
 
   /// The rarity as a ``DexRarity``, ``DexRarity/common`` when it cannot be read.
   public var dexRarity: DexRarity { DexRarity(matching: rarity) ?? .common }

@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 
 /// The `manifest.json` at the start of a DexKit backup archive.

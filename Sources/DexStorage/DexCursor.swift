@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 
 /// An opaque position in a newest-first listing, used to ask for the next page.

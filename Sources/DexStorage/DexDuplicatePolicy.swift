@@ -1,4 +1,5 @@
 /// What ``DexStore`` does when a photo whose bytes are already stored is saved again.
+
 ///
 /// The store keeps a SHA-256 of every photo, so a double tap on "Save" or a re-imported picture
 /// is detected regardless of the entry's id.

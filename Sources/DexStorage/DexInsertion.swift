@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 
 /// One entry to save together with its photo bytes and an optional thumbnail.

@@ -1,4 +1,5 @@
 /// What ``DexStore/verifyIntegrity(verifyingHashes:)`` found: database problems, missing or
+
 /// corrupt photos and stray files, so a host can run a health check and decide whether to
 /// tidy up (``DexStore/removeUnreferencedFiles()``) or restore from a backup.
 public struct DexIntegrityReport: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import DexModel
+
 /// One page of a newest-first listing: the entries and the cursor for the next page, so a grid
 /// can load more as the user scrolls.
 public struct DexPage: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import DexModel
+
 /// Which entries a listing, count or observation is about.
 ///
 /// An empty query means "everything, newest first". A category and a text search combine with

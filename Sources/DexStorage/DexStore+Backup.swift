@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 internal import GRDB
 
@@ -101,7 +102,7 @@ extension DexStore {
     func nextMember(maximumBytes: Int) async throws -> (name: String, data: Data, hash: String)? {
       try await Self.offload {
         try reader.next(maximumBytes: maximumBytes).map {
-          ($0.name, $0.data, SHA256Digest.hex(of: $0.data))
+          ($0.name, $0.data, $0.data.sha256Hex)
         }
       }
     }

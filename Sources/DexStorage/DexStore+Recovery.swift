@@ -71,7 +71,7 @@ extension DexStore {
             report.missingImageIDs.append(id)
             continue
           }
-          if verifyingHashes, let hash, SHA256Digest.hex(of: data) != hash {
+          if verifyingHashes, let hash, data.sha256Hex != hash {
             report.corruptImageIDs.append(id)
           }
         }

@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 internal import GRDB
 internal import GRDBSQLite
@@ -76,7 +77,7 @@ extension DexStore {
               let stagedThumbnail = files.stagedPath(id: id, kind: .thumbnail)
               staged.append(stagedThumbnail)
               try files.writeDurably(thumbnail, to: stagedThumbnail)
-              thumbnailHash = SHA256Digest.hex(of: thumbnail)
+              thumbnailHash = thumbnail.sha256Hex
               let relative = StoreFiles.relativePath(id: id, kind: .thumbnail)
               publications.append(
                 Publication(staged: stagedThumbnail, published: files.absolute(relative)))
@@ -125,7 +126,7 @@ extension DexStore {
     let result = HashResult()
     let group = DispatchGroup()
     Self.hashingQueue.async(group: group) {
-      result.value = SHA256Digest.hex(of: data)
+      result.value = data.sha256Hex
     }
     defer { group.wait() }
     try files.writeDurably(data, to: path)

@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 internal import GRDB
 import Logging
@@ -195,7 +196,7 @@ public final class DexStore: DexStoring {
           try files.read(files.absolute(relativePath), maximumBytes: maximum)
           ?? files.read(files.stagedPath(id: id, kind: kind), maximumBytes: maximum)
         guard let data else { return .missing }
-        if verifies, let hash, SHA256Digest.hex(of: data) != hash {
+        if verifies, let hash, data.sha256Hex != hash {
           throw DexStoreError.imageCorrupted(id: id)
         }
         return .data(data)
@@ -223,7 +224,7 @@ public final class DexStore: DexStoring {
   /// The content hash the store records for image bytes (lowercase hex SHA-256), the key of
   /// duplicate-photo detection; apps can use it to check a photo before saving it.
   public static func contentHash(of data: Data) -> String {
-    SHA256Digest.hex(of: data)
+    data.sha256Hex
   }
 
   // MARK: Plumbing

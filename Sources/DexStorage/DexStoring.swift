@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 
 /// The capability of keeping a collection of ``/DexModel/DexEntry`` values with their photos.

@@ -81,7 +81,9 @@ struct ClientUnitTests {
 
   @Test("A timestamp refusal without a Date header is returned, not retried")
   func skewWithoutDate() async throws {
-    let body = RequestVerificationError.timestampOutOfWindow(skewSeconds: 900).responseBody
+    let body = Data(
+      #"{"error":{"message":"off by 900 s","type":"authentication_error","code":"timestamp_out_of_window"}}"#
+        .utf8)
     let transport = ScriptedTransport([
       .respond(TransportResponse(statusCode: 401, headers: [:], body: body)),
       .respond(TransportResponse(statusCode: 401, headers: [:], body: body)),
@@ -127,14 +129,12 @@ struct ClientUnitTests {
     let transport = ScriptedTransport([
       .respond(TransportResponse(statusCode: 200, headers: [:], body: Data("not json".utf8)))
     ])
-    let result = await Self.client(transport).sendRequest(
-      endpoint: Endpoints.vision, body: Data(), responseModel: VisionResponse.self)
-    guard case .failure(let error) = result else {
-      Issue.record("expected a failure")
-      return
+    let error = await expectedError {
+      _ = try await Self.client(transport).send(
+        Endpoints.vision, body: Data(), as: VisionResponse.self)
     }
-    #expect(error.kind == .decoding)
-    #expect(error.bodyExcerpt == "not json")
+    #expect(error?.kind == .decoding)
+    #expect(error?.bodyExcerpt == "not json")
   }
 
   @Test("Plain http is refused except to loopback, or when explicitly allowed")

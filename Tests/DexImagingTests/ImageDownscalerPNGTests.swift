@@ -1,3 +1,4 @@
+import DexModel
 #if canImport(CDexImageShim)
   import DexTestTraits
   import Foundation

@@ -14,18 +14,18 @@ actor ScriptedVision: DexVisionServicing {
   }
 
   let behaviour: Behaviour
-  private(set) var hints: [String?] = []
+  private(set) var hints: [DexCategory?] = []
   private(set) var imageSizes: [Int] = []
 
   init(_ behaviour: Behaviour) { self.behaviour = behaviour }
 
   struct Failure: Error {}
 
-  nonisolated func identify(imageData: Data, categoryHint: String?) async throws -> ScanResult {
+  nonisolated func identify(imageData: Data, categoryHint: DexCategory?) async throws -> ScanResult {
     try await record(imageData: imageData, hint: categoryHint)
   }
 
-  private func record(imageData: Data, hint: String?) async throws -> ScanResult {
+  private func record(imageData: Data, hint: DexCategory?) async throws -> ScanResult {
     hints.append(hint)
     imageSizes.append(imageData.count)
     switch behaviour {
@@ -41,6 +41,26 @@ actor ScriptedVision: DexVisionServicing {
 /// A classifier that never finds anything.
 struct BlindClassifier: ImageClassifying {
   func classify(imageData: Data) async -> LocalGuess? { nil }
+}
+
+/// The real classifier, recording which entry the scanner called and with what.
+actor RecordingClassifier: ImageClassifying {
+  private let real = ImageClassifier()
+  private(set) var byteCalls = 0
+  private(set) var pixelCalls: [DownscaledImage] = []
+
+  nonisolated func classify(imageData: Data) async -> LocalGuess? {
+    await countBytes()
+    return await real.classify(imageData: imageData)
+  }
+
+  nonisolated func classify(_ image: DownscaledImage) async -> LocalGuess? {
+    await record(image)
+    return await real.classify(image)
+  }
+
+  private func countBytes() { byteCalls += 1 }
+  private func record(_ image: DownscaledImage) { pixelCalls.append(image) }
 }
 
 func photo(_ name: String) throws -> Data {
@@ -69,7 +89,7 @@ struct DexScannerTests {
     let final = try #require(states.last)
     #expect(final.result == tabby)
     #expect(!final.isOffline)
-    #expect(await vision.hints == ["Animal"])
+    #expect(await vision.hints == [.animal])
     // One encode: the JPEG the cloud saw is the one the state carries.
     let jpeg = try #require(final.imageData)
     #expect(jpeg.starts(with: [0xFF, 0xD8, 0xFF]))
@@ -80,12 +100,43 @@ struct DexScannerTests {
     #expect(entry.category == .animal)
   }
 
+  @Test func theClassifierReadsThePass0PixelsAndTheThumbnailComesFromThem() async throws {
+    let classifier = RecordingClassifier()
+    let final = await DexScanner(
+      classifier: classifier,
+      configuration: .init(maxDimension: 200, thumbnailMaxDimension: 64)
+    ).run(try photo("cat"))  // 256 × 256
+    #expect(final.phase == .result)
+    #expect(await classifier.byteCalls == 0, "the JPEG must not be decoded again")
+    let seen = try #require(await classifier.pixelCalls.first)
+    let pixels = try #require(seen.pixels)
+    #expect(pixels.width == 200 && pixels.height == 200)
+    #expect(seen.pixelWidth == 200 && seen.pixelHeight == 200)
+    #expect(seen.jpegData == final.imageData)
+    #expect(final.localGuess?.category == .animal)
+    // The thumbnail: a JPEG whose longest side is 64, from the same decode.
+    let thumbnail = try #require(final.thumbnailData)
+    let decoded = try await ImageDownscaler().decodePixels(from: thumbnail, target: .original)
+    #expect(max(decoded.width, decoded.height) == 64)
+    #expect(abs(decoded.width * pixels.height / pixels.width - decoded.height) <= 1)
+    let none = await DexScanner(
+      classifier: BlindClassifier(),
+      configuration: .init(thumbnailMaxDimension: nil)
+    ).run(try photo("cat"))
+    #expect(none.thumbnailData == nil)
+    #expect(none.imageData != nil)
+  }
+
   @Test func cloudFailureFallsBackToTheOfflineEntry() async throws {
     let scanner = DexScanner(visionService: ScriptedVision(.fail))
     let final = await scanner.run(try photo("insect"))
     #expect(final.phase == .result)
     #expect(final.isOffline)
-    #expect(final.cloudError != nil)
+    guard case .identificationFailed(let underlying)? = final.cloudError else {
+      Issue.record("expected the service's error, got \(String(describing: final.cloudError))")
+      return
+    }
+    #expect(underlying is ScriptedVision.Failure, "the service's own error is kept")
     let guess = try #require(final.localGuess)
     #expect(guess.category == .insect)
     #expect(final.result == .offlineFallback(for: guess))
@@ -106,24 +157,37 @@ struct DexScannerTests {
     .run(try photo("dog"))
     #expect(failing.phase == .failed)
     #expect(failing.result == nil)
-    guard case .identificationFailed? = failing.error else {
+    guard case .identificationFailed(let underlying)? = failing.error else {
       Issue.record("expected identificationFailed, got \(String(describing: failing.error))")
       return
     }
+    #expect(underlying is ScriptedVision.Failure)
     let offline = await DexScanner(classifier: BlindClassifier()).run(try photo("dog"))
     #expect(offline.phase == .failed)
     #expect(offline.makeEntry() == nil)
   }
 
-  @Test(arguments: [Data(), Data("not an image".utf8), Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00])])
-  func unreadablePhotosFailWithATypedError(bytes: Data) async {
-    let final = await DexScanner(visionService: ScriptedVision(.answer(tabby))).run(bytes)
-    #expect(final.phase == .failed)
-    guard case .unreadableImage? = final.error else {
-      Issue.record("expected unreadableImage, got \(String(describing: final.error))")
+  @Test func unreadablePhotosFailWithTheDecodersOwnError() async throws {
+    let scanner = DexScanner(visionService: ScriptedVision(.answer(tabby)))
+    let empty = await scanner.run(Data())
+    #expect(empty.phase == .failed)
+    #expect(empty.error == .unreadableImage(.emptyInput))
+    #expect(empty.imageData == nil)
+
+    let text = await scanner.run(Data("not an image".utf8))
+    guard case .unreadableImage(.unsupportedFormat)? = text.error else {
+      Issue.record("expected unsupportedFormat, got \(String(describing: text.error))")
       return
     }
-    #expect(final.imageData == nil)
+    let cut = await scanner.run(try photo("cat").prefix(2000))
+    guard case .unreadableImage(let error)? = cut.error else {
+      Issue.record("expected unreadableImage, got \(String(describing: cut.error))")
+      return
+    }
+    switch error {
+    case .truncatedData(.jpeg), .corruptData(.jpeg, _): break
+    default: Issue.record("a cut JPEG gave \(error)")
+    }
   }
 
   @Test func aHangingCloudIsBoundedByTheTimeout() async throws {

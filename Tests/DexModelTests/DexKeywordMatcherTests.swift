@@ -146,11 +146,16 @@ struct DexKeywordMatcherTests {
     #expect(covered == Set(DexCategory.allCases), "unknown holds the people-and-scenery words")
   }
 
-  @Test func currentMatcherCanBeReplaced() {
-    // Uses a keyword no test relies on, and restores the standard matcher.
-    let original = DexKeywordMatcher.current
-    defer { DexKeywordMatcher.current = original }
-    DexKeywordMatcher.current = original.addingKeywords(["=zzdexprobe"], for: .mineral)
-    #expect(DexCategory.matching("zzdexprobe") == .mineral)
+  @Test func aHostMatcherChangesOnlyWhatItIsPassedTo() {
+    let custom = DexKeywordMatcher.standard.addingKeywords(["=zzdexprobe"], for: .mineral)
+    let result = ScanResult(commonName: "Probe", category: "zzdexprobe", summary: "A test word.")
+    #expect(result.dexCategory(using: custom) == .mineral)
+    #expect(DexCategory.matching("zzdexprobe", using: custom) == .mineral)
+    // Nothing global changed: the default matching still does not know the word.
+    #expect(result.dexCategory == .unknown)
+    #expect(DexCategory.matching("zzdexprobe") == .unknown)
+    let entry = DexEntry(scan: result, localGuess: nil, id: "E", matcher: custom)
+    #expect(entry.category == .mineral)
+    #expect(DexEntry(scan: result, localGuess: nil, id: "E").category == .unknown)
   }
 }

@@ -2,6 +2,7 @@
 // file-size limit, or run as an unprivileged user, and reports what it saw on stdout as
 // `RESULT <name> <value>` lines. It uses only DexStorage's public API.
 import DexStorage
+import DexModel
 import Foundation
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 import GRDB
 import Testing

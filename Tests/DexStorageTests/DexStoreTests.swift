@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 import Testing
 
@@ -429,12 +430,8 @@ struct DexStoreTests {
       DexStore.contentHash(
         of: Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
         == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-    // One million "a", fed in uneven chunks.
-    var digest = SHA256Digest()
-    let chunk = Data(repeating: UInt8(ascii: "a"), count: 999)
-    for _ in 0..<1_001 { digest.update(chunk) }
-    digest.update(Data(repeating: UInt8(ascii: "a"), count: 1_000_000 - 999 * 1_001))
     #expect(
-      digest.finalizeHex() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+      DexStore.contentHash(of: Data(repeating: UInt8(ascii: "a"), count: 1_000_000))
+        == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
   }
 }

@@ -1,4 +1,5 @@
 import DexTestSupport
+import DexModel
 import Foundation
 import Testing
 

@@ -1,6 +1,8 @@
 import DexKit
 import DexProxy
 import DexTestSupport
+import DexCloudServer
+import DexProxyTesting
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -3,6 +3,7 @@
 //   dex-storage-bench [--dir DIR] [--quick]            runs both sides (each in a child process,
 //                                                      so peak RSS is per side) and prints a table
 //   dex-storage-bench --side ours|baseline --dir DIR   runs one side, prints `RESULT {json}`
+import DexModel
 import DexStorage
 import Foundation
 

@@ -1,3 +1,5 @@
+import DexModel
+
 /// One ranked answer of an image classifier: a class, its display label, its confidence and the
 /// ``/DexModel/DexCategory`` it belongs to.
 ///

@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 
 /// The classes a classifier's outputs stand for, in output order, with their ``/DexModel/DexCategory``.
@@ -39,8 +40,13 @@ public struct ClassifierLabelTable: Sendable, Hashable {
   /// comment lines ignored. The category column may be empty (then it is derived from the names
   /// with ``/DexModel/DexCategory/matching(fromLabels:)``); the synonyms column is a comma-separated list.
   ///
+  /// - Parameters:
+  ///   - text: the table.
+  ///   - matcher: derives the category of rows that leave it empty.
   /// - Throws: ``ClassifierError/invalidLabels(_:)`` for a malformed or out-of-order row.
-  public init(tsv text: String) throws(ClassifierError) {
+  public init(
+    tsv text: String, matcher: any DexCategoryMatching = DexKeywordMatcher.standard
+  ) throws(ClassifierError) {
     var entries: [Entry] = []
     for line in text.split(whereSeparator: \.isNewline) {
       if line.hasPrefix("#") || line.allSatisfy(\.isWhitespace) { continue }
@@ -60,7 +66,7 @@ public struct ClassifierLabelTable: Sendable, Hashable {
         : []
       let category: DexCategory
       if columns[2].isEmpty {
-        category = DexCategory.matching(fromLabels: [label] + synonyms)
+        category = matcher.category(forLabels: [label] + synonyms)
       } else if let named = DexCategory(rawValue: columns[2]) {
         category = named
       } else {

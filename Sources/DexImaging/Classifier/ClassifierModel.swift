@@ -1,3 +1,4 @@
+import DexClassifierEngine
 import Foundation
 
 /// A loaded network together with the labels of its outputs: everything ``ImageClassifier``
@@ -6,8 +7,8 @@ import Foundation
 /// Immutable and `Sendable`: load it once and share it. ``bundled()`` loads the weights shipped
 /// with DexImaging on first use and returns the same instance to every caller afterwards.
 public final class ClassifierModel: Sendable {
-  /// The network.
-  public let network: EfficientNetLite0
+  /// The network (EfficientNet-Lite0 in DexImaging's internal engine).
+  package let network: EfficientNetLite0
   /// One label per network output.
   public let labels: ClassifierLabelTable
   /// How pixels are prepared for the network.
@@ -16,7 +17,7 @@ public final class ClassifierModel: Sendable {
   /// Pairs a network with its labels.
   ///
   /// - Throws: ``ClassifierError/invalidLabels(_:)`` if the table does not have one row per output.
-  public init(
+  package init(
     network: EfficientNetLite0, labels: ClassifierLabelTable,
     preprocessor: ImagePreprocessor = ImagePreprocessor()
   ) throws(ClassifierError) {
@@ -29,12 +30,20 @@ public final class ClassifierModel: Sendable {
     self.preprocessor = preprocessor
   }
 
-  /// Loads converted weights (see ``EfficientNetLite0/init(manifestURL:arithmetic:)``) and a label table
-  /// (see ``ClassifierLabelTable/init(contentsOf:)``) from file URLs.
+  /// Loads EfficientNet-Lite0 weights converted by `Scripts/classifier-convert.py` (a JSON
+  /// manifest naming a blob in the same directory) and a label table (see
+  /// ``ClassifierLabelTable/init(contentsOf:)``) from file URLs, so that a host can ship
+  /// retrained weights without rebuilding DexImaging.
+  ///
+  /// - Throws: ``ClassifierError`` when a file is missing, unreadable or inconsistent.
   public convenience init(manifestURL: URL, labelsURL: URL) throws(ClassifierError) {
-    try self.init(
-      network: EfficientNetLite0(manifestURL: manifestURL),
-      labels: ClassifierLabelTable(contentsOf: labelsURL))
+    let network: EfficientNetLite0
+    do {
+      network = try EfficientNetLite0(manifestURL: manifestURL)
+    } catch {
+      throw ClassifierError(error)
+    }
+    try self.init(network: network, labels: ClassifierLabelTable(contentsOf: labelsURL))
   }
 
   /// The EfficientNet-Lite0 ImageNet model shipped as a resource of DexImaging, loaded once
@@ -63,7 +72,23 @@ public final class ClassifierModel: Sendable {
   /// The network's raw scores for `image` (cropped, resampled and normalised first), computed
   /// on `threads` cores.
   public func logits(for image: RGBImage, threads: Int = 1) throws(ClassifierError) -> [Float] {
-    try network.logits(forNormalizedInput: preprocessor.networkInput(from: image), threads: threads)
+    try logits(forNetworkInput: preprocessor.networkInput(from: image), threads: threads)
+  }
+
+  /// The network's raw scores for an input already prepared by ``preprocessor`` (`224 × 224 ×
+  /// 3` values, NHWC), computed on `threads` cores: for hosts that preprocess themselves and
+  /// for timing the network alone.
+  ///
+  /// - Throws: ``ClassifierError/invalidInput(_:)`` for a wrongly sized or non-finite input,
+  ///   ``ClassifierError/cancelled`` when the task is cancelled mid-way.
+  public func logits(
+    forNetworkInput input: [Float], threads: Int = 1
+  ) throws(ClassifierError) -> [Float] {
+    do {
+      return try network.logits(forNormalizedInput: input, threads: threads)
+    } catch {
+      throw ClassifierError(error)
+    }
   }
 
   /// All classes ranked by probability (softmax of ``logits(for:threads:)``), best first, at most

@@ -1,11 +1,13 @@
+import DexModel
 import Foundation
 import Logging
 
 /// DexKit's default ``ImageClassifying`` conformance: EfficientNet-Lite0 (ImageNet-1k) running
 /// offline on the CPU in pure Swift, mapped onto ``/DexModel/DexCategory``.
 ///
-/// It decodes the bytes through its ``PixelDecoding`` (orientation applied, no second JPEG
-/// encode), takes the standard centre crop, runs the network and turns the top-k classes into a
+/// It reads the pixels of a scan's Pass-0 decode (``classify(_:)``) or decodes bytes through its
+/// ``ImageDecoding`` (orientation applied, DCT-scaled to a short side of
+/// ``decodingShortSide``), takes the standard centre crop, runs the network and turns the top-k classes into a
 /// ``/DexModel/LocalGuess``: the category whose classes hold the most probability among the top k wins
 /// (so "tabby 0.3, tiger cat 0.25, Egyptian cat 0.2" is a confident animal even though no single
 /// class is), the label is that category's best class, and the confidence is the category's
@@ -38,15 +40,19 @@ public struct ImageClassifier: ImageClassifying {
     }
   }
 
+  /// The short side ``classify(imageData:)`` decodes to before the centre crop and the resample
+  /// to 224: the cheapest DCT-scaled decode that still holds the crop at full detail.
+  public static let decodingShortSide = 256
+
   private let loadModel: @Sendable () throws(ClassifierError) -> ClassifierModel
   /// The decoder that turns encoded bytes into pixels.
-  public let decoder: any PixelDecoding
+  public let decoder: any ImageDecoding
   /// The guess's tuning.
   public let configuration: Configuration
   private static let logger = Logger(label: "DexImaging.ImageClassifier")
 
   /// A classifier on the bundled EfficientNet-Lite0 weights (loaded lazily on the first call).
-  public init(decoder: any PixelDecoding, configuration: Configuration = Configuration()) {
+  public init(decoder: any ImageDecoding, configuration: Configuration = Configuration()) {
     self.loadModel = { () throws(ClassifierError) in try ClassifierModel.bundled() }
     self.decoder = decoder
     self.configuration = configuration
@@ -54,7 +60,7 @@ public struct ImageClassifier: ImageClassifying {
 
   /// A classifier on an already loaded model (for example weights loaded from a file URL).
   public init(
-    model: ClassifierModel, decoder: any PixelDecoding,
+    model: ClassifierModel, decoder: any ImageDecoding,
     configuration: Configuration = Configuration()
   ) {
     self.loadModel = { model }
@@ -66,6 +72,18 @@ public struct ImageClassifier: ImageClassifying {
   public func classify(imageData: Data) async -> LocalGuess? {
     do {
       return try await guess(for: decodedImage(imageData))
+    } catch {
+      Self.logger.debug("no local guess", metadata: ["reason": "\(error)"])
+      return nil
+    }
+  }
+
+  /// Classifies the pixels of a scan's Pass-0 decode; decodes ``DownscaledImage/jpegData`` only
+  /// when the downscaler kept no pixels. `nil` (logged) on any failure.
+  public func classify(_ image: DownscaledImage) async -> LocalGuess? {
+    guard let pixels = image.pixels else { return await classify(imageData: image.jpegData) }
+    do {
+      return try await guess(for: pixels)
     } catch {
       Self.logger.debug("no local guess", metadata: ["reason": "\(error)"])
       return nil
@@ -139,7 +157,8 @@ public struct ImageClassifier: ImageClassifying {
   private func decodedImage(_ data: Data) throws -> RGBImage {
     guard !data.isEmpty else { throw ClassifierError.decodingFailed("no bytes") }
     do {
-      return try decoder.decodePixels(from: data)
+      return try decoder.decodePixels(
+        from: data, target: .minimumShortSide(Self.decodingShortSide), options: DecodingOptions())
     } catch {
       throw ClassifierError.decodingFailed("\(error)")
     }

@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 
 /// The capability behind Pass 1 of a scan: an instant, offline, private coarse guess.
@@ -12,11 +13,23 @@ public protocol ImageClassifying: Sendable {
   /// answer, cancellation) is `nil`, so that the flow simply goes on without a local hint.
   func classify(imageData: Data) async -> LocalGuess?
 
+  /// Classifies the Pass-0 result of a scan. ``DownscaledImage/pixels`` are the decoded photo
+  /// itself, so a conformance that reads pixels never decodes the JPEG again.
+  ///
+  /// The default implementation classifies ``DownscaledImage/jpegData`` with
+  /// ``classify(imageData:)``, for conformances that only take encoded bytes.
+  func classify(_ image: DownscaledImage) async -> LocalGuess?
+
   /// The classifier's best `limit` labels for the image, best first; empty on failure.
   func rankedLabels(imageData: Data, limit: Int) async -> [ClassificationLabel]
 }
 
 extension ImageClassifying {
+  /// Classifies the JPEG of `image` with ``classify(imageData:)``.
+  public func classify(_ image: DownscaledImage) async -> LocalGuess? {
+    await classify(imageData: image.jpegData)
+  }
+
   /// A default for conformances that only produce a single guess: that guess as one label.
   public func rankedLabels(imageData: Data, limit: Int) async -> [ClassificationLabel] {
     guard limit > 0, let guess = await classify(imageData: imageData) else { return [] }

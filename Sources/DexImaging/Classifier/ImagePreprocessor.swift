@@ -11,8 +11,8 @@ public struct ImagePreprocessor: Sendable, Hashable {
   /// The fraction of the short side kept by the centre crop.
   public var cropFraction: Double
 
-  /// Creates a preprocessor; the defaults are EfficientNet-Lite0's.
-  public init(outputSize: Int = EfficientNetLite0.inputSize, cropFraction: Double = 224.0 / 256.0) {
+  /// Creates a preprocessor; the defaults are EfficientNet-Lite0's (224 px, 224/256 crop).
+  public init(outputSize: Int = 224, cropFraction: Double = 224.0 / 256.0) {
     self.outputSize = max(1, outputSize)
     self.cropFraction = cropFraction.isFinite ? min(max(cropFraction, 0.01), 1) : 1
   }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// The real-photo fixtures written by `Scripts/classifier-reference.py` and their reference logits.
@@ -38,9 +39,14 @@ enum ClassifierFixtures {
             guard let manifest = ClassifierModel.bundledResource("EfficientNetLite0", "json"),
               let labels = ClassifierModel.bundledResource("ImageNetLabels", "tsv")
             else { throw .missingResource("bundled classifier resources") }
+            let network: EfficientNetLite0
+            do throws(NetworkError) {
+              network = try EfficientNetLite0(manifestURL: manifest, arithmetic: arithmetic)
+            } catch {
+              throw ClassifierError(error)
+            }
             return try ClassifierModel(
-              network: EfficientNetLite0(manifestURL: manifest, arithmetic: arithmetic),
-              labels: ClassifierLabelTable(contentsOf: labels))
+              network: network, labels: ClassifierLabelTable(contentsOf: labels))
           }
           return (arithmetic, result)
         })

@@ -1,7 +1,9 @@
 import DexTestTraits
+import DexModel
 import Foundation
 import Testing
 
+@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// Folding ranked labels into one guess.

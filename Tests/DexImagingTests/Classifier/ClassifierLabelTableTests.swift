@@ -1,7 +1,9 @@
 import DexTestTraits
+import DexModel
 import Foundation
 import Testing
 
+@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// The bundled ImageNet → DexCategory table and the table parser.

@@ -2,6 +2,7 @@ import DexTestTraits
 import Foundation
 import Testing
 
+@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// Loading weights from file URLs, and rejecting damaged ones with typed errors.
@@ -26,7 +27,7 @@ import Testing
     #expect {
       try EfficientNetLite0(manifestURL: nowhere)
     } throws: { error in
-      if case .unreadableFile(let path, _) = error as? ClassifierError {
+      if case .unreadableFile(let path, _) = error as? NetworkError {
         path == "EfficientNetLite0.json"
       } else {
         false
@@ -42,7 +43,7 @@ import Testing
     #expect {
       try EfficientNetLite0(manifestURL: directory.appendingPathComponent("EfficientNetLite0.json"))
     } throws: { error in
-      if case .invalidWeights = error as? ClassifierError { true } else { false }
+      if case .invalidWeights = error as? NetworkError { true } else { false }
     }
   }
 
@@ -57,7 +58,7 @@ import Testing
     #expect {
       try EfficientNetLite0(manifestURL: manifest)
     } throws: { error in
-      if case .invalidManifest = error as? ClassifierError { true } else { false }
+      if case .invalidManifest = error as? NetworkError { true } else { false }
     }
   }
 
@@ -70,7 +71,7 @@ import Testing
         of: #""file": "EfficientNetLite0.weights""#, with: #""file": "../../etc/passwd""#)
     try Data(text.utf8).write(to: manifest)
     #expect(
-      throws: ClassifierError.invalidManifest(
+      throws: NetworkError.invalidManifest(
         "weights file name ../../etc/passwd is not a plain file name")
     ) {
       try EfficientNetLite0(manifestURL: manifest)
@@ -85,7 +86,7 @@ import Testing
       .replacingOccurrences(of: #""classes": 1000"#, with: #""classes": 999"#)
     try Data(text.utf8).write(to: manifest)
     #expect(
-      throws: ClassifierError.invalidWeights(
+      throws: NetworkError.invalidWeights(
         "tensor classifier.weight has shape [1280, 1000], expected [1280, 999]")
     ) {
       try EfficientNetLite0(manifestURL: manifest)
@@ -94,7 +95,7 @@ import Testing
 
   @Test func wrongInputSizeIsRejected() throws {
     let network = try ClassifierModel.bundled().network
-    #expect(throws: ClassifierError.invalidInput("expected 150528 values, got 3")) {
+    #expect(throws: NetworkError.invalidInput("expected 150528 values, got 3")) {
       try network.logits(forNormalizedInput: [0, 0, 0])
     }
   }
@@ -106,7 +107,7 @@ import Testing
     let network = try ClassifierModel.bundled().network
     var input = [Float](repeating: 0.25, count: 224 * 224 * 3)
     input[12_345] = value
-    #expect(throws: ClassifierError.invalidInput("value 12345 is not a finite number")) {
+    #expect(throws: NetworkError.invalidInput("value 12345 is not a finite number")) {
       try network.logits(forNormalizedInput: input)
     }
   }

@@ -2,6 +2,7 @@ import DexTestTraits
 import Foundation
 import Testing
 
+@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// The default classifier driven from bytes, on real photos and on bad input.
@@ -47,13 +48,18 @@ import Testing
     #expect(await classifier.classify(imageData: data) == nil)
   }
 
-  @Test func closureDecoderFeedsTheClassifier() async throws {
-    struct Refused: Error {}
-    let fruit = try ClassifierFixtures.image("fruit")
-    let decoder = AnyPixelDecoder { data in
-      guard data == Data("fruit".utf8) else { throw Refused() }
-      return fruit
+  @Test func aHostDecoderFeedsTheClassifier() async throws {
+    /// A host's own decoder: it knows one "format", the word `fruit`.
+    struct WordDecoder: ImageDecoding {
+      let fruit: RGBImage
+      func decodePixels(
+        from imageData: Data, target: PixelTarget, options: DecodingOptions
+      ) throws(ImagingError) -> RGBImage {
+        guard imageData == Data("fruit".utf8) else { throw .unsupportedFormat(detected: "word") }
+        return fruit
+      }
     }
+    let decoder = WordDecoder(fruit: try ClassifierFixtures.image("fruit"))
     let classifier = ImageClassifier(decoder: decoder)
     let guess = try #require(await classifier.classify(imageData: Data("fruit".utf8)))
     #expect(guess.category == .food)

@@ -2,6 +2,7 @@ import DexTestTraits
 import Foundation
 import Testing
 
+@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// The convolution kernels against straightforward reference loops on seeded random data: the

@@ -2,6 +2,7 @@ import DexTestTraits
 import Foundation
 import Testing
 
+@testable import DexClassifierEngine
 @testable import DexImaging
 
 @Suite(.offCooperativePool) struct PPMDecoderTests {

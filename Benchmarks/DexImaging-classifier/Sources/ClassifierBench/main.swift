@@ -79,21 +79,21 @@ do {
   let classifier = ImageClassifier(
     model: model, decoder: PPMDecoder(), configuration: .init(threads: threads))
   for _ in 0..<options.warmup {
-    _ = try model.network.logits(forNormalizedInput: input, threads: threads)
+    _ = try model.logits(forNetworkInput: input, threads: threads)
   }
   if options.serve {
     // Unbuffered: the driver waits for each line.
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     while readLine() != nil {
       let ms = try milliseconds {
-        _ = try model.network.logits(forNormalizedInput: input, threads: threads)
+        _ = try model.logits(forNetworkInput: input, threads: threads)
       }
       FileHandle.standardOutput.write(Data("\(ms)\n".utf8))
     }
     exit(0)
   }
   let network = measure(runs: options.runs, concurrency: options.concurrency) {
-    _ = try model.network.logits(forNormalizedInput: input, threads: threads)
+    _ = try model.logits(forNetworkInput: input, threads: threads)
   }
   let endToEndRuns = options.endToEnd ? options.runs : 0
   let endToEnd = measure(runs: endToEndRuns, concurrency: options.concurrency) {
@@ -103,7 +103,7 @@ do {
     _ = ImageClassifier.guess(from: ranked)
   }
   let top = model.rankedLabels(
-    logits: try model.network.logits(forNormalizedInput: input), limit: 1)
+    logits: try model.logits(forNetworkInput: input), limit: 1)
   let result: [String: Any] = [
     "loadMs": loadMs, "network": network, "endToEnd": endToEnd,
     "top1": top.first?.label ?? "", "concurrency": options.concurrency, "threads": threads,

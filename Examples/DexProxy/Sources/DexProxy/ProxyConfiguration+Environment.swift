@@ -1,4 +1,5 @@
 import DexCloud
+import DexCloudServer
 import Foundation
 
 extension ProxyConfiguration {

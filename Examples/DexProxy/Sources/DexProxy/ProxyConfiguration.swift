@@ -1,4 +1,5 @@
 import DexCloud
+import DexCloudServer
 import Foundation
 
 /// Everything `dex-proxy` needs: its secrets, its upstream, where it listens and its limits.

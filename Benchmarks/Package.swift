@@ -1,0 +1,68 @@
+// swift-tools-version: 6.2
+// DexKit's benchmarks, a package of their own so that the SDK (one folder up) resolves none of
+// their dependencies. Each runs from a script beside its sources, which builds it in release,
+// runs the named peer in the same run and prints ratios (ours/peer) and peak RSS:
+//   DexImaging/run.sh               DexImagingBenchmark beside Pillow and libvips
+//   DexImaging-classifier/bench.py  ClassifierBench beside onnxruntime
+//   DexKit/run.sh                   dex-scan-benchmark: bytes → local guess → final result
+//   DexStorage/run.sh               dex-storage-bench beside raw SQLite
+//   DexCloud/run.sh                 DexCloudBench beside Python's hmac
+
+import PackageDescription
+
+let package = Package(
+  name: "DexKitBenchmarks",
+  platforms: [.macOS(.v14)],
+  dependencies: [
+    .package(name: "DexKit", path: ".."),
+    .package(name: "DexProxy", path: "../Examples/DexProxy"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "DexImagingBenchmark",
+      dependencies: [.product(name: "DexImaging", package: "DexKit")],
+      path: "DexImaging/DexImagingBenchmark"
+    ),
+    .executableTarget(
+      name: "ClassifierBench",
+      dependencies: [.product(name: "DexImaging", package: "DexKit")],
+      path: "DexImaging-classifier/Sources/ClassifierBench"
+    ),
+    .executableTarget(
+      name: "dex-scan-benchmark",
+      dependencies: [
+        .product(name: "DexKit", package: "DexKit"),
+        .product(name: "DexCloudServer", package: "DexKit"),
+        .product(name: "DexProxy", package: "DexProxy"),
+        .product(name: "DexProxyTesting", package: "DexProxy"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "DexKit/DexScanBenchmark"
+    ),
+    .executableTarget(
+      name: "dex-storage-bench",
+      dependencies: [
+        .product(name: "DexStorage", package: "DexKit"),
+        .product(name: "DexModel", package: "DexKit"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ],
+      path: "DexStorage/Sources"
+    ),
+    .executableTarget(
+      name: "DexCloudBench",
+      dependencies: [
+        .product(name: "DexCloud", package: "DexKit"),
+        .product(name: "DexCloudServer", package: "DexKit"),
+      ],
+      path: "DexCloud",
+      exclude: ["run.sh", "peer.py"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

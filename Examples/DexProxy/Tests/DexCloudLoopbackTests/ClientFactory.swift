@@ -1,0 +1,34 @@
+import DexTestSupport
+import Foundation
+import Logging
+
+@testable import DexCloud
+
+/// Retries that never wait long: tests run in milliseconds.
+let fastRetries = RetryPolicy(
+  maximumAttempts: 4, initialBackoff: .milliseconds(2), maximumBackoff: .milliseconds(10),
+  maximumRetryAfter: .seconds(60), maximumElapsed: .seconds(30))
+
+/// A client of `server` with test-sized limits, a recorded sleep and a movable clock.
+func makeClient(
+  _ server: TestServer,
+  bootstrapKey: SigningSecret = TestServer.bootstrapKey,
+  logs: LogCapture = LogCapture(),
+  retryPolicy: RetryPolicy = fastRetries,
+  timeout: Duration = .seconds(10),
+  maximumBody: Int = 1 << 20,
+  store: any TokenStore = InMemoryTokenStore(),
+  sleeper: SleepRecorder = SleepRecorder(),
+  clock: MovableClock = MovableClock()
+) -> ApiClient {
+  ApiClient(
+    configuration: DexCloudConfiguration(
+      baseURL: server.baseURL, bootstrapKey: bootstrapKey, subject: "test-install",
+      requestTimeout: timeout, retryPolicy: retryPolicy, maximumRequestBodyBytes: maximumBody),
+    tokenStore: store, logger: logs.logger("client"), sleep: sleeper.sleep, now: clock.now)
+}
+
+/// The typed error `body` threw, if it was a ``DexCloudError``.
+func expectedError(_ body: () async throws -> Void) async -> DexCloudError? {
+  await caughtError(DexCloudError.self, body)
+}

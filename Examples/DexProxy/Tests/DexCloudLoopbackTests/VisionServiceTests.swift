@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+@testable import DexCloud
+
+@Suite("Vision services over real HTTP")
+struct VisionServiceTests {
+  static let jpeg = Data(
+    [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 0x42, count: 300) + [0xFF, 0xD9])
+
+  @Test("VisionService.analyzeImage sends {image, prompt} and returns {role, content}")
+  func analyzeImage() async throws {
+    try await TestServer.with { server in
+      let service = VisionService(client: makeClient(server))
+      let response = try await service.analyzeImage(image: "aGVsbG8=", prompt: "What is it?")
+      #expect(response == VisionResponse(role: "assistant", content: "A tabby cat on a sofa."))
+      let sent = try JSONDecoder().decode(
+        VisionRequest.self, from: try #require(server.state.lastVisionBody))
+      #expect(sent == VisionRequest(image: "aGVsbG8=", prompt: "What is it?"))
+      _ = try await service.analyzeImage(image: "aGVsbG8=")
+      let plain = try JSONDecoder().decode(
+        VisionRequest.self, from: try #require(server.state.lastVisionBody))
+      #expect(plain.prompt == nil)
+    }
+  }
+
+  @Test("DexVisionService sends the base64 image and DexModel's prompt with the hint")
+  func identifyPlumbing() async throws {
+    try await TestServer.with { server in
+      server.state.visionReply = VisionResponse(role: "assistant", content: "I cannot tell.")
+      let service = DexVisionService(client: makeClient(server))
+      await #expect(throws: ScanResult.ParseError.self) {
+        _ = try await service.identify(imageData: Self.jpeg, categoryHint: "Plant")
+      }
+      let sent = try JSONDecoder().decode(
+        VisionRequest.self, from: try #require(server.state.lastVisionBody))
+      #expect(sent.image == Self.jpeg.base64EncodedString())
+      #expect(sent.prompt == DexPrompt.identification(categoryHint: "Plant"))
+      #expect(sent.prompt?.contains("\"Plant\"") == true)
+    }
+  }
+
+  /// Needs the lead's `ScanResult(jsonString:)` parser; enabled automatically once it is merged.
+  @Test("DexVisionService parses a fenced JSON reply into a ScanResult")
+  func identifyParses() async throws {
+    try await TestServer.with { server in
+      server.state.visionReply = VisionResponse(
+        role: "assistant",
+        content: """
+          ```json
+          {"commonName": "Monstera Deliciosa", "category": "plant", "scientificName": "Monstera deliciosa",
+           "summary": "A climbing aroid with split leaves.", "facts": ["Native to Mexico"],
+           "rarity": "Common", "confidence": 0.93}
+          ```
+          """)
+      let scan = try await DexVisionService(client: makeClient(server))
+        .identify(imageData: Self.jpeg, categoryHint: nil)
+      #expect(scan.commonName == "Monstera Deliciosa")
+      #expect(scan.dexCategory == .plant)
+      #expect(scan.confidence == 0.93)
+    }
+  }
+
+  @Test("An image too large for the limit is refused before encoding, with a downscale hint")
+  func oversizedImage() async throws {
+    try await TestServer.with { server in
+      let service = DexVisionService(client: makeClient(server, maximumBody: 64 << 10))
+      let error = await expectedError {
+        _ = try await service.identify(imageData: Data(count: 60 << 10), categoryHint: nil)
+      }
+      #expect(error?.kind == .payloadTooLarge)
+      #expect(error?.description.contains("Downscale") == true)
+      #expect(server.state.count("/vision") == 0)
+      #expect(server.state.count("/auth_token") == 0)
+    }
+  }
+
+  @Test("The typed conveniences encode, send and decode")
+  func conveniences() async throws {
+    try await TestServer.with { server in
+      let client = makeClient(server)
+      let reply = try await client.send(
+        Endpoints.vision, body: try JSONEncoder().encode(VisionRequest(image: "AA==", prompt: "hi")),
+        as: VisionResponse.self)
+      #expect(reply.content == "A tabby cat on a sofa.")
+      let sent = try JSONDecoder().decode(
+        VisionRequest.self, from: try #require(server.state.lastVisionBody))
+      #expect(sent.prompt == "hi")
+      let wrongModel = await expectedError {
+        _ = try await client.send(Endpoints.vision, body: Data("{}".utf8), as: [Int].self)
+      }
+      #expect(wrongModel?.kind == .decoding)
+    }
+  }
+
+  @Test("Server errors surface as DexCloudError from both services")
+  func serverErrors() async throws {
+    try await TestServer.with { server in
+      let client = makeClient(server, retryPolicy: .none)
+      server.state.enqueue(
+        [
+          .status(500, body: #"{"error":{"message":"model unavailable","type":"server_error"}}"#),
+          .status(502, body: "<html>bad gateway</html>"),
+        ], for: "/vision")
+      let first = await expectedError {
+        _ = try await DexVisionService(client: client).identify(
+          imageData: Self.jpeg, categoryHint: nil)
+      }
+      #expect(first?.statusCode == 500)
+      #expect(first?.apiError?.message == "model unavailable")
+      let second = await expectedError {
+        _ = try await VisionService(client: client).analyzeImage(image: "AA==")
+      }
+      #expect(second?.statusCode == 502)
+      #expect(second?.apiError == nil)
+      #expect(second?.bodyExcerpt == "<html>bad gateway</html>")
+    }
+  }
+}

@@ -1,0 +1,154 @@
+import DexCloud
+import DexCloudServer
+import DexProxy
+import DexTestSupport
+import DexProxyTesting
+import Foundation
+import Hummingbird
+import Logging
+
+/// A running `dex-proxy` on 127.0.0.1 (port 0) in front of a ``StubUpstream``, plus helpers to
+/// drive it with DexCloud's real client or with raw, hand-signed requests.
+@available(macOS 14, iOS 17, tvOS 17, *)
+struct ProxyHarness: Sendable {
+  static let bootstrapKeyText = "proxy-test-bootstrap-key-4c1e9d"
+  static let serverSecretText = "proxy-test-server-secret-7a2f9e1b3c5d8e0f"
+  static let apiKeyText = "sk-test-upstream-key-93b1f0"
+  static let bootstrapKey = SigningSecret(bootstrapKeyText)!
+
+  let port: Int
+  let upstream: StubUpstream
+  let logs: LogCapture
+  private let task: Task<Void, any Error>
+
+  var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+  static func configuration(upstreamPort: Int) -> ProxyConfiguration {
+    ProxyConfiguration(
+      bootstrapKeys: [bootstrapKey],
+      keyring: ServerKeyring(
+        current: ServerKey(id: "k1", secret: SigningSecret(serverSecretText)!)!),
+      upstream: UpstreamConfiguration(
+        baseURL: URL(string: "http://127.0.0.1:\(upstreamPort)/v1/")!, model: "gpt-test",
+        apiKey: APIKey(apiKeyText), timeout: .seconds(5)),
+      host: "127.0.0.1", port: 0, maximumBodyBytes: 256 << 10,
+      rateLimit: RateLimit(burst: 100, refillPerSecond: 50))
+  }
+
+  /// Starts the stub and the proxy, runs `body`, and always stops both.
+  static func with<T: Sendable>(
+    configure: @Sendable (inout ProxyConfiguration) -> Void = { _ in },
+    _ body: (ProxyHarness) async throws -> T
+  ) async throws -> T {
+    let upstream = StubUpstream()
+    try await upstream.start()
+    var configuration = configuration(upstreamPort: upstream.port)
+    configure(&configuration)
+    let logs = LogCapture()
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    let app = DexProxyApplication.make(
+      configuration: configuration, logger: logs.logger("dexkit.proxy"),
+      onServerRunning: { port in
+        continuation.yield(port)
+        continuation.finish()
+      })
+    let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+    var port = 0
+    for await value in ports { port = value }
+    let harness = ProxyHarness(port: port, upstream: upstream, logs: logs, task: task)
+    do {
+      guard port > 0 else { throw LoopbackServer.StartFailed() }
+      let result = try await body(harness)
+      await harness.stop()
+      return result
+    } catch {
+      await harness.stop()
+      throw error
+    }
+  }
+
+  func stop() async {
+    task.cancel()
+    _ = try? await task.value
+    await upstream.stop()
+  }
+
+  /// DexCloud's real client against this proxy, with quick retries.
+  func client(maximumAttempts: Int = 2) -> ApiClient {
+    ApiClient(
+      configuration: DexCloudConfiguration(
+        baseURL: baseURL, bootstrapKey: Self.bootstrapKey, subject: "proxy-test-install",
+        requestTimeout: .seconds(10),
+        retryPolicy: RetryPolicy(
+          maximumAttempts: maximumAttempts, initialBackoff: .milliseconds(5),
+          maximumBackoff: .milliseconds(20), maximumRetryAfter: .seconds(2),
+          maximumElapsed: .seconds(20)),
+        maximumRequestBodyBytes: 1 << 20),
+      logger: logs.logger("client"))
+  }
+
+  func vision() -> DexVisionService {
+    DexVisionService(client: client(), logger: logs.logger("vision"))
+  }
+
+  // MARK: Raw requests
+
+  /// Sends one request as is and returns the response (never throws on a status).
+  func send(
+    _ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data()
+  ) async throws -> TransportResponse {
+    var all = headers
+    if !body.isEmpty { all["content-type"] = "application/json" }
+    return try await URLSessionTransport().send(
+      TransportRequest(
+        method: method, url: URL(string: "http://127.0.0.1:\(port)\(path)")!, headers: all,
+        body: body),
+      timeout: .seconds(10))
+  }
+
+  /// The signing headers for `body` on `path`, signed with `secret` now.
+  static func signed(
+    _ path: String, body: Data, secret: SigningSecret, session: String? = nil
+  ) -> [String: String] {
+    var headers = RequestSigner(secret: secret).headers(
+      method: "POST", path: path, body: body,
+      timestamp: Int64(Date().timeIntervalSince1970.rounded(.down)))
+    if let session { headers[DexCloudHeader.session] = session }
+    return headers
+  }
+
+  /// `body` sent to `/vision`, signed now with `secret` under session id `session`.
+  func sendVision(
+    _ body: Data, secret: SigningSecret, session: String
+  ) async throws
+    -> TransportResponse
+  {
+    try await send(
+      "POST", "/vision",
+      headers: Self.signed("/vision", body: body, secret: secret, session: session), body: body)
+  }
+
+  /// A session obtained with a raw, bootstrap-signed `/auth_token` request.
+  func rawSession() async throws -> AuthTokenResponse {
+    let body = try JSONEncoder().encode(AuthTokenRequest(subject: "raw-test"))
+    let response = try await send(
+      "POST", "/auth_token",
+      headers: Self.signed("/auth_token", body: body, secret: Self.bootstrapKey),
+      body: body)
+    guard response.statusCode == 200 else { throw UnexpectedStatus(status: response.statusCode) }
+    return try JSONDecoder().decode(AuthTokenResponse.self, from: response.body)
+  }
+
+  struct UnexpectedStatus: Error { var status: Int }
+}
+
+/// The `error.code` of an OpenAI-style error body.
+func errorCode(_ body: Data) -> String? {
+  let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+  return (object?["error"] as? [String: Any])?["code"] as? String
+}
+
+/// A few bytes that start like a JPEG; the stub never decodes them.
+let sampleImage = Data(
+  [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00]
+    + Array(repeating: 0x5A, count: 2048) + [0xFF, 0xD9])

@@ -1,0 +1,126 @@
+import DexTestSupport
+import DexProxyTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// What the stub model server answers to one `/v1/chat/completions` request.
+enum UpstreamReply: Sendable {
+  /// 200 with a chat completion whose message content is this text.
+  case content(String, finishReason: String = "stop")
+  /// 200 with `content: null` and this `refusal` (OpenAI structured refusal).
+  case refusal(String)
+  /// This status with an OpenAI-style error body.
+  case status(Int)
+  /// Waits, then answers with the wrapped reply.
+  indirect case slow(Duration, UpstreamReply)
+}
+
+/// One request the stub received, decoded from the Chat Completions JSON.
+struct UpstreamRecord: Sendable {
+  var authorization: String?
+  var model: String?
+  var maxTokens: Int?
+  var text: String?
+  var imageURL: String?
+}
+
+/// A small OpenAI-compatible server on 127.0.0.1 (Hummingbird, port 0) answering scripted,
+/// realistic chat-completion JSON.
+@available(macOS 14, iOS 17, tvOS 17, *)
+final class StubUpstream: @unchecked Sendable {
+  static let cleanJSON = """
+    {"commonName":"Monstera Deliciosa","category":"plant","scientificName":"Monstera deliciosa",\
+    "summary":"A tropical climbing plant with split leaves.","facts":["Native to Central America",\
+    "Its fruit is edible when ripe","Leaves develop holes with age"],"rarity":"Common",\
+    "confidence":0.92}
+    """
+
+  private let lock = NSLock()
+  private var queue: [UpstreamReply] = []
+  private var fallback: UpstreamReply = .content(StubUpstream.cleanJSON)
+  private var records: [UpstreamRecord] = []
+  private(set) var port = 0
+  private var task: Task<Void, any Error>?
+
+  /// Replies used once each, in order, before the fallback.
+  func enqueue(_ replies: UpstreamReply...) { lock.sync { queue.append(contentsOf: replies) } }
+  /// The reply used whenever the queue is empty.
+  func setFallback(_ reply: UpstreamReply) { lock.sync { fallback = reply } }
+  var received: [UpstreamRecord] { lock.sync { records } }
+
+  private func next() -> UpstreamReply {
+    lock.sync { queue.isEmpty ? fallback : queue.removeFirst() }
+  }
+
+  func start() async throws {
+    let router = Router()
+    router.post("/v1/chat/completions") { request, _ -> Response in
+      let body = try await request.body.collect(upTo: 32 << 20)
+      self.record(Data(body.readableBytesView), authorization: request.headers[.authorization])
+      return try await Self.respond(self.next())
+    }
+    (port, task) = try await LoopbackServer.start(router, label: "stub-upstream")
+  }
+
+  func stop() async {
+    task?.cancel()
+    _ = try? await task?.value
+  }
+
+  private func record(_ body: Data, authorization: String?) {
+    var record = UpstreamRecord(authorization: authorization)
+    if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
+      record.model = object["model"] as? String
+      record.maxTokens = object["max_tokens"] as? Int
+      let messages = object["messages"] as? [[String: Any]]
+      let parts = messages?.first?["content"] as? [[String: Any]] ?? []
+      for part in parts {
+        if part["type"] as? String == "text" { record.text = part["text"] as? String }
+        if part["type"] as? String == "image_url" {
+          record.imageURL = (part["image_url"] as? [String: Any])?["url"] as? String
+        }
+      }
+    }
+    lock.sync { records.append(record) }
+  }
+
+  private static func respond(_ reply: UpstreamReply) async throws -> Response {
+    switch reply {
+    case .content(let text, let finishReason):
+      return try completion(
+        message: ["role": "assistant", "content": text], finishReason: finishReason)
+    case .refusal(let text):
+      return try completion(
+        message: ["role": "assistant", "content": NSNull(), "refusal": text], finishReason: "stop")
+    case .status(let code):
+      let body = #"{"error":{"message":"stub failure","type":"server_error","code":"stub"}}"#
+      var fields = HTTPFields()
+      fields[.contentType] = "application/json"
+      if code == 429 { fields[HTTPField.Name("Retry-After")!] = "1" }
+      return Response(
+        status: .init(code: code), headers: fields,
+        body: .init(byteBuffer: ByteBuffer(string: body)))
+    case .slow(let delay, let then):
+      try await Task.sleep(for: delay)
+      return try await respond(then)
+    }
+  }
+
+  private static func completion(message: [String: Any], finishReason: String) throws -> Response {
+    let object: [String: Any] = [
+      "id": "chatcmpl-stub123", "object": "chat.completion", "created": 1_763_784_000,
+      "model": "gpt-test-2026-01-01",
+      "choices": [
+        ["index": 0, "message": message, "logprobs": NSNull(), "finish_reason": finishReason]
+      ],
+      "usage": ["prompt_tokens": 812, "completion_tokens": 96, "total_tokens": 908],
+    ]
+    let data = try JSONSerialization.data(withJSONObject: object)
+    var fields = HTTPFields()
+    fields[.contentType] = "application/json"
+    return Response(
+      status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
+  }
+}

@@ -1,0 +1,157 @@
+import DexTestSupport
+import Foundation
+import Testing
+
+/// The built `dex` executable, run as a user would against a temporary store.
+struct DexCLI {
+  let executable: URL
+  let store: URL
+
+  struct Run {
+    let status: Int32
+    let output: String
+    let error: String
+  }
+
+  init() throws {
+    var candidates: [URL] = []
+    #if os(Linux)
+      if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        candidates.append(URL(fileURLWithPath: path).deletingLastPathComponent())
+      }
+    #endif
+    for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+      candidates.append(bundle.bundleURL.deletingLastPathComponent())
+    }
+    let found = candidates.map { $0.appendingPathComponent("dex") }
+      .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    executable = try #require(found, "dex not built next to the tests: \(candidates)")
+    store = FileManager.default.temporaryDirectory
+      .appendingPathComponent("dex-cli-\(UUID().uuidString)", isDirectory: true)
+  }
+
+  /// Runs `dex` with `arguments` and the temporary store; awaits its exit without blocking a
+  /// cooperative thread (each run loads the model and scans in a debug build).
+  @discardableResult
+  func callAsFunction(
+    _ arguments: String..., environment: [String: String] = [:]
+  ) async throws -> Run {
+    // No backend: the run must be fully offline whatever the machine's environment says.
+    var base = ProcessInfo.processInfo.environment
+    for key in [
+      "DEX_BACKEND_URL", "DEX_BOOTSTRAP_KEY", "DEX_CLOUD_BASE_URL", "DEX_CLOUD_BOOTSTRAP_KEY",
+      "DEX_STORE",
+    ] {
+      base[key] = nil
+    }
+    base["HOME"] = store.path  // no stray ~/.config/dex/config.json
+    let outcome = try await ChildProcess.run(
+      executable, arguments: arguments + ["--store", store.path],
+      environment: base.merging(environment) { $1 })
+    return Run(
+      status: outcome.status, output: String(decoding: outcome.standardOutput, as: UTF8.self),
+      error: String(decoding: outcome.standardError, as: UTF8.self))
+  }
+
+  func cleanUp() { try? FileManager.default.removeItem(at: store) }
+}
+
+/// A photo of the SDK's own test set (`Tests/DexKitTests/Photos` at the repository root; their
+/// sources and licences are in `SOURCES.md` there).
+func photoPath(_ name: String) throws -> String {
+  let root = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+  let url = root.appendingPathComponent("Tests/DexKitTests/Photos/\(name).jpg")
+  try #require(FileManager.default.fileExists(atPath: url.path), "missing test photo \(url.path)")
+  return url.path
+}
+
+@Suite("dex command line", .serialized)
+struct DexCommandLineTests {
+  @Test func scanListShowExportImportDelete() async throws {
+    let dex = try DexCLI()
+    defer { dex.cleanUp() }
+
+    let scan = try await dex("scan", try photoPath("insect"), try photoPath("fruit"))
+    #expect(scan.status == 0, "\(scan.error)")
+    #expect(scan.output.contains("Looks like an Insect…"))
+    #expect(scan.output.contains("[Food]"))
+    #expect(scan.output.contains("Field Notes") == false, "offline entries have no facts")
+    #expect(scan.output.components(separatedBy: "Saved as").count == 3)
+
+    let list = try await dex("list", "--json")
+    #expect(list.status == 0)
+    let entries = try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]]
+    let ids = try #require(entries?.compactMap { $0["id"] as? String })
+    #expect(ids.count == 2)
+    #expect(entries?.first?["commonName"] as? String == "Orange", "newest first")
+
+    // The same photo again: the store keeps its one entry, and the command says so.
+    let again = try await dex("scan", try photoPath("insect"))
+    #expect(again.status == 0, "\(again.error)")
+    #expect(again.output.contains("Already in your collection as \(ids[1])"))
+    #expect(!again.output.contains("Saved as"))
+    #expect(try await dex("list").output.contains("2 discoveries"))
+
+    let filtered = try await dex("list", "--category", "insect")
+    #expect(filtered.output.contains("1 discovery"))
+    #expect(try await dex("list", "--category", "dragon").status == 64)
+    #expect(try await dex("list", "--search", "orange").output.contains("Orange"))
+
+    let show = try await dex("show", ids[0])
+    #expect(show.status == 0)
+    #expect(show.output.contains("Orange"))
+    #expect(try await dex("show", "no-such-id").status == 66)
+
+    let gallery = dex.store.appendingPathComponent("gallery")
+    let html = try await dex("export", "--html", gallery.path)
+    #expect(html.status == 0, "\(html.error)")
+    let index = try String(
+      contentsOf: gallery.appendingPathComponent("index.html"), encoding: .utf8)
+    #expect(index.contains("2 discoveries"))
+    #expect(index.contains("alt=\"Photo of Orange\""))
+    #expect(!index.contains("<script"))
+    let page = try String(
+      contentsOf: gallery.appendingPathComponent("entries/\(ids[0]).html"), encoding: .utf8)
+    #expect(page.contains("<meter"))
+    let hero = try Data(contentsOf: gallery.appendingPathComponent("images/\(ids[0]).jpg"))
+    #expect(hero.starts(with: [0xFF, 0xD8, 0xFF]))
+
+    let archive = dex.store.appendingPathComponent("backup.tar").path
+    #expect(try await dex("export", archive).status == 0)
+    #expect(try await dex("delete", ids[0]).status == 0)
+    #expect(try await dex("delete", ids[0]).status == 66)
+    let imported = try await dex("import", archive)
+    #expect(imported.output.contains("Imported 1, skipped 1"))
+    #expect(try await dex("list").output.contains("2 discoveries"))
+  }
+
+  @Test func clearErrorsAndExitCodes() async throws {
+    let dex = try DexCLI()
+    defer { dex.cleanUp() }
+    let missing = try await dex("scan", "/no/such/photo.jpg")
+    #expect(missing.status == 66)
+    #expect(missing.error.contains("Cannot read /no/such/photo.jpg"))
+
+    let notAnImage = dex.store.appendingPathComponent("notes.jpg")
+    try FileManager.default.createDirectory(at: dex.store, withIntermediateDirectories: true)
+    try Data("just text".utf8).write(to: notAnImage)
+    let unsupported = try await dex("scan", notAnImage.path)
+    #expect(unsupported.status == 65)
+    #expect(unsupported.error.contains("Unsupported image format"))
+
+    let noKey = try await dex(
+      "scan", try photoPath("cat"), environment: ["DEX_BACKEND_URL": "http://127.0.0.1:9"])
+    #expect(noKey.status == 64)
+    #expect(noKey.error.contains("no bootstrap key"))
+
+    // An unreachable backend degrades to the offline entry rather than failing.
+    let unreachable = try await dex(
+      "scan", "--dry-run", try photoPath("cat"),
+      environment: ["DEX_BACKEND_URL": "http://127.0.0.1:9", "DEX_BOOTSTRAP_KEY": "k-\(UUID())"])
+    #expect(unreachable.status == 0, "\(unreachable.error)")
+    #expect(unreachable.output.contains("Identified offline"))
+    #expect(!unreachable.output.contains("Saved as"), "--dry-run saves nothing")
+  }
+}

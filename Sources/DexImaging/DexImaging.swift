@@ -1,2 +1,0 @@
-// DexImaging: see the module's DocC catalog.
-@_exported import DexModel

@@ -1,0 +1,32 @@
+#if canImport(CDexImageShim)
+  import CDexImageShim
+
+  extension RGBImage {
+    /// These pixels Lanczos-3 resampled so that the longest side is at most `maxDimension`
+    /// (aspect kept, never upscaled; the image itself when it already fits).
+    ///
+    /// - Throws: ``ImagingError/invalidArgument(_:)`` for a non-positive size,
+    ///   ``ImagingError/outOfMemory`` when the output cannot be allocated.
+    func resampled(fitting maxDimension: Int) throws(ImagingError) -> RGBImage {
+      guard maxDimension > 0 else {
+        throw .invalidArgument("maxDimension must be positive, got \(maxDimension)")
+      }
+      let size = DownscaleGeometry.fitting(
+        DownscaleGeometry.Size(width: width, height: height), maxDimension: maxDimension)
+      guard size.width != width || size.height != height else { return self }
+      var output = [UInt8](repeating: 0, count: size.width * size.height * 3)
+      let status = pixels.withUnsafeBufferPointer { source in
+        output.withUnsafeMutableBufferPointer { target in
+          dex_resample_rgb(
+            source.baseAddress, Int32(width), Int32(height), width * 3, target.baseAddress,
+            Int32(size.width), Int32(size.height), size.width * 3)
+        }
+      }
+      if status == Int32(DEX_STATUS_OUT_OF_MEMORY) { throw .outOfMemory }
+      guard status == Int32(DEX_STATUS_OK),
+        let image = RGBImage(width: size.width, height: size.height, pixels: output)
+      else { throw .invalidArgument("cannot resample to \(size.width)x\(size.height)") }
+      return image
+    }
+  }
+#endif

@@ -1,2 +1,0 @@
-// DexStorage: see the module's DocC catalog.
-@_exported import DexModel
