@@ -91,9 +91,8 @@ struct ScanCommand: AsyncParsableCommand {
     }
     var saved = entry
     if let store {
-      let thumbnail = try? await ImageDownscaler().downscaledJPEG(
-        from: image, maxDimension: 256, quality: 0.8)
-      saved = try await store.insert(entry, image: image, thumbnail: thumbnail)
+      // The thumbnail was made from the scan's one decode (DexScanner's default 256 px).
+      saved = try await store.insert(entry, image: image, thumbnail: final.thumbnailData)
     }
     if json {
       let encoder = JSONEncoder()

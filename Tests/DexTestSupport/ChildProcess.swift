@@ -20,10 +20,11 @@ public enum ChildProcess {
   }
 
   /// Runs `executable` with `arguments`, feeding it `input` on standard input, and returns once
-  /// it has exited. `environment` replaces the inherited one when given.
+  /// it has exited. `environment` replaces the inherited one when given; `directory` is the
+  /// working directory (the caller's when `nil`).
   public static func run(
     _ executable: URL, arguments: [String], environment: [String: String]? = nil,
-    input: Data = Data()
+    input: Data = Data(), in workingDirectory: URL? = nil
   ) async throws -> Outcome {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("dex-child-\(UUID().uuidString)", isDirectory: true)
@@ -48,6 +49,7 @@ public enum ChildProcess {
     process.executableURL = executable
     process.arguments = arguments
     if let environment { process.environment = environment }
+    if let workingDirectory { process.currentDirectoryURL = workingDirectory }
     process.standardInput = stdin
     process.standardOutput = stdout
     process.standardError = stderr

@@ -69,6 +69,20 @@ func photoPath(_ name: String) throws -> String {
 
 @Suite("dex command line", .serialized)
 struct DexCommandLineTests {
+  @Test func customClassifierFindsItsScriptFromAnyFolder() async throws {
+    let dex = try DexCLI()
+    let example = dex.executable.deletingLastPathComponent()
+      .appendingPathComponent("custom-classifier")
+    let elsewhere = FileManager.default.temporaryDirectory
+    let run = try await ChildProcess.run(
+      example, arguments: [try photoPath("fruit")], in: elsewhere)
+    let output = String(decoding: run.standardOutput, as: UTF8.self)
+    #expect(run.status == 0, "\(String(decoding: run.standardError, as: UTF8.self))")
+    // labels.sh answers "pebble" for a small photo: the bundled script ran.
+    #expect(output.contains("Looks like Mineral: pebble"), "\(output)")
+    #expect(output.contains("Entry: Pebble [Mineral]"), "\(output)")
+  }
+
   @Test func scanListShowExportImportDelete() async throws {
     let dex = try DexCLI()
     defer { dex.cleanUp() }
