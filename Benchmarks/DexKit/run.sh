@@ -23,6 +23,7 @@ if [ -n "${1:-}" ]; then
   exit 0
 fi
 bash Benchmarks/DexImaging/fetch-photos.sh >/dev/null
+python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow  # re-encodes the camera photo
 progressive=/tmp/dex-imaging-bench/photos/sunset_by_Aitzol_Berasategi.jpg  # 4272 x 2848
 camera=/tmp/dex-imaging-bench/sunset-camera-12mp.jpg
 if [ ! -s "$camera" ]; then

@@ -5,7 +5,8 @@ package enum Hex {
   private static let digits = Array("0123456789abcdef".utf8)
 
   /// Lower-case hex of `bytes`.
-  package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+  package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String
+  where Bytes.Element == UInt8 {
     let input = Array(bytes)
     return String(unsafeUninitializedCapacity: input.count * 2) { buffer in
       var index = 0

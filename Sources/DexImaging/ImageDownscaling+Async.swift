@@ -9,7 +9,9 @@ extension ImageDownscaling {
   ///
   /// - Throws: ``ImagingError``, or `CancellationError` when the task is cancelled.
   @concurrent
-  public func downscale(_ imageData: Data, options: DownscaleOptions) async throws
+  public func downscale(
+    _ imageData: Data, options: DownscaleOptions
+  ) async throws
     -> DownscaledImage
   {
     try await runDetachedFromCaller { () throws(ImagingError) in

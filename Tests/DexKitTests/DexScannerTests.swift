@@ -21,7 +21,8 @@ actor ScriptedVision: DexVisionServicing {
 
   struct Failure: Error {}
 
-  nonisolated func identify(imageData: Data, categoryHint: DexCategory?) async throws -> ScanResult {
+  nonisolated func identify(imageData: Data, categoryHint: DexCategory?) async throws -> ScanResult
+  {
     try await record(imageData: imageData, hint: categoryHint)
   }
 

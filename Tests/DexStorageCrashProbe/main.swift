@@ -1,8 +1,8 @@
+import DexModel
 // A child process for the DexStorage reliability tests. It is SIGKILLed mid-write, run under a
 // file-size limit, or run as an unprivileged user, and reports what it saw on stdout as
 // `RESULT <name> <value>` lines. It uses only DexStorage's public API.
 import DexStorage
-import DexModel
 import Foundation
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
-import DexTestSupport
 import DexModel
+import DexTestSupport
 import Foundation
 import Testing
 

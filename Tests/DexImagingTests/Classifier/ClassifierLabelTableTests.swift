@@ -1,5 +1,5 @@
-import DexTestTraits
 import DexModel
+import DexTestTraits
 import Foundation
 import Testing
 

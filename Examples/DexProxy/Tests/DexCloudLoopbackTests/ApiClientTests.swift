@@ -1,5 +1,5 @@
-import DexTestSupport
 import DexCloudServer
+import DexTestSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,6 @@
-import DexTestSupport
 import DexCloudServer
 import DexProxyTesting
+import DexTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -80,7 +80,8 @@ struct VisionServiceTests {
     try await TestServer.with { server in
       let client = makeClient(server)
       let reply = try await client.send(
-        Endpoints.vision, body: try JSONEncoder().encode(VisionRequest(image: "AA==", prompt: "hi")),
+        Endpoints.vision,
+        body: try JSONEncoder().encode(VisionRequest(image: "AA==", prompt: "hi")),
         as: VisionResponse.self)
       #expect(reply.content == "A tabby cat on a sofa.")
       let sent = try JSONDecoder().decode(

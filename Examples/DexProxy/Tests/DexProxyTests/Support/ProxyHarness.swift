@@ -1,8 +1,8 @@
 import DexCloud
 import DexCloudServer
 import DexProxy
-import DexTestSupport
 import DexProxyTesting
+import DexTestSupport
 import Foundation
 import Hummingbird
 import Logging

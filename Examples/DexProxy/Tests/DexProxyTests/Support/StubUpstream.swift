@@ -1,5 +1,5 @@
-import DexTestSupport
 import DexProxyTesting
+import DexTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
