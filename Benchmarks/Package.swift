@@ -20,7 +20,6 @@ let package = Package(
     .package(name: "DexKit", path: ".."),
     .package(name: "DexProxy", path: "../Examples/DexProxy"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
@@ -34,7 +33,6 @@ let package = Package(
       name: "dex-scan-benchmark",
       dependencies: [
         sdk("DexKit"), sdk("DexCloudServer"), proxy("DexProxy"), proxy("DexProxyTesting"),
-        .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "DexKit/DexScanBenchmark"),

@@ -33,7 +33,7 @@ let package = Package(
       name: "DexProxy",
       dependencies: [sdk("DexCloud"), sdk("DexCloudServer"), logging, hummingbird, httpTypes]),
     .executableTarget(name: "dex-proxy", dependencies: ["DexProxy", logging, hummingbird]),
-    .target(name: "DexProxyTesting", dependencies: [logging, hummingbird, httpTypes]),
+    .target(name: "DexProxyTesting", dependencies: ["DexProxy", logging, hummingbird, httpTypes]),
     .testTarget(
       name: "DexProxyTests",
       dependencies: [

@@ -11,8 +11,26 @@
       guard maxDimension > 0 else {
         throw .invalidArgument("maxDimension must be positive, got \(maxDimension)")
       }
-      let size = DownscaleGeometry.fitting(
-        DownscaleGeometry.Size(width: width, height: height), maxDimension: maxDimension)
+      return try resampled(
+        to: DownscaleGeometry.fitting(
+          DownscaleGeometry.Size(width: width, height: height), maxDimension: maxDimension))
+    }
+
+    /// These pixels Lanczos-3 resampled so that the short side is `shortSide` (aspect kept,
+    /// never upscaled; the image itself when its short side is already at most `shortSide`).
+    ///
+    /// - Throws: ``ImagingError/invalidArgument(_:)`` for a non-positive size,
+    ///   ``ImagingError/outOfMemory`` when the output cannot be allocated.
+    func resampled(shortSide: Int) throws(ImagingError) -> RGBImage {
+      guard shortSide > 0 else {
+        throw .invalidArgument("shortSide must be positive, got \(shortSide)")
+      }
+      return try resampled(
+        to: DownscaleGeometry.filling(
+          DownscaleGeometry.Size(width: width, height: height), shortSide: shortSide))
+    }
+
+    private func resampled(to size: DownscaleGeometry.Size) throws(ImagingError) -> RGBImage {
       guard size.width != width || size.height != height else { return self }
       var output = [UInt8](repeating: 0, count: size.width * size.height * 3)
       let status = pixels.withUnsafeBufferPointer { source in

@@ -6,30 +6,19 @@ import Testing
 @Suite(.offCooperativePool) struct DownscaleGeometryTests {
   typealias Size = DownscaleGeometry.Size
 
-  @Test func fittingKeepsAspectRatioAndRoundsHalfUp() {
+  /// Fitting keeps the aspect ratio, rounds half up, never collapses a sliver to zero and never
+  /// upscales: (stored width, height, max dimension, expected width, height).
+  @Test(arguments: [
+    (4000, 3000, 1024, 1024, 768), (3000, 4000, 1024, 768, 1024),
+    (5312, 2988, 1024, 1024, 576),  // 1024 x 575.99... -> 576
+    (5000, 1, 1024, 1024, 1),  // a sliver
+    (800, 600, 1024, 800, 600), (1024, 10, 1024, 1024, 10),  // never upscaled
+  ])
+  func fitting(_ width: Int, _ height: Int, _ maxDimension: Int, _ outWidth: Int, _ outHeight: Int)
+  {
     #expect(
-      DownscaleGeometry.fitting(Size(width: 4000, height: 3000), maxDimension: 1024)
-        == Size(width: 1024, height: 768))
-    #expect(
-      DownscaleGeometry.fitting(Size(width: 3000, height: 4000), maxDimension: 1024)
-        == Size(width: 768, height: 1024))
-    // 5312 x 2988 -> 1024 x 575.99... -> 576
-    #expect(
-      DownscaleGeometry.fitting(Size(width: 5312, height: 2988), maxDimension: 1024)
-        == Size(width: 1024, height: 576))
-    // A sliver never collapses to zero.
-    #expect(
-      DownscaleGeometry.fitting(Size(width: 5000, height: 1), maxDimension: 1024)
-        == Size(width: 1024, height: 1))
-  }
-
-  @Test func fittingNeverUpscales() {
-    #expect(
-      DownscaleGeometry.fitting(Size(width: 800, height: 600), maxDimension: 1024)
-        == Size(width: 800, height: 600))
-    #expect(
-      DownscaleGeometry.fitting(Size(width: 1024, height: 10), maxDimension: 1024)
-        == Size(width: 1024, height: 10))
+      DownscaleGeometry.fitting(Size(width: width, height: height), maxDimension: maxDimension)
+        == Size(width: outWidth, height: outHeight))
   }
 
   @Test func fillingSetsTheShortSide() {
@@ -41,36 +30,32 @@ import Testing
         == Size(width: 300, height: 200))
   }
 
-  @Test func jpegScaleKeepsTheTargetCovered() {
-    let stored = Size(width: 4000, height: 3000)
-    let target = Size(width: 1024, height: 768)
-    // 2000x1500, then 2048 needed
-    #expect(DownscaleGeometry.jpegNumerator(stored: stored, target: target, gap: 1) == 4)
-    #expect(DownscaleGeometry.jpegNumerator(stored: stored, target: target, gap: 2) == 8)
+  /// The libjpeg scale (numerator over 8) keeps the target covered with the gap to spare, and
+  /// an exact DCT scale is taken whatever the gap: (stored, target, gap, expected numerator).
+  @Test(arguments: [
+    (4000, 3000, 1024, 768, 1.0, 4),  // 2000 x 1500
+    (4000, 3000, 1024, 768, 2.0, 8),  // 2048 needed
+    (4000, 3000, 400, 300, 1.0, 1),  // 500 x 375
+    (4000, 3000, 1024, 768, .nan, 4),  // a NaN gap counts as 1
+    (4096, 4096, 1024, 1024, 1.5, 2), (4096, 4096, 1024, 1024, 4.0, 2),  // exact: 1/4
+    (4096, 4096, 1023, 1023, 1.5, 4),  // one pixel off is no longer exact: 2048 >= 1023 * 1.5
+    (4352, 2448, 1024, 576, 1.5, 4),  // 1088 x 612 at 1/4: close to the target, not exact
+  ])
+  func jpegScale(
+    _ width: Int, _ height: Int, _ targetWidth: Int, _ targetHeight: Int, _ gap: Double,
+    _ expected: Int
+  ) {
     #expect(
-      DownscaleGeometry.jpegNumerator(stored: stored, target: Size(width: 400, height: 300), gap: 1)
-        == 1)  // 500x375
-    #expect(DownscaleGeometry.jpegNumerator(stored: stored, target: target, gap: .nan) == 4)
-    // 375 >= 256
-    #expect(DownscaleGeometry.jpegNumerator(stored: stored, minimumShortSide: 256) == 1)
-    #expect(DownscaleGeometry.jpegNumerator(stored: stored, minimumShortSide: 400) == 2)  // 750
-    #expect(DownscaleGeometry.jpegNumerator(stored: stored, minimumShortSide: 5000) == 8)
+      DownscaleGeometry.jpegNumerator(
+        stored: Size(width: width, height: height),
+        target: Size(width: targetWidth, height: targetHeight), gap: gap) == expected)
   }
 
-  @Test func anExactDCTScaleIsTakenWhateverTheGap() {
-    let square = Size(width: 4096, height: 4096)
-    let target = Size(width: 1024, height: 1024)
-    #expect(DownscaleGeometry.jpegNumerator(stored: square, target: target, gap: 1.5) == 2)
-    #expect(DownscaleGeometry.jpegNumerator(stored: square, target: target, gap: 4) == 2)
-    // One pixel off is no longer exact: the gap rule decides again (2048 >= 1023 * 1.5).
-    #expect(
-      DownscaleGeometry.jpegNumerator(
-        stored: square, target: Size(width: 1023, height: 1023), gap: 1.5) == 4)
-    // 4352 x 2448 at 1/4 is 1088 x 612: close to 1024 x 576 but not exact, so the gap applies.
-    #expect(
-      DownscaleGeometry.jpegNumerator(
-        stored: Size(width: 4352, height: 2448), target: Size(width: 1024, height: 576),
-        gap: 1.5) == 4)
+  @Test func jpegScaleForAMinimumShortSide() {
+    let stored = Size(width: 4000, height: 3000)
+    #expect(DownscaleGeometry.jpegNumerator(stored: stored, minimumShortSide: 256) == 1)  // 375
+    #expect(DownscaleGeometry.jpegNumerator(stored: stored, minimumShortSide: 400) == 2)  // 750
+    #expect(DownscaleGeometry.jpegNumerator(stored: stored, minimumShortSide: 5000) == 8)
   }
 
   @Test func libjpegRoundsScaledSizesUp() {

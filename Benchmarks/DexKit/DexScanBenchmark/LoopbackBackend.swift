@@ -3,7 +3,6 @@ import DexKit
 import DexProxy
 import DexProxyTesting
 import Foundation
-import Hummingbird
 import Logging
 
 /// The cloud pass over real loopback HTTP, for the "final result" timing: `DexVisionService`
@@ -45,20 +44,15 @@ struct LoopbackBackend: Sendable {
         baseURL: upstreamURL, model: "stub", apiKey: APIKey("sk-benchmark-stub")),
       host: "127.0.0.1", port: 0, maximumBodyBytes: 8 << 20,
       rateLimit: RateLimit(burst: 10_000, refillPerSecond: 10_000))
-    let (proxyPorts, proxyReady) = AsyncStream.makeStream(of: Int.self)
-    let proxy = DexProxyApplication.make(
-      configuration: configuration, logger: quiet,
-      onServerRunning: { port in
-        proxyReady.yield(port)
-        proxyReady.finish()
-      })
-    let proxyTask = Task {
-      defer { proxyReady.finish() }
-      try await proxy.runService(gracefulShutdownSignals: [])
+    let proxyPort: Int
+    let proxyTask: Task<Void, any Error>
+    do {
+      (proxyPort, proxyTask) = try await LoopbackServer.startProxy(configuration, logger: quiet)
+    } catch {
+      await upstream.stop()
+      throw error
     }
-    var proxyPort = 0
-    for await port in proxyPorts { proxyPort = port }
-    guard proxyPort > 0, let baseURL = URL(string: "http://127.0.0.1:\(proxyPort)") else {
+    guard let baseURL = URL(string: "http://127.0.0.1:\(proxyPort)") else {
       proxyTask.cancel()
       await upstream.stop()
       throw StartFailed()

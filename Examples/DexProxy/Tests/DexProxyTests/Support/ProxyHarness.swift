@@ -45,19 +45,17 @@ struct ProxyHarness: Sendable {
     var configuration = configuration(upstreamPort: upstream.port)
     configure(&configuration)
     let logs = LogCapture()
-    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    let app = DexProxyApplication.make(
-      configuration: configuration, logger: logs.logger("dexkit.proxy"),
-      onServerRunning: { port in
-        continuation.yield(port)
-        continuation.finish()
-      })
-    let task = Task { try await app.runService(gracefulShutdownSignals: []) }
-    var port = 0
-    for await value in ports { port = value }
+    let port: Int
+    let task: Task<Void, any Error>
+    do {
+      (port, task) = try await LoopbackServer.startProxy(
+        configuration, logger: logs.logger("dexkit.proxy"))
+    } catch {
+      await upstream.stop()
+      throw error
+    }
     let harness = ProxyHarness(port: port, upstream: upstream, logs: logs, task: task)
     do {
-      guard port > 0 else { throw LoopbackServer.StartFailed() }
       let result = try await body(harness)
       await harness.stop()
       return result
