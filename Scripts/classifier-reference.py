@@ -96,32 +96,26 @@ def same_pad(size, kernel, stride):
     return out, total // 2, total - total // 2
 
 
-def conv2d(x, w, b, stride):
-    """x HWC, w HWIO (full conv)."""
-    kh, kw, _, co = w.shape
+def padded_taps(x, kh, kw, stride):
+    """SAME-padded x (HWC) and, for every kernel tap (i, j), the strided input window it reads."""
     h, wd, _ = x.shape
     oh, pt, pb = same_pad(h, kh, stride)
     ow, pl, pr = same_pad(wd, kw, stride)
     xp = np.pad(x, ((pt, pb), (pl, pr), (0, 0)))
-    out = np.zeros((oh, ow, co), dtype=np.float64)
     for i in range(kh):
         for j in range(kw):
-            patch = xp[i:i + stride * oh:stride, j:j + stride * ow:stride]
-            out += patch @ w[i, j]
-    return out + b
+            yield i, j, xp[i:i + stride * oh:stride, j:j + stride * ow:stride]
+
+
+def conv2d(x, w, b, stride):
+    """x HWC, w HWIO (full conv)."""
+    kh, kw, _, _ = w.shape
+    return sum(patch @ w[i, j] for i, j, patch in padded_taps(x, kh, kw, stride)) + b
 
 
 def depthwise(x, w, b, stride):
-    kh, kw, c = w.shape
-    h, wd, _ = x.shape
-    oh, pt, pb = same_pad(h, kh, stride)
-    ow, pl, pr = same_pad(wd, kw, stride)
-    xp = np.pad(x, ((pt, pb), (pl, pr), (0, 0)))
-    out = np.zeros((oh, ow, c), dtype=np.float64)
-    for i in range(kh):
-        for j in range(kw):
-            out += xp[i:i + stride * oh:stride, j:j + stride * ow:stride] * w[i, j]
-    return out + b
+    kh, kw, _ = w.shape
+    return sum(patch * w[i, j] for i, j, patch in padded_taps(x, kh, kw, stride)) + b
 
 
 def relu6(x):

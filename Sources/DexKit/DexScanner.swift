@@ -20,7 +20,7 @@ import Logging
 /// Watch it happen with ``scan(_:)``, an `AsyncStream` of ``DexScanState`` snapshots
 /// (capturing → analyzing → result or failed), or await the outcome with ``run(_:)``. Every
 /// engine is injected, so hosts swap in Core ML, Vision or their own backend without touching
-/// the flow. The scanner builds entries (``DexScanState/makeEntry(id:discoveredAt:)``) but never
+/// the flow. The scanner builds entries (``DexScanState/makeEntry(id:discoveredAt:matcher:)``) but never
 /// saves them: persistence belongs to the host.
 public struct DexScanner: Sendable {
   /// Tuning for one scanner.

@@ -1,8 +1,8 @@
 /// The stable vocabulary every part of DexKit speaks when it says *what kind of thing* was found.
 ///
 /// Classifier labels and cloud replies are free-form text; ``DexCategory`` is the small, fixed set
-/// they are mapped onto (see ``matching(_:)`` and ``matching(fromLabels:)``) so that badges,
-/// filters, storage and prompts agree. The raw values are persisted and sent to models, so they
+/// they are mapped onto (see ``matching(_:using:)`` and ``matching(fromLabels:using:)``) so
+/// that badges, filters, storage and prompts agree. The raw values are persisted and sent to models, so they
 /// never change once released.
 public enum DexCategory: String, CaseIterable, Codable, Sendable, Hashable {
   /// Plants, trees, flowers, succulents, mosses and ferns.
@@ -54,38 +54,26 @@ public enum DexCategory: String, CaseIterable, Codable, Sendable, Hashable {
   ///
   /// Kept here as a plain string so that every front end (SwiftUI, a web gallery mapping it to
   /// its own icon set, a terminal) draws from the same table.
-  public var symbolName: String {
-    switch self {
-    case .plant: "leaf.fill"
-    case .animal: "pawprint.fill"
-    case .fish: "fish.fill"
-    case .bird: "bird.fill"
-    case .insect: "ladybug.fill"
-    case .reptile: "lizard.fill"
-    case .mineral: "diamond.fill"
-    case .fungus: "umbrella.fill"
-    case .food: "fork.knife"
-    case .pokemon: "sparkles"
-    case .object: "cube.fill"
-    case .unknown: "questionmark.circle.fill"
-    }
-  }
+  public var symbolName: String { appearance.symbol }
 
   /// The accent colour used for this category's badges, independent of any UI framework.
-  public var tint: DexColor {
+  public var tint: DexColor { appearance.tint }
+
+  /// One table for the look of every category: its symbol and its tint (red, green, blue).
+  private var appearance: (symbol: String, tint: DexColor) {
     switch self {
-    case .plant: DexColor(red: 52, green: 168, blue: 83)
-    case .animal: DexColor(red: 196, green: 122, blue: 58)
-    case .fish: DexColor(red: 30, green: 136, blue: 229)
-    case .bird: DexColor(red: 0, green: 172, blue: 193)
-    case .insect: DexColor(red: 124, green: 179, blue: 66)
-    case .reptile: DexColor(red: 46, green: 125, blue: 50)
-    case .mineral: DexColor(red: 126, green: 87, blue: 194)
-    case .fungus: DexColor(red: 141, green: 110, blue: 99)
-    case .food: DexColor(red: 244, green: 81, blue: 30)
-    case .pokemon: DexColor(red: 229, green: 57, blue: 53)
-    case .object: DexColor(red: 96, green: 125, blue: 139)
-    case .unknown: DexColor(red: 117, green: 117, blue: 117)
+    case .plant: ("leaf.fill", DexColor(red: 52, green: 168, blue: 83))
+    case .animal: ("pawprint.fill", DexColor(red: 196, green: 122, blue: 58))
+    case .fish: ("fish.fill", DexColor(red: 30, green: 136, blue: 229))
+    case .bird: ("bird.fill", DexColor(red: 0, green: 172, blue: 193))
+    case .insect: ("ladybug.fill", DexColor(red: 124, green: 179, blue: 66))
+    case .reptile: ("lizard.fill", DexColor(red: 46, green: 125, blue: 50))
+    case .mineral: ("diamond.fill", DexColor(red: 126, green: 87, blue: 194))
+    case .fungus: ("umbrella.fill", DexColor(red: 141, green: 110, blue: 99))
+    case .food: ("fork.knife", DexColor(red: 244, green: 81, blue: 30))
+    case .pokemon: ("sparkles", DexColor(red: 229, green: 57, blue: 53))
+    case .object: ("cube.fill", DexColor(red: 96, green: 125, blue: 139))
+    case .unknown: ("questionmark.circle.fill", DexColor(red: 117, green: 117, blue: 117))
     }
   }
 }
