@@ -54,9 +54,18 @@ let package = Package(
       cSettings: [.define("NDEBUG")],
       linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread")]
     ),
+    // XNNPACK (with pthreadpool and cpuinfo) from the system: the classifier's compute backend
+    // on Linux. Elsewhere the engine runs its portable pure-Swift path.
+    .systemLibrary(
+      name: "CXNNPACK",
+      providers: [.apt(["libxnnpack-dev", "libpthreadpool-dev", "libcpuinfo-dev"])]
+    ),
     // The offline classifier's network (layers, kernels, weights loading): internal to
     // DexImaging, which keeps the public face (ImageClassifying, ImageClassifier, the labels).
-    .target(name: "DexClassifierEngine"),
+    .target(
+      name: "DexClassifierEngine",
+      dependencies: [.target(name: "CXNNPACK", condition: .when(platforms: [.linux]))]
+    ),
     .target(
       name: "DexImaging",
       dependencies: [
