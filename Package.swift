@@ -10,6 +10,10 @@
 
 import PackageDescription
 
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+
 let package = Package(
   name: "DexKit",
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
@@ -69,9 +73,7 @@ let package = Package(
     .target(
       name: "DexImaging",
       dependencies: [
-        "DexModel",
-        "DexClassifierEngine",
-        .product(name: "Logging", package: "swift-log"),
+        "DexModel", "DexClassifierEngine", logging,
         .target(name: "CDexImageShim", condition: .when(platforms: [.linux, .android])),
       ],
       // EfficientNet-Lite0 weights, manifest, ImageNet labels and their licences (classifier).
@@ -80,51 +82,20 @@ let package = Package(
 
     // MARK: Cloud
     // The app's side: the signed client, token stores, the vision service.
-    .target(
-      name: "DexCloud",
-      dependencies: [
-        "DexModel",
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "Crypto", package: "swift-crypto"),
-      ]
-    ),
+    .target(name: "DexCloud", dependencies: ["DexModel", logging, crypto]),
     // The backend's side of the same wire contract: verifier, session issuer, keyring, replay
     // cache. It signs and canonicalises through DexCloud's code, so the two cannot drift.
-    .target(
-      name: "DexCloudServer",
-      dependencies: [
-        "DexCloud",
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "Crypto", package: "swift-crypto"),
-      ]
-    ),
+    .target(name: "DexCloudServer", dependencies: ["DexCloud", logging, crypto]),
 
     // MARK: Storage
-    .target(
-      name: "DexStorage",
-      dependencies: [
-        "DexModel",
-        .product(name: "GRDB", package: "GRDB.swift"),
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "Crypto", package: "swift-crypto"),
-      ]
-    ),
+    .target(name: "DexStorage", dependencies: ["DexModel", grdb, logging, crypto]),
 
     // MARK: Glue
     .target(
-      name: "DexKit",
-      dependencies: [
-        "DexModel", "DexImaging", "DexCloud", "DexStorage",
-        .product(name: "Logging", package: "swift-log"),
-      ]
-    ),
+      name: "DexKit", dependencies: ["DexModel", "DexImaging", "DexCloud", "DexStorage", logging]),
 
     // MARK: Test support
-    .target(
-      name: "DexTestSupport",
-      dependencies: [.product(name: "Logging", package: "swift-log")],
-      path: "Tests/DexTestSupport"
-    ),
+    .target(name: "DexTestSupport", dependencies: [logging], path: "Tests/DexTestSupport"),
     // Swift Testing traits for the test targets (kept apart so that benchmarks linking
     // DexTestSupport do not link the Testing library).
     .target(
@@ -144,23 +115,12 @@ let package = Package(
       name: "DexImagingTests",
       dependencies: ["DexImaging", "DexModel", "DexClassifierEngine", "DexTestTraits"],
       resources: [.copy("Classifier/Fixtures"), .copy("Resources")]),
+    .testTarget(name: "DexCloudTests", dependencies: ["DexCloud", "DexModel", "DexTestSupport", crypto]),
     .testTarget(
-      name: "DexCloudTests",
-      dependencies: [
-        "DexCloud", "DexModel", "DexTestSupport",
-        .product(name: "Crypto", package: "swift-crypto"),
-      ]
-    ),
-    .testTarget(
-      name: "DexCloudServerTests",
-      dependencies: ["DexCloudServer", "DexCloud", "DexTestSupport"]
-    ),
+      name: "DexCloudServerTests", dependencies: ["DexCloudServer", "DexCloud", "DexTestSupport"]),
     .testTarget(
       name: "DexStorageTests",
-      dependencies: [
-        "DexStorage", "DexModel", "DexStoreCrashProbe", "DexTestSupport",
-        .product(name: "GRDB", package: "GRDB.swift"),
-      ]),
+      dependencies: ["DexStorage", "DexModel", "DexStoreCrashProbe", "DexTestSupport", grdb]),
     .testTarget(
       name: "DexKitTests", dependencies: ["DexKit", "DexTestSupport", "DexTestTraits"],
       resources: [.copy("Photos")]),

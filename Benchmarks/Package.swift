@@ -10,6 +10,9 @@
 
 import PackageDescription
 
+func sdk(_ module: String) -> Target.Dependency { .product(name: module, package: "DexKit") }
+func proxy(_ module: String) -> Target.Dependency { .product(name: module, package: "DexProxy") }
+
 let package = Package(
   name: "DexKitBenchmarks",
   platforms: [.macOS(.v14)],
@@ -18,51 +21,32 @@ let package = Package(
     .package(name: "DexProxy", path: "../Examples/DexProxy"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     .executableTarget(
-      name: "DexImagingBenchmark",
-      dependencies: [.product(name: "DexImaging", package: "DexKit")],
-      path: "DexImaging/DexImagingBenchmark"
-    ),
+      name: "DexImagingBenchmark", dependencies: [sdk("DexImaging")],
+      path: "DexImaging/DexImagingBenchmark"),
     .executableTarget(
-      name: "ClassifierBench",
-      dependencies: [.product(name: "DexImaging", package: "DexKit")],
-      path: "DexImaging-classifier/Sources/ClassifierBench"
-    ),
+      name: "ClassifierBench", dependencies: [sdk("DexImaging")],
+      path: "DexImaging-classifier/Sources/ClassifierBench"),
     .executableTarget(
       name: "dex-scan-benchmark",
       dependencies: [
-        .product(name: "DexKit", package: "DexKit"),
-        .product(name: "DexCloudServer", package: "DexKit"),
-        .product(name: "DexProxy", package: "DexProxy"),
-        .product(name: "DexProxyTesting", package: "DexProxy"),
+        sdk("DexKit"), sdk("DexCloudServer"), proxy("DexProxy"), proxy("DexProxyTesting"),
         .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
       ],
-      path: "DexKit/DexScanBenchmark"
-    ),
+      path: "DexKit/DexScanBenchmark"),
     .executableTarget(
       name: "dex-storage-bench",
       dependencies: [
-        .product(name: "DexStorage", package: "DexKit"),
-        .product(name: "DexModel", package: "DexKit"),
-        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        sdk("DexStorage"), sdk("DexModel"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
-      path: "DexStorage/Sources"
-    ),
+      path: "DexStorage/Sources"),
     .executableTarget(
-      name: "DexCloudBench",
-      dependencies: [
-        .product(name: "DexCloud", package: "DexKit"),
-        .product(name: "DexCloudServer", package: "DexKit"),
-      ],
-      path: "DexCloud",
-      exclude: ["run.sh", "peer.py"]
-    ),
+      name: "DexCloudBench", dependencies: [sdk("DexCloud"), sdk("DexCloudServer")],
+      path: "DexCloud", exclude: ["run.sh", "peer.py"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,8 @@
 
 import PackageDescription
 
+let dexKit: Target.Dependency = .product(name: "DexKit", package: "DexKit")
+
 let package = Package(
   name: "DexKitExamples",
   platforms: [.macOS(.v13)],
@@ -17,36 +19,28 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
+    // The terminal card both apps print an entry as.
+    .target(name: "DexTerminal", dependencies: [dexKit], path: "DexTerminal"),
     .executableTarget(
       name: "dex",
       dependencies: [
-        .product(name: "DexKit", package: "DexKit"),
+        "DexTerminal", dexKit,
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
-      path: "dex",
-      resources: [.copy("Resources/sample.jpg")]
-    ),
+      path: "dex", resources: [.copy("Resources/sample.jpg")]),
     .executableTarget(
-      name: "dex-demo",
-      dependencies: [.product(name: "DexKit", package: "DexKit")],
-      path: "DexDemo",
-      resources: [.copy("Resources")]
-    ),
+      name: "dex-demo", dependencies: ["DexTerminal", dexKit], path: "DexDemo",
+      resources: [.copy("Resources")]),
     .executableTarget(
-      name: "custom-classifier",
-      dependencies: [.product(name: "DexKit", package: "DexKit")],
-      path: "CustomClassifier",
-      resources: [.copy("labels.sh")]
-    ),
+      name: "custom-classifier", dependencies: [dexKit], path: "CustomClassifier",
+      resources: [.copy("labels.sh")]),
     .testTarget(
       name: "DexCommandLineTests",
       dependencies: [
-        "dex", "custom-classifier",
-        .product(name: "DexTestSupport", package: "DexKit"),
+        "dex", "custom-classifier", .product(name: "DexTestSupport", package: "DexKit"),
       ],
-      path: "Tests/DexCommandLineTests"
-    ),
+      path: "Tests/DexCommandLineTests"),
   ],
   swiftLanguageModes: [.v6]
 )

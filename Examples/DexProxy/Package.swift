@@ -8,6 +8,11 @@
 
 import PackageDescription
 
+func sdk(_ module: String) -> Target.Dependency { .product(name: module, package: "DexKit") }
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+
 let package = Package(
   name: "DexProxy",
   platforms: [.macOS(.v14)],
@@ -26,56 +31,23 @@ let package = Package(
   targets: [
     .target(
       name: "DexProxy",
-      dependencies: [
-        .product(name: "DexCloud", package: "DexKit"),
-        .product(name: "DexCloudServer", package: "DexKit"),
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
-      ]
-    ),
-    .executableTarget(
-      name: "dex-proxy",
-      dependencies: [
-        "DexProxy",
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-      ]
-    ),
-    .target(
-      name: "DexProxyTesting",
-      dependencies: [
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-      ]
-    ),
+      dependencies: [sdk("DexCloud"), sdk("DexCloudServer"), logging, hummingbird, httpTypes]),
+    .executableTarget(name: "dex-proxy", dependencies: ["DexProxy", logging, hummingbird]),
+    .target(name: "DexProxyTesting", dependencies: [logging, hummingbird, httpTypes]),
     .testTarget(
       name: "DexProxyTests",
       dependencies: [
-        "DexProxy", "DexProxyTesting",
-        .product(name: "DexKit", package: "DexKit"),
-        .product(name: "DexCloudServer", package: "DexKit"),
-        .product(name: "DexTestSupport", package: "DexKit"),
-        .product(name: "Logging", package: "swift-log"),
+        "DexProxy", "DexProxyTesting", sdk("DexKit"), sdk("DexCloudServer"),
+        sdk("DexTestSupport"), logging, hummingbird, httpTypes,
         .product(name: "Crypto", package: "swift-crypto"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
       ],
-      resources: [.copy("Photos")]
-    ),
+      resources: [.copy("Photos")]),
     .testTarget(
       name: "DexCloudLoopbackTests",
       dependencies: [
-        "DexProxyTesting",
-        .product(name: "DexCloud", package: "DexKit"),
-        .product(name: "DexCloudServer", package: "DexKit"),
-        .product(name: "DexModel", package: "DexKit"),
-        .product(name: "DexTestSupport", package: "DexKit"),
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
-      ]
-    ),
+        "DexProxyTesting", sdk("DexCloud"), sdk("DexCloudServer"), sdk("DexModel"),
+        sdk("DexTestSupport"), logging, hummingbird, httpTypes,
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

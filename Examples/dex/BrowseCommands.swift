@@ -1,5 +1,6 @@
 import ArgumentParser
 import DexKit
+import DexTerminal
 import Foundation
 
 /// `dex list`: the collection, newest first.
@@ -66,8 +67,7 @@ struct ShowCommand: AsyncParsableCommand {
   var id: String
 
   func run() async throws {
-    try await reportingErrors {
-      let store = try options.resolved().openStore()
+    try await options.withStore { store in
       guard let entry = try await store.entry(id: id) else {
         throw DexCLIError.notFound("No entry with id \(id).")
       }
@@ -87,8 +87,7 @@ struct DeleteCommand: AsyncParsableCommand {
   var id: String
 
   func run() async throws {
-    try await reportingErrors {
-      let store = try options.resolved().openStore()
+    try await options.withStore { store in
       guard try await store.delete(id: id) else {
         throw DexCLIError.notFound("No entry with id \(id).")
       }
@@ -117,8 +116,7 @@ struct ExportCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    try await reportingErrors {
-      let store = try options.resolved().openStore()
+    try await options.withStore { store in
       if let html {
         let directory = URL(fileURLWithPath: html, isDirectory: true)
         let count = try await HTMLGallery(store: store).write(to: directory)
@@ -144,11 +142,10 @@ struct ImportCommand: AsyncParsableCommand {
   var archive: String
 
   func run() async throws {
-    try await reportingErrors {
-      guard FileManager.default.fileExists(atPath: archive) else {
-        throw DexCLIError.notFound("No archive at \(archive).")
-      }
-      let store = try options.resolved().openStore()
+    guard FileManager.default.fileExists(atPath: archive) else {
+      throw fail(DexCLIError.notFound("No archive at \(archive)."))
+    }
+    try await options.withStore { store in
       let report = try await store.importArchive(from: URL(fileURLWithPath: archive))
       print("Imported \(report.inserted), skipped \(report.skipped) already present")
     }

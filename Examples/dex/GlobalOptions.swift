@@ -169,3 +169,11 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     throw fail(error)
   }
 }
+
+extension GlobalOptions {
+  /// Runs a command's body on the configured store, turning every failure into the CLI's
+  /// message and exit code: the scaffolding every browsing command shares.
+  func withStore(_ body: (DexStore) async throws -> Void) async throws {
+    try await reportingErrors { try await body(try resolved().openStore()) }
+  }
+}

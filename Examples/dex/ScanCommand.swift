@@ -1,5 +1,6 @@
 import ArgumentParser
 import DexKit
+import DexTerminal
 import Foundation
 
 /// `dex scan`: identifies photos and saves them to the collection.

@@ -181,12 +181,9 @@ dex_jpeg_decoder *dex_jpeg_decoder_create(void) {
 }
 
 static void release_buffers(dex_jpeg_decoder *d) {
-  dex_pipeline_destroy(d->pipeline);  // joins the worker before the resizer goes away
-  d->pipeline = NULL;
+  dex_resampling_release(&d->pipeline, &d->resizer);
   free(d->scanlines);
   d->scanlines = NULL;
-  dex_resizer_destroy(d->resizer);
-  d->resizer = NULL;
 }
 
 void dex_jpeg_decoder_destroy(dex_jpeg_decoder *d) {

@@ -135,4 +135,11 @@ void dex_pipeline_destroy(dex_row_pipeline *p) {
   free(p);
 }
 
+void dex_resampling_release(dex_row_pipeline **pipeline, dex_resizer **resizer) {
+  dex_pipeline_destroy(*pipeline);  // joins the worker before the resizer goes away
+  *pipeline = NULL;
+  dex_resizer_destroy(*resizer);
+  *resizer = NULL;
+}
+
 #endif  // defined(__linux__) || defined(__ANDROID__)

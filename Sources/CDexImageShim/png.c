@@ -62,16 +62,13 @@ static void on_png_read(png_structp png, png_bytep out, size_t length) {
 }
 
 static void release_png_buffers(dex_png_decoder *d) {
-  dex_pipeline_destroy(d->pipeline);  // joins the worker before the resizer goes away
-  d->pipeline = NULL;
+  dex_resampling_release(&d->pipeline, &d->resizer);
   free(d->row);
   d->row = NULL;
   free(d->rgb_row);
   d->rgb_row = NULL;
   free(d->image);
   d->image = NULL;
-  dex_resizer_destroy(d->resizer);
-  d->resizer = NULL;
 }
 
 dex_png_decoder *dex_png_decoder_create(void) {

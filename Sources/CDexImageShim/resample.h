@@ -34,3 +34,6 @@ void dex_pipeline_commit(dex_row_pipeline *pipeline, int32_t rows);
 void dex_pipeline_finish(dex_row_pipeline *pipeline);
 /// finish + free. Safe on NULL.
 void dex_pipeline_destroy(dex_row_pipeline *pipeline);
+/// Destroys a decoder's pipeline (joining its worker) and then its resizer, and clears both
+/// pointers; what every decoder does when it releases its buffers. Safe on NULLs.
+void dex_resampling_release(dex_row_pipeline **pipeline, dex_resizer **resizer);

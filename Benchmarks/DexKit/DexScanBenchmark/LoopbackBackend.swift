@@ -1,61 +1,42 @@
+import DexCloudServer
 import DexKit
 import DexProxy
-import DexTestSupport
-import DexCloudServer
 import DexProxyTesting
 import Foundation
-import HTTPTypes
 import Hummingbird
 import Logging
 
 /// The cloud pass over real loopback HTTP, for the "final result" timing: `DexVisionService`
-/// (signed `ApiClient`) → `dex-proxy` (in-process, 127.0.0.1) → a stub OpenAI-compatible
-/// upstream (in-process, 127.0.0.1) that answers a clean chat completion at once.
+/// (signed `ApiClient`) → `dex-proxy` (in-process, 127.0.0.1) → DexProxyTesting's stub
+/// OpenAI-compatible upstream (in-process, 127.0.0.1) that answers a clean chat completion at
+/// once.
 struct LoopbackBackend: Sendable {
   let vision: DexVisionService
-  private let tasks: [Task<Void, any Error>]
+  private let upstream: StubUpstream
+  private let proxyTask: Task<Void, any Error>
 
   struct StartFailed: Error {}
 
-  /// The stub model's answer: a realistic identification in a chat-completion body.
-  static let completion: String = {
-    let content = """
-      {"commonName":"Sunset over the sea","category":"object","scientificName":"",\
-      "summary":"A low sun over calm water.","facts":["Golden hour light"],"rarity":"Common",\
-      "confidence":0.9}
-      """
-    let body: [String: Any] = [
-      "id": "chatcmpl-bench", "object": "chat.completion", "model": "stub",
-      "choices": [
-        [
-          "index": 0, "finish_reason": "stop",
-          "message": ["role": "assistant", "content": content],
-        ]
-      ],
-    ]
-    let data = (try? JSONSerialization.data(withJSONObject: body)) ?? Data()
-    return String(decoding: data, as: UTF8.self)
-  }()
+  /// The stub model's answer: a realistic identification.
+  static let identification = """
+    {"commonName":"Sunset over the sea","category":"object","scientificName":"",\
+    "summary":"A low sun over calm water.","facts":["Golden hour light"],"rarity":"Common",\
+    "confidence":0.9}
+    """
 
   static func start() async throws -> LoopbackBackend {
     var quiet = Logger(label: "bench")
     quiet.logLevel = .critical
 
-    let router = Router()
-    router.post("/v1/chat/completions") { request, _ -> Response in
-      _ = try await request.body.collect(upTo: 32 << 20)
-      var fields = HTTPFields()
-      fields[.contentType] = "application/json"
-      return Response(
-        status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: completion)))
-    }
-    let (upstreamPort, upstreamTask) = try await LoopbackServer.start(router, label: "bench")
+    let upstream = StubUpstream()
+    upstream.setFallback(.content(identification))
+    try await upstream.start()
     guard let bootstrapKey = SigningSecret("benchmark-bootstrap-key-5d0c2a"),
       let serverSecret = SigningSecret("benchmark-server-secret-0f9e8d7c6b5a4938"),
       let serverKey = ServerKey(id: "k1", secret: serverSecret),
-      let upstreamURL = URL(string: "http://127.0.0.1:\(upstreamPort)/v1/")
+      let upstreamURL = URL(string: "http://127.0.0.1:\(upstream.port)/v1/")
     else {
-      upstreamTask.cancel()
+      await upstream.stop()
       throw StartFailed()
     }
     let configuration = ProxyConfiguration(
@@ -78,8 +59,8 @@ struct LoopbackBackend: Sendable {
     var proxyPort = 0
     for await port in proxyPorts { proxyPort = port }
     guard proxyPort > 0, let baseURL = URL(string: "http://127.0.0.1:\(proxyPort)") else {
-      upstreamTask.cancel()
       proxyTask.cancel()
+      await upstream.stop()
       throw StartFailed()
     }
     let client = ApiClient(
@@ -87,13 +68,13 @@ struct LoopbackBackend: Sendable {
         baseURL: baseURL, bootstrapKey: bootstrapKey, subject: "benchmark"),
       logger: quiet)
     return LoopbackBackend(
-      vision: DexVisionService(client: client, logger: quiet), tasks: [upstreamTask, proxyTask])
+      vision: DexVisionService(client: client, logger: quiet), upstream: upstream,
+      proxyTask: proxyTask)
   }
 
   func stop() async {
-    for task in tasks {
-      task.cancel()
-      _ = try? await task.value
-    }
+    proxyTask.cancel()
+    _ = try? await proxyTask.value
+    await upstream.stop()
   }
 }

@@ -8,8 +8,9 @@ import DexKit
 import Foundation
 
 struct InstantVision: DexVisionServicing {
-  func identify(imageData: Data, categoryHint: String?) async throws -> ScanResult {
-    ScanResult(commonName: "Stub", category: categoryHint ?? "unknown", summary: "Stub.")
+  func identify(imageData: Data, categoryHint: DexCategory?) async throws -> ScanResult {
+    ScanResult(
+      commonName: "Stub", category: (categoryHint ?? .unknown).rawValue, summary: "Stub.")
   }
 }
 

@@ -19,18 +19,18 @@ struct SecretHygieneTests {
       var errors: [any Error] = []
       var secrets: [String] = [TestServer.bootstrapKey.value]
 
-      _ = try await VisionService(client: client).analyzeImage(image: "AA==")
+      _ = try await client.send(Endpoints.vision, body: Data("{}".utf8), as: VisionResponse.self)
       let first = try #require(try await store.loadCredential())
       secrets += [first.secret.value, first.sessionID]
       server.state.revoke(first.sessionID)
       server.state.enqueue([.status(429, retryAfter: "0"), .status(503)], for: "/vision")
-      _ = try await VisionService(client: client).analyzeImage(image: "AA==")
+      _ = try await client.send(Endpoints.vision, body: Data("{}".utf8), as: VisionResponse.self)
       let second = try #require(try await store.loadCredential())
       secrets += [second.secret.value, second.sessionID]
       server.state.enqueue(
         [.status(400, body: #"{"error":{"message":"bad key \#(second.secret.value) sig"}}"#)],
         for: "/vision")
-      do { _ = try await vision.identify(imageData: Data([1, 2, 3]), categoryHint: "Fish") } catch {
+      do { _ = try await vision.identify(imageData: Data([1, 2, 3]), categoryHint: .fish) } catch {
         errors.append(error)
       }
       do { _ = try await vision.identify(imageData: Data([1, 2, 3]), categoryHint: nil) } catch {

@@ -1,3 +1,4 @@
+import DexModel
 import Foundation
 import Testing
 
@@ -8,19 +9,16 @@ struct VisionServiceTests {
   static let jpeg = Data(
     [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 0x42, count: 300) + [0xFF, 0xD9])
 
-  @Test("VisionService.analyzeImage sends {image, prompt} and returns {role, content}")
-  func analyzeImage() async throws {
+  @Test("send(_:body:as:) sends {image, prompt} and returns {role, content}")
+  func rawVisionCall() async throws {
     try await TestServer.with { server in
-      let service = VisionService(client: makeClient(server))
-      let response = try await service.analyzeImage(image: "aGVsbG8=", prompt: "What is it?")
+      let client = makeClient(server)
+      let body = try JSONEncoder().encode(VisionRequest(image: "aGVsbG8=", prompt: "What is it?"))
+      let response = try await client.send(Endpoints.vision, body: body, as: VisionResponse.self)
       #expect(response == VisionResponse(role: "assistant", content: "A tabby cat on a sofa."))
       let sent = try JSONDecoder().decode(
         VisionRequest.self, from: try #require(server.state.lastVisionBody))
       #expect(sent == VisionRequest(image: "aGVsbG8=", prompt: "What is it?"))
-      _ = try await service.analyzeImage(image: "aGVsbG8=")
-      let plain = try JSONDecoder().decode(
-        VisionRequest.self, from: try #require(server.state.lastVisionBody))
-      #expect(plain.prompt == nil)
     }
   }
 
@@ -30,12 +28,12 @@ struct VisionServiceTests {
       server.state.visionReply = VisionResponse(role: "assistant", content: "I cannot tell.")
       let service = DexVisionService(client: makeClient(server))
       await #expect(throws: ScanResult.ParseError.self) {
-        _ = try await service.identify(imageData: Self.jpeg, categoryHint: "Plant")
+        _ = try await service.identify(imageData: Self.jpeg, categoryHint: .plant)
       }
       let sent = try JSONDecoder().decode(
         VisionRequest.self, from: try #require(server.state.lastVisionBody))
       #expect(sent.image == Self.jpeg.base64EncodedString())
-      #expect(sent.prompt == DexPrompt.identification(categoryHint: "Plant"))
+      #expect(sent.prompt == DexPrompt.identification(hint: .plant))
       #expect(sent.prompt?.contains("\"Plant\"") == true)
     }
   }
@@ -110,7 +108,7 @@ struct VisionServiceTests {
       #expect(first?.statusCode == 500)
       #expect(first?.apiError?.message == "model unavailable")
       let second = await expectedError {
-        _ = try await VisionService(client: client).analyzeImage(image: "AA==")
+        _ = try await client.send(Endpoints.vision, body: Data("{}".utf8), as: VisionResponse.self)
       }
       #expect(second?.statusCode == 502)
       #expect(second?.apiError == nil)

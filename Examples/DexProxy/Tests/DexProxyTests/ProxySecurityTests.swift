@@ -1,5 +1,6 @@
 import DexCloud
 import DexProxy
+import DexProxyTesting
 import Foundation
 import Testing
 
@@ -189,7 +190,7 @@ import Testing
     try await ProxyHarness.with { proxy in
       let client = proxy.client()
       let service = DexVisionService(client: client)
-      _ = try await service.identify(imageData: sampleImage, categoryHint: "Plant")
+      _ = try await service.identify(imageData: sampleImage, categoryHint: .plant)
       let session = try await proxy.rawSession()
       let body = try visionBody()
       let headers = ProxyHarness.signed(

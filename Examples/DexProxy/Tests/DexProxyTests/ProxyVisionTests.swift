@@ -1,6 +1,7 @@
 import DexCloud
 import DexModel
 import DexProxy
+import DexProxyTesting
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func happyPathReturnsParsedResultAndForwardsAnOpenAIRequest() async throws {
     try await ProxyHarness.with { proxy in
-      let result = try await proxy.vision().identify(imageData: sampleImage, categoryHint: "Plant")
+      let result = try await proxy.vision().identify(imageData: sampleImage, categoryHint: .plant)
       #expect(result.commonName == "Monstera Deliciosa")
       #expect(result.dexCategory == .plant)
       #expect(result.facts.count == 3)
@@ -21,7 +22,7 @@ import Testing
       #expect(sent.authorization == "Bearer \(ProxyHarness.apiKeyText)")
       #expect(sent.imageURL == "data:image/jpeg;base64,\(sampleImage.base64EncodedString())")
       let prompt = try #require(sent.text)
-      #expect(prompt == DexPrompt.identification(categoryHint: "Plant"))
+      #expect(prompt == DexPrompt.identification(hint: .plant))
       #expect(prompt.contains("guessed the category \"Plant\""))
     }
   }
@@ -51,9 +52,8 @@ import Testing
       proxy.upstream.enqueue(.content(truncated, finishReason: "length"))
       let body = try JSONEncoder().encode(
         VisionRequest(image: sampleImage.base64EncodedString(), prompt: "What is it?"))
-      let reply = try await proxy.client().sendRequest(
-        endpoint: Endpoints.vision, body: body, responseModel: VisionResponse.self
-      ).get()
+      let reply = try await proxy.client().send(
+        Endpoints.vision, body: body, as: VisionResponse.self)
       #expect(reply == VisionResponse(role: "assistant", content: truncated))
       // The client's tolerant parser recovers what the truncated object holds.
       proxy.upstream.enqueue(.content(truncated, finishReason: "length"))
@@ -81,7 +81,7 @@ import Testing
     try await ProxyHarness.with { proxy in
       proxy.upstream.setFallback(.status(status))
       let error = await #expect(throws: DexCloudError.self) {
-        _ = try await proxy.vision().identify(imageData: sampleImage, categoryHint: "Plant")
+        _ = try await proxy.vision().identify(imageData: sampleImage, categoryHint: .plant)
       }
       #expect(error?.statusCode == 502)
       #expect(error?.apiError?.code == code)

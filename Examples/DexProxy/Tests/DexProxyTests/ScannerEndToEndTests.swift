@@ -1,5 +1,6 @@
 import DexKit
 import DexProxy
+import DexProxyTesting
 import Foundation
 import Testing
 

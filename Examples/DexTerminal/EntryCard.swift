@@ -1,22 +1,33 @@
 import DexKit
 
 /// A Dex entry drawn for a terminal: name, category badge, rarity, confidence meter, summary
-/// and field notes.
-struct EntryCard {
-  let entry: DexEntry
-  let isOffline: Bool
+/// and field notes. Shared by `dex` and `dex-demo`.
+public struct EntryCard: Sendable {
+  /// The entry to draw.
+  public let entry: DexEntry
+  /// Whether to add the "identified offline" line.
+  public let isOffline: Bool
 
-  static func article(for word: String) -> String {
+  /// Creates a card for `entry`.
+  public init(entry: DexEntry, isOffline: Bool) {
+    self.entry = entry
+    self.isOffline = isOffline
+  }
+
+  /// "a" or "an" before `word`, for "Looks like an Animal…".
+  public static func article(for word: String) -> String {
     guard let first = word.lowercased().first else { return "a" }
     return "aeiou".contains(first) ? "an" : "a"
   }
 
-  static func meter(_ confidence: Double, width: Int = 10) -> String {
+  /// A bar of `width` cells, filled in proportion to `confidence` (0...1).
+  public static func meter(_ confidence: Double, width: Int = 10) -> String {
     let filled = max(0, min(width, Int((confidence * Double(width)).rounded())))
     return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
   }
 
-  func render() -> String {
+  /// The card as lines of text, ready to print.
+  public func render() -> String {
     let rule = String(repeating: "─", count: 60)
     var lines = [
       "┌\(rule)",

@@ -1,12 +1,10 @@
-import DexProxyTesting
-import DexTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 
 /// What the stub model server answers to one `/v1/chat/completions` request.
-enum UpstreamReply: Sendable {
+public enum UpstreamReply: Sendable {
   /// 200 with a chat completion whose message content is this text.
   case content(String, finishReason: String = "stop")
   /// 200 with `content: null` and this `refusal` (OpenAI structured refusal).
@@ -18,19 +16,25 @@ enum UpstreamReply: Sendable {
 }
 
 /// One request the stub received, decoded from the Chat Completions JSON.
-struct UpstreamRecord: Sendable {
-  var authorization: String?
-  var model: String?
-  var maxTokens: Int?
-  var text: String?
-  var imageURL: String?
+public struct UpstreamRecord: Sendable {
+  /// The `Authorization` header the proxy sent (the upstream API key).
+  public var authorization: String?
+  /// The `model` field.
+  public var model: String?
+  /// The `max_tokens` field.
+  public var maxTokens: Int?
+  /// The text part of the first message (the prompt).
+  public var text: String?
+  /// The image part of the first message (a `data:` URL).
+  public var imageURL: String?
 }
 
 /// A small OpenAI-compatible server on 127.0.0.1 (Hummingbird, port 0) answering scripted,
-/// realistic chat-completion JSON.
+/// realistic chat-completion JSON: the model behind `dex-proxy` in its tests and benchmarks.
 @available(macOS 14, iOS 17, tvOS 17, *)
-final class StubUpstream: @unchecked Sendable {
-  static let cleanJSON = """
+public final class StubUpstream: @unchecked Sendable {
+  /// A clean identification, the default reply.
+  public static let cleanJSON = """
     {"commonName":"Monstera Deliciosa","category":"plant","scientificName":"Monstera deliciosa",\
     "summary":"A tropical climbing plant with split leaves.","facts":["Native to Central America",\
     "Its fruit is edible when ripe","Leaves develop holes with age"],"rarity":"Common",\
@@ -41,20 +45,28 @@ final class StubUpstream: @unchecked Sendable {
   private var queue: [UpstreamReply] = []
   private var fallback: UpstreamReply = .content(StubUpstream.cleanJSON)
   private var records: [UpstreamRecord] = []
-  private(set) var port = 0
+  /// The port the server listens on, once started.
+  public private(set) var port = 0
   private var task: Task<Void, any Error>?
 
+  /// Creates a stopped server.
+  public init() {}
+
   /// Replies used once each, in order, before the fallback.
-  func enqueue(_ replies: UpstreamReply...) { lock.sync { queue.append(contentsOf: replies) } }
+  public func enqueue(_ replies: UpstreamReply...) {
+    lock.withLock { queue.append(contentsOf: replies) }
+  }
   /// The reply used whenever the queue is empty.
-  func setFallback(_ reply: UpstreamReply) { lock.sync { fallback = reply } }
-  var received: [UpstreamRecord] { lock.sync { records } }
+  public func setFallback(_ reply: UpstreamReply) { lock.withLock { fallback = reply } }
+  /// Every request received so far.
+  public var received: [UpstreamRecord] { lock.withLock { records } }
 
   private func next() -> UpstreamReply {
-    lock.sync { queue.isEmpty ? fallback : queue.removeFirst() }
+    lock.withLock { queue.isEmpty ? fallback : queue.removeFirst() }
   }
 
-  func start() async throws {
+  /// Starts listening on 127.0.0.1 at a free port (see ``port``).
+  public func start() async throws {
     let router = Router()
     router.post("/v1/chat/completions") { request, _ -> Response in
       let body = try await request.body.collect(upTo: 32 << 20)
@@ -64,7 +76,8 @@ final class StubUpstream: @unchecked Sendable {
     (port, task) = try await LoopbackServer.start(router, label: "stub-upstream")
   }
 
-  func stop() async {
+  /// Stops the server and waits for it to end.
+  public func stop() async {
     task?.cancel()
     _ = try? await task?.value
   }
@@ -83,7 +96,7 @@ final class StubUpstream: @unchecked Sendable {
         }
       }
     }
-    lock.sync { records.append(record) }
+    lock.withLock { records.append(record) }
   }
 
   private static func respond(_ reply: UpstreamReply) async throws -> Response {
@@ -98,7 +111,7 @@ final class StubUpstream: @unchecked Sendable {
       let body = #"{"error":{"message":"stub failure","type":"server_error","code":"stub"}}"#
       var fields = HTTPFields()
       fields[.contentType] = "application/json"
-      if code == 429 { fields[HTTPField.Name("Retry-After")!] = "1" }
+      if code == 429, let retryAfter = HTTPField.Name("Retry-After") { fields[retryAfter] = "1" }
       return Response(
         status: .init(code: code), headers: fields,
         body: .init(byteBuffer: ByteBuffer(string: body)))
