@@ -10,7 +10,8 @@ extension EfficientNetLite0 {
 
   /// Which backend a caller asks for when loading the network.
   package enum BackendPreference: String, Sendable, Hashable, CaseIterable {
-    /// XNNPACK where it is built in, the portable path otherwise.
+    /// XNNPACK where it is built in and faster on this processor (``isXNNPACKPreferred``),
+    /// the portable path otherwise.
     case automatic
     /// XNNPACK; the portable path (with a ``EfficientNetLite0/fallbackReason``) where it is not
     /// built in or fails to initialise or to build the graph.
@@ -25,6 +26,17 @@ extension EfficientNetLite0 {
     case initialization
     /// A node XNNPACK rejects while the graph is defined.
     case graph
+  }
+
+  /// Whether ``BackendPreference/automatic`` picks XNNPACK here: built in, and on x86-64 only
+  /// where the processor has AVX-512F (with AVX2 alone the system's XNNPACK build measured
+  /// slower than the portable int16 path).
+  package static var isXNNPACKPreferred: Bool {
+    #if canImport(CXNNPACK)
+      XNNPACKNetwork.isPreferredOnThisProcessor
+    #else
+      false
+    #endif
   }
 
   /// Whether this build of the engine has the XNNPACK backend.

@@ -112,8 +112,11 @@ package final class EfficientNetLite0: Sendable {
     self.classCount = arch.classes
     self.arithmetic = arithmetic
     var reason: String?
-    if preference != .portable {
-      #if canImport(CXNNPACK)
+    #if canImport(CXNNPACK)
+      let wantsXNNPACK =
+        preference == .xnnpack
+        || (preference == .automatic && XNNPACKNetwork.isPreferredOnThisProcessor)
+      if wantsXNNPACK {
         do {
           let network = try XNNPACKNetwork(architecture: arch, store: store, fault: xnnpackFault)
           self.compute = .xnnpack(network)
@@ -124,10 +127,10 @@ package final class EfficientNetLite0: Sendable {
           guard case .backendFailed(let message) = error else { throw error }
           reason = message
         }
-      #else
-        if preference == .xnnpack { reason = "XNNPACK is not built in on this platform" }
-      #endif
-    }
+      }
+    #else
+      if preference == .xnnpack { reason = "XNNPACK is not built in on this platform" }
+    #endif
     self.compute = .portable(
       try PortableNetwork(architecture: arch, store: store, arithmetic: arithmetic))
     self.backend = .portable

@@ -17,11 +17,16 @@ import Testing
 
   static let photos = ["cat", "dog", "bird", "insect", "flower", "mushroom", "fruit", "fish"]
 
+  /// Automatic picks XNNPACK exactly where it is built in and preferred for this processor;
+  /// forcing either side gives that side.
   @Test(.enabled(if: EfficientNetLite0.isXNNPACKBuiltIn))
-  func automaticChoosesXNNPACKWhereBuiltIn() throws {
-    #expect(try ClassifierModel.bundled().backend == .xnnpack)
+  func automaticFollowsTheProcessorRule() throws {
+    let expected: ClassifierBackend = EfficientNetLite0.isXNNPACKPreferred ? .xnnpack : .portable
+    #expect(try ClassifierModel.bundled().backend == expected)
+    #expect(try ClassifierModel.bundled(backend: .xnnpack).backend == .xnnpack)
     #expect(try ClassifierModel.bundled(backend: .portable).backend == .portable)
     #expect(try ClassifierModel.bundled().network.fallbackReason == nil)
+    #expect(try ClassifierModel.bundled(backend: .xnnpack).network.fallbackReason == nil)
   }
 
   @Test(.enabled(if: !EfficientNetLite0.isXNNPACKBuiltIn))
@@ -110,8 +115,9 @@ import Testing
   @Test(.enabled(if: EfficientNetLite0.isXNNPACKBuiltIn))
   func choiceIsLoggedOnceAtDebug() throws {
     let capture = LogCapture()
-    let model = try ClassifierFixtures.loadModel(backend: .automatic, logger: capture.logger())
+    let model = try ClassifierFixtures.loadModel(backend: .xnnpack, logger: capture.logger())
     _ = try model.logits(for: ClassifierFixtures.image("dog"))
+    _ = try model.logits(for: ClassifierFixtures.image("cat"), threads: 2)
     #expect(capture.lines == ["[debug] test: classifier backend backend=xnnpack"])
   }
 
