@@ -28,6 +28,15 @@ let package = Package(
     // dedicated-thread executor); not part of the SDK's API.
     .library(name: "DexTestSupport", targets: ["DexTestSupport"]),
   ],
+  // Opt-in features; none is on by default, so a default build has no system dependency beyond
+  // libjpeg and libpng.
+  traits: [
+    .trait(
+      name: "XNNPACK",
+      description:
+        "The classifier's XNNPACK backend (Linux; needs libxnnpack-dev, libpthreadpool-dev and "
+        + "libcpuinfo-dev). Opt-in: slower than the portable path where measured."),
+  ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
@@ -58,9 +67,20 @@ let package = Package(
       cSettings: [.define("NDEBUG")],
       linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread")]
     ),
+    // XNNPACK (with pthreadpool and cpuinfo) from the system: the classifier's optional compute
+    // backend, built only with the `XNNPACK` trait on Linux.
+    .systemLibrary(
+      name: "CXNNPACK",
+      providers: [.apt(["libxnnpack-dev", "libpthreadpool-dev", "libcpuinfo-dev"])]
+    ),
     // The offline classifier's network (layers, kernels, weights loading): internal to
     // DexImaging, which keeps the public face (ImageClassifying, ImageClassifier, the labels).
-    .target(name: "DexClassifierEngine"),
+    .target(
+      name: "DexClassifierEngine",
+      dependencies: [
+        .target(name: "CXNNPACK", condition: .when(platforms: [.linux], traits: ["XNNPACK"]))
+      ]
+    ),
     .target(
       name: "DexImaging",
       dependencies: [

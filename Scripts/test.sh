@@ -5,6 +5,7 @@
 #   Examples          the dex command-line app, dex-demo, custom-classifier
 #   Examples/DexProxy the dex-proxy backend, and DexCloud's client against real loopback servers
 #   Benchmarks        built only (the benchmarks themselves run from their scripts)
+# and the SDK's classifier tests once more with the opt-in XNNPACK trait.
 # Every package runs even when an earlier one fails; the last line sums them up.
 # Extra arguments go to every `swift test` (for example `--filter DexScanner`).
 set -euo pipefail
@@ -28,6 +29,16 @@ run_package() {  # $1: package path
     || failed_packages+=("$1")
 }
 run_package . "$@"
+# The classifier's opt-in XNNPACK backend (package trait), against the portable path it must
+# match; a build of its own so that the default build above stays free of it.
+echo "== . with the XNNPACK trait: classifier tests"
+if swift build --scratch-path .build-xnnpack --traits XNNPACK --build-tests; then
+  swift test --scratch-path .build-xnnpack --traits XNNPACK --skip-build \
+    --filter 'ClassifierBackend|ReferenceLogits|ImageClassifierTests|EfficientNetLite0Loading' 2>&1 | tee "$logs/xnnpack.log" \
+    || failed_packages+=(". (XNNPACK trait)")
+else
+  failed_packages+=(". (XNNPACK trait, build)")
+fi
 run_package Examples "$@"
 run_package Examples/DexProxy "$@"
 echo "== Benchmarks: build"

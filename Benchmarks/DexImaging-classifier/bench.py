@@ -238,6 +238,8 @@ def main():
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--swift-flags", default="", help="extra flags for swift build, e.g. "
                         "'-Xswiftc -target-cpu -Xswiftc x86-64-v3'")
+    parser.add_argument("--backend", default="automatic", choices=["automatic", "xnnpack", "portable"],
+                        help="ClassifierBench --backend: which of our backends runs")
     parser.add_argument("--pairs", type=int, default=400,
                         help="paired single passes per thread count (0: none, else at least 2)")
     parser.add_argument("--onnx-worker", nargs=4, help=argparse.SUPPRESS)
@@ -276,6 +278,7 @@ def main():
     binary = subprocess.run(build + ["--show-bin-path"], check=True, capture_output=True,
                             text=True).stdout.strip()
     binary = os.path.join(binary, "ClassifierBench")
+    ours_command = [binary, "--backend", args.backend]
 
     onnx_path = os.path.join(work, "efficientnet-lite0.onnx")
     expected_path = os.path.join(work, "expected.json")
@@ -298,7 +301,7 @@ def main():
             results = {}
             for side in (("ours", "peer") if r % 2 == 0 else ("peer", "ours")):
                 if side == "ours":
-                    out, rss = run_child([binary, image, "--runs", str(per_round), "--threads", str(threads)])
+                    out, rss = run_child(ours_command + [image, "--runs", str(per_round), "--threads", str(threads)])
                     ours_rss = max(ours_rss, rss)
                 else:
                     out, rss = run_child([sys.executable, __file__, "--onnx-worker", onnx_path, image,
@@ -318,10 +321,10 @@ def main():
             pm, pp = summary(pooled["peer"][what])
             rows.append((threads, what, om, op, pm, pp, om / pm, statistics.median(ratios[what]),
                          ours_rss, peer_rss))
-    both_out, both_rss = run_child([binary, image, "--runs", str(args.runs), "--concurrency", "2"])
+    both_out, both_rss = run_child(ours_command + [image, "--runs", str(args.runs), "--concurrency", "2"])
     both = json.loads(both_out)
     flags = f", swift flags '{args.swift_flags}'" if args.swift_flags else ""
-    print(f"image {args.image}.ppm{flags}, {rounds} rounds x {per_round} runs per side, "
+    print(f"image {args.image}.ppm{flags}, backend {args.backend}, {rounds} rounds x {per_round} runs per side, "
           f"onnxruntime {peer['version']}, "
           f"ours top-1 '{ours['top1']}', weights load {ours['loadMs']:.0f} ms, "
           f"onnxruntime vs numpy max |dlogit| {drift:.4f}")
@@ -343,7 +346,7 @@ def main():
         print("|---|---|---|---|---|")
         for threads in (1, 2):
             ours_times, peer_times = paired(
-                [binary, image, "--threads", str(threads), "--warmup", "5", "--serve"],
+                ours_command + [image, "--threads", str(threads), "--warmup", "5", "--serve"],
                 [sys.executable, __file__, "--onnx-server", onnx_path, image, str(threads)],
                 args.pairs, "0" if threads == 1 else None)
             p25, median, p75 = statistics.quantiles(

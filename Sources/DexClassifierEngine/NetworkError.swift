@@ -11,6 +11,9 @@ package enum NetworkError: Error, Sendable, Equatable {
   case invalidWeights(String)
   /// The network input does not have the expected size or holds a non-finite value.
   case invalidInput(String)
+  /// The compute backend failed while running the network (XNNPACK could not make or run a
+  /// runtime, for example out of memory).
+  case backendFailed(String)
   /// The task was cancelled mid-way.
   case cancelled
 }

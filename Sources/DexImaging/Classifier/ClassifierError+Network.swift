@@ -8,6 +8,7 @@ extension ClassifierError {
     case .invalidManifest(let reason): self = .invalidManifest(reason)
     case .invalidWeights(let reason): self = .invalidWeights(reason)
     case .invalidInput(let reason): self = .invalidInput(reason)
+    case .backendFailed(let reason): self = .backendFailed(reason)
     case .cancelled: self = .cancelled
     }
   }

@@ -20,6 +20,9 @@ public enum ClassifierError: Error, Sendable, Equatable, CustomStringConvertible
   case decodingFailed(String)
   /// The network input does not have the expected size.
   case invalidInput(String)
+  /// The compute backend failed while running the network (XNNPACK could not make or run a
+  /// runtime, for example for lack of memory). A backend that fails to load falls back instead.
+  case backendFailed(String)
   /// The task was cancelled while classifying.
   case cancelled
 
@@ -35,6 +38,7 @@ public enum ClassifierError: Error, Sendable, Equatable, CustomStringConvertible
       "image \(width)×\(height) is too small to classify (minimum side \(minimumSide) px)"
     case .decodingFailed(let reason): "cannot decode image: \(reason)"
     case .invalidInput(let reason): "invalid network input: \(reason)"
+    case .backendFailed(let reason): "the classifier backend failed: \(reason)"
     case .cancelled: "classification was cancelled"
     }
   }

@@ -1,5 +1,6 @@
 import DexClassifierEngine
 import Foundation
+import Logging
 
 /// A loaded network together with the labels of its outputs: everything ``ImageClassifier``
 /// needs to turn pixels into ranked labels.
@@ -13,13 +14,19 @@ public final class ClassifierModel: Sendable {
   public let labels: ClassifierLabelTable
   /// How pixels are prepared for the network.
   public let preprocessor: ImagePreprocessor
+  /// The backend that runs the network: ``ClassifierBackend/xnnpack`` or
+  /// ``ClassifierBackend/portable`` (never ``ClassifierBackend/automatic``).
+  public let backend: ClassifierBackend
 
-  /// Pairs a network with its labels.
+  private static let logger = Logger(label: "DexImaging.ClassifierModel")
+
+  /// Pairs a network with its labels, and logs (once, here) which backend runs it: at debug
+  /// level, and at notice level when XNNPACK was wanted but the network fell back.
   ///
   /// - Throws: ``ClassifierError/invalidLabels(_:)`` if the table does not have one row per output.
   package init(
     network: EfficientNetLite0, labels: ClassifierLabelTable,
-    preprocessor: ImagePreprocessor = ImagePreprocessor()
+    preprocessor: ImagePreprocessor = ImagePreprocessor(), logger: Logger = ClassifierModel.logger
   ) throws(ClassifierError) {
     guard labels.entries.count == network.classCount else {
       throw .invalidLabels(
@@ -28,6 +35,13 @@ public final class ClassifierModel: Sendable {
     self.network = network
     self.labels = labels
     self.preprocessor = preprocessor
+    self.backend = ClassifierBackend(network.backend)
+    if let reason = network.fallbackReason {
+      logger.notice(
+        "XNNPACK is unavailable; the classifier runs on the portable path",
+        metadata: ["reason": "\(reason)"])
+    }
+    logger.debug("classifier backend", metadata: ["backend": "\(backend.rawValue)"])
   }
 
   /// Loads EfficientNet-Lite0 weights converted by `Scripts/classifier-convert.py` (a JSON
@@ -35,33 +49,58 @@ public final class ClassifierModel: Sendable {
   /// ``ClassifierLabelTable/init(contentsOf:)``) from file URLs, so that a host can ship
   /// retrained weights without rebuilding DexImaging.
   ///
+  /// `backend` chooses the code that runs the network (see ``ClassifierBackend``); the graph is
+  /// built once, here.
+  ///
   /// - Throws: ``ClassifierError`` when a file is missing, unreadable or inconsistent.
-  public convenience init(manifestURL: URL, labelsURL: URL) throws(ClassifierError) {
+  public convenience init(
+    manifestURL: URL, labelsURL: URL, backend: ClassifierBackend = .automatic
+  ) throws(ClassifierError) {
     let network: EfficientNetLite0
     do {
-      network = try EfficientNetLite0(manifestURL: manifestURL)
+      network = try EfficientNetLite0(manifestURL: manifestURL, backend: backend.preference)
     } catch {
       throw ClassifierError(error)
     }
     try self.init(network: network, labels: ClassifierLabelTable(contentsOf: labelsURL))
   }
 
-  /// The EfficientNet-Lite0 ImageNet model shipped as a resource of DexImaging, loaded once
-  /// (about 19 MB of weights in memory, about 13 MB with int16 1×1 convolutions) and shared by
-  /// every caller; thread-safe.
+  /// The EfficientNet-Lite0 ImageNet model shipped as a resource of DexImaging on the
+  /// ``ClassifierBackend/automatic`` backend, loaded once and shared by every caller;
+  /// thread-safe.
   public static func bundled() throws(ClassifierError) -> ClassifierModel {
-    try bundledModel.get()
+    try bundled(backend: .automatic)
   }
 
-  private static let bundledModel: Result<ClassifierModel, ClassifierError> = Result {
-    () throws(ClassifierError) -> ClassifierModel in
-    guard let manifest = bundledResource("EfficientNetLite0", "json") else {
-      throw .missingResource("EfficientNetLite0.json")
+  /// The bundled model on `backend`, loaded once per backend and shared; thread-safe.
+  public static func bundled(
+    backend: ClassifierBackend
+  ) throws(ClassifierError)
+    -> ClassifierModel
+  {
+    switch backend {
+    case .automatic: try bundledAutomatic.get()
+    case .xnnpack: try bundledXNNPACK.get()
+    case .portable: try bundledPortable.get()
     }
-    guard let labels = bundledResource("ImageNetLabels", "tsv") else {
-      throw .missingResource("ImageNetLabels.tsv")
+  }
+
+  private static let bundledAutomatic = loadBundled(.automatic)
+  private static let bundledXNNPACK = loadBundled(.xnnpack)
+  private static let bundledPortable = loadBundled(.portable)
+
+  private static func loadBundled(
+    _ backend: ClassifierBackend
+  ) -> Result<ClassifierModel, ClassifierError> {
+    Result { () throws(ClassifierError) -> ClassifierModel in
+      guard let manifest = bundledResource("EfficientNetLite0", "json") else {
+        throw .missingResource("EfficientNetLite0.json")
+      }
+      guard let labels = bundledResource("ImageNetLabels", "tsv") else {
+        throw .missingResource("ImageNetLabels.tsv")
+      }
+      return try ClassifierModel(manifestURL: manifest, labelsURL: labels, backend: backend)
     }
-    return try ClassifierModel(manifestURL: manifest, labelsURL: labels)
   }
 
   /// The URL of a file in DexImaging's bundled classifier resources.

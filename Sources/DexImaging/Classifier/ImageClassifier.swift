@@ -3,7 +3,8 @@ import Foundation
 import Logging
 
 /// DexKit's default ``ImageClassifying`` conformance: EfficientNet-Lite0 (ImageNet-1k) running
-/// offline on the CPU in pure Swift, mapped onto ``/DexModel/DexCategory``.
+/// offline on the CPU (XNNPACK on Linux, pure Swift elsewhere, see ``ClassifierBackend``),
+/// mapped onto ``/DexModel/DexCategory``.
 ///
 /// It reads the pixels of a scan's Pass-0 decode (``classify(_:)``) or decodes bytes through its
 /// ``ImageDecoding`` (orientation applied, DCT-scaled to a short side of
@@ -28,11 +29,16 @@ public struct ImageClassifier: ImageClassifying {
     /// How many cores one classification may use: 1 keeps it on one thread (best throughput
     /// when many photos are classified at once); 2 or more lowers one photo's latency.
     public var threads: Int
+    /// The code that runs the network of the bundled model (see ``ClassifierBackend``); a
+    /// classifier made on an already loaded model runs that model's backend instead.
+    public var backend: ClassifierBackend
 
     /// Creates a configuration; the defaults suit phone photos.
     public init(
-      topK: Int = 5, minimumSide: Int = 16, minimumConfidence: Double = 0.1, threads: Int = 1
+      topK: Int = 5, minimumSide: Int = 16, minimumConfidence: Double = 0.1, threads: Int = 1,
+      backend: ClassifierBackend = .automatic
     ) {
+      self.backend = backend
       self.topK = max(1, topK)
       self.minimumSide = max(1, minimumSide)
       self.minimumConfidence = minimumConfidence.isFinite ? minimumConfidence : 0
@@ -53,7 +59,10 @@ public struct ImageClassifier: ImageClassifying {
 
   /// A classifier on the bundled EfficientNet-Lite0 weights (loaded lazily on the first call).
   public init(decoder: any ImageDecoding, configuration: Configuration = Configuration()) {
-    self.loadModel = { () throws(ClassifierError) in try ClassifierModel.bundled() }
+    let backend = configuration.backend
+    self.loadModel = { () throws(ClassifierError) in
+      try ClassifierModel.bundled(backend: backend)
+    }
     self.decoder = decoder
     self.configuration = configuration
   }

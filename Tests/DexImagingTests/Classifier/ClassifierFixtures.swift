@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 
 @testable import DexClassifierEngine
@@ -26,30 +27,64 @@ enum ClassifierFixtures {
     try JSONDecoder().decode(Reference.self, from: Data(contentsOf: url("reference", "json")))
   }
 
-  /// The bundled weights and labels loaded with `arithmetic`, once per arithmetic.
-  static func model(_ arithmetic: EfficientNetLite0.Arithmetic) throws -> ClassifierModel {
-    try models[arithmetic, default: .failure(.missingResource("no such arithmetic"))].get()
+  /// The ways the tests run the network: XNNPACK (where it is built in) and the portable path in
+  /// each of its arithmetics.
+  enum Engine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case xnnpack
+    case portableFloat32
+    case portableInt16
+
+    var backend: EfficientNetLite0.BackendPreference {
+      self == .xnnpack ? .xnnpack : .portable
+    }
+    var arithmetic: EfficientNetLite0.Arithmetic {
+      self == .portableInt16 ? .int16 : .float32
+    }
+    var testDescription: String { rawValue }
+
+    /// The engines this build has (XNNPACK only where it is built in).
+    static var available: [Engine] {
+      allCases.filter { $0 != .xnnpack || EfficientNetLite0.isXNNPACKBuiltIn }
+    }
   }
 
-  private static let models:
-    [EfficientNetLite0.Arithmetic: Result<ClassifierModel, ClassifierError>] =
-      Dictionary(
-        uniqueKeysWithValues: EfficientNetLite0.Arithmetic.allCases.map { arithmetic in
-          let result = Result { () throws(ClassifierError) -> ClassifierModel in
-            guard let manifest = ClassifierModel.bundledResource("EfficientNetLite0", "json"),
-              let labels = ClassifierModel.bundledResource("ImageNetLabels", "tsv")
-            else { throw .missingResource("bundled classifier resources") }
-            let network: EfficientNetLite0
-            do throws(NetworkError) {
-              network = try EfficientNetLite0(manifestURL: manifest, arithmetic: arithmetic)
-            } catch {
-              throw ClassifierError(error)
-            }
-            return try ClassifierModel(
-              network: network, labels: ClassifierLabelTable(contentsOf: labels))
-          }
-          return (arithmetic, result)
-        })
+  /// The bundled weights and labels loaded on `engine`, once per engine.
+  static func model(_ engine: Engine) throws -> ClassifierModel {
+    try models[engine, default: .failure(.missingResource("no such engine"))].get()
+  }
+
+  /// The bundled weights and labels loaded on a fresh network.
+  static func loadModel(
+    backend: EfficientNetLite0.BackendPreference,
+    arithmetic: EfficientNetLite0.Arithmetic = .float32,
+    xnnpackFault: EfficientNetLite0.XNNPACKFault? = nil, logger: Logger? = nil
+  ) throws(ClassifierError) -> ClassifierModel {
+    guard let manifest = ClassifierModel.bundledResource("EfficientNetLite0", "json"),
+      let labels = ClassifierModel.bundledResource("ImageNetLabels", "tsv")
+    else { throw .missingResource("bundled classifier resources") }
+    let network: EfficientNetLite0
+    do throws(NetworkError) {
+      network = try EfficientNetLite0(
+        manifestURL: manifest, arithmetic: arithmetic, backend: backend,
+        xnnpackFault: xnnpackFault)
+    } catch {
+      throw ClassifierError(error)
+    }
+    let table = try ClassifierLabelTable(contentsOf: labels)
+    if let logger {
+      return try ClassifierModel(network: network, labels: table, logger: logger)
+    }
+    return try ClassifierModel(network: network, labels: table)
+  }
+
+  private static let models: [Engine: Result<ClassifierModel, ClassifierError>] =
+    Dictionary(
+      uniqueKeysWithValues: Engine.allCases.map { engine in
+        let result = Result { () throws(ClassifierError) -> ClassifierModel in
+          try loadModel(backend: engine.backend, arithmetic: engine.arithmetic)
+        }
+        return (engine, result)
+      })
 
   static func ppmData(_ name: String) throws -> Data {
     try Data(contentsOf: url(name, "ppm"))

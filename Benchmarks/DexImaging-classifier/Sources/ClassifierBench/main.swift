@@ -1,7 +1,7 @@
 // Times DexImaging's classifier: the network alone and end to end from encoded bytes.
 //
 //   classifier-bench <image.ppm> [--runs N] [--warmup N] [--threads T] [--concurrency K]
-//                    [--skip-end-to-end] [--serve]
+//                    [--skip-end-to-end] [--serve] [--backend automatic|xnnpack|portable]
 //
 // Prints one JSON object: per-run latencies in milliseconds for "network" (preprocessed input to
 // logits) and "endToEnd" (encoded bytes to LocalGuess), each inference spread over T cores, with
@@ -22,6 +22,7 @@ struct Options {
   var threads = 1
   var endToEnd = true
   var serve = false
+  var backend = ClassifierBackend.automatic
 }
 
 func parse() -> Options? {
@@ -35,6 +36,9 @@ func parse() -> Options? {
     case "--threads": options.threads = max(1, Int(args.popFirst() ?? "") ?? 1)
     case "--skip-end-to-end": options.endToEnd = false
     case "--serve": options.serve = true
+    case "--backend":
+      guard let backend = ClassifierBackend(rawValue: args.popFirst() ?? "") else { return nil }
+      options.backend = backend
     default: options.path = arg
     }
   }
@@ -95,8 +99,8 @@ guard let options = parse() else {
 }
 do {
   let data = try Data(contentsOf: URL(fileURLWithPath: options.path))
-  let loadMs = try milliseconds { _ = try ClassifierModel.bundled() }
-  let model = try ClassifierModel.bundled()
+  let loadMs = try milliseconds { _ = try ClassifierModel.bundled(backend: options.backend) }
+  let model = try ClassifierModel.bundled(backend: options.backend)
   let image = try readPPM(data)
   let input = model.preprocessor.networkInput(from: image)
   let threads = options.threads
