@@ -125,7 +125,32 @@ extension LenientJSONParser {
       return String(decoding: buffer[0..<upper], as: UTF8.self)
     }
 
+    let quoteByte: UInt8
+    switch closer {
+    case .ascii(let quote): quoteByte = quote
+    case .typographic: quoteByte = 0xE2
+    }
     while let current = byte() {
+      if current != quoteByte, Self.plainStringBytes[Int(current)] {
+        // A run of plain text: no quote, escape, bracket, `:`, `,` or line break. None of its
+        // bytes is a place to end the string at, so it only moves the last significant mark.
+        let runStart = position
+        var significant = 0
+        while position < bytes.count {
+          let next = bytes[position]
+          guard next != quoteByte, Self.plainStringBytes[Int(next)] else { break }
+          if next != 0x20 && next != 0x09 { significant += 1 }
+          position += 1
+        }
+        if significant > 0 {
+          let plain = Mark(position: position - 1, count: buffer.count, byte: 0x61)
+          beforeLast = significant > 1 ? plain : last
+          last = plain
+          lineBreak = nil
+        }
+        buffer.append(contentsOf: bytes[runStart..<position])
+        continue
+      }
       let quote = closingQuoteLength(at: position, closer)
       if quote > 0 {
         if role == .top {
@@ -213,6 +238,11 @@ extension LenientJSONParser {
     }
     markCut(role: role)
     return String(decoding: buffer, as: UTF8.self)
+  }
+
+  /// The bytes that need no decision inside a string (besides its own quote byte).
+  private static let plainStringBytes: [Bool] = (0...255).map { value in
+    !Set("\\{}[]:,\n\r".utf8).contains(UInt8(value))
   }
 
   /// Appends the escape at the current `\`; false when the input ends inside it.
