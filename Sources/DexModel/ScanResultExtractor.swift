@@ -151,7 +151,8 @@ struct ScanResultExtractor {
   /// The value with the scalar a token limit cut off settled: a cut summary is kept, trimmed
   /// and marked with "…" (the user keeps the text the model sent); any other cut field is
   /// dropped, since half a name, a category or a number would be a wrong value.
-  static func settlingCut(in value: JSONValue, at path: [LenientJSONReader.PathStep]?) -> JSONValue {
+  static func settlingCut(in value: JSONValue, at path: [LenientJSONReader.PathStep]?) -> JSONValue
+  {
     guard let path, let leaf = path.last else { return value }
     var keepsText = false
     if case .key(let key) = leaf {

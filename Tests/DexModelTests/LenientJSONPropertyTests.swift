@@ -13,7 +13,8 @@ struct LenientJSONPropertyTests {
     var generator: SeededGenerator
 
     static let pieces = [
-      "Fox", " ", "\"", "\\", "/", "'", "“", "”", ",", ":", "}", "]", "{", "[", "(", ")", "...", "…",
+      "Fox", " ", "\"", "\\", "/", "'", "“", "”", ",", ":", "}", "]", "{", "[", "(", ")", "...",
+      "…",
       "#", "//", "/*", "```", "é", "🦊", "\n", "\t", "\u{1}", "True", "null", "1_0", "1/3", "%",
       "=", ";",
     ]
@@ -56,7 +57,8 @@ struct LenientJSONPropertyTests {
       guard random(0..<4) == 0, integer != "0" || !fraction.isEmpty else {
         return sign + integer + fraction
       }
-      let exponent = ["e", "E"][random(0..<2)] + ["", "+", "-"][random(0..<3)]
+      let exponent =
+        ["e", "E"][random(0..<2)] + ["", "+", "-"][random(0..<3)]
         + String(random(0..<20))
       return sign + integer + fraction + exponent
     }
@@ -77,7 +79,8 @@ struct LenientJSONPropertyTests {
         for _ in 0..<random(0..<5) {
           let key = string()
           guard keys.insert(key).inserted else { continue }  // strict readers differ on repeats
-          members.append(space() + key + space() + ":" + space() + value(depth: depth + 1) + space())
+          members.append(
+            space() + key + space() + ":" + space() + value(depth: depth + 1) + space())
         }
         return "{" + (members.isEmpty ? space() : members.joined(separator: ",")) + "}"
       }

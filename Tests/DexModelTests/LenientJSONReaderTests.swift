@@ -190,7 +190,8 @@ struct LenientJSONReaderTests {
   }
 
   @Test func numbersAsModelsWriteThem() throws {
-    let text = #"{"a": 82_461_110, "b": 1_234.5_6, "c": 1., "d": 1e, "e": 1/3, "f": 10-20, "#
+    let text =
+      #"{"a": 82_461_110, "b": 1_234.5_6, "c": 1., "d": 1e, "e": 1/3, "f": 10-20, "#
       + #""g": 1.1.1, "h": 2nd}"#
     #expect(
       try read(text)
@@ -288,6 +289,22 @@ struct LenientJSONReaderTests {
     #expect(
       try read(#"["\uZZZZ", "\ud800x", "a\qb"]"#)
         == .array([.string("\u{FFFD}ZZZZ"), .string("\u{FFFD}x"), .string(#"a\qb"#)]))
+  }
+
+  @Test(.timeLimit(.minutes(1)))
+  func hostileRepairInputsStayLinear() {
+    // Each repair looks ahead or back a bounded amount, so these finish in linear time; a
+    // quadratic rescan of 100 KB would take minutes.
+    let cases: [(String, String, String)] = [
+      ("{\"a\": \"", "x, \"y", "\": 1}"), ("[", "\"a], \"", "\": 1"), ("{", "\"k:\"", ""),
+      ("{\"a\": [1]", ", [1]", "}"), ("[\"", ", \"a\":", ""), ("{\"a\": \"", "x, \"y\": \"", ""),
+      ("[", "\"a\" \"", ""), ("{\"k\": \"", "}, \"", ":"),
+    ]
+    for (head, unit, tail) in cases {
+      let text = head + String(repeating: unit, count: 100_000 / unit.utf8.count) + tail
+      #expect(text.utf8.count > 95_000)
+      _ = try? reader.document(from: text)
+    }
   }
 
   @Test func randomInputNeverCrashes() {

@@ -265,7 +265,8 @@ struct ScanResultParsingTests {
     #expect(result.facts == ["Eats berries"])
     // Any other field cut off is dropped: half a name or a number is a wrong value.
     let cutFact = try ScanResult(
-      jsonString: #"{"commonName": "Red Fox", "summary": "Sly.", "facts": ["Eats berries", "Hunts m"#
+      jsonString:
+        #"{"commonName": "Red Fox", "summary": "Sly.", "facts": ["Eats berries", "Hunts m"#
     )
     #expect(cutFact.facts == ["Eats berries"])
     let cutConfidence = try ScanResult(
