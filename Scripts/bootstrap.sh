@@ -23,6 +23,16 @@ dexkit_bootstrap() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
   fi
+  # json-repair (PyPI, MIT): the peer the tolerant parser is checked against at test time
+  # (Tests/DexModelTests/JSONRepairAgreementTests.swift); pinned so that its answers, and the
+  # disagreements listed with reasons, stay the same from run to run.
+  if ! python3 -c 'import json_repair, importlib.metadata as m; assert m.version("json-repair") == "0.64.6"' \
+    >/dev/null 2>&1; then
+    echo "DexKit: installing json-repair 0.64.6 (pip)" >&2
+    python3 -m pip install -q --disable-pip-version-check "json-repair==0.64.6" \
+      || python3 -m pip install -q --disable-pip-version-check --break-system-packages \
+        "json-repair==0.64.6"
+  fi
   if ! command -v swift >/dev/null 2>&1; then
     echo "DexKit: a Swift 6 toolchain is required (https://swift.org/install)" >&2
     exit 1

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes ScanResult(jsonString:), LenientJSONReader and the category matcher with libFuzzer +
-# AddressSanitizer. Usage: Scripts/fuzz-model.sh [seconds] (default 600).
+# AddressSanitizer, checking that accepted results keep their invariants, that a cut scalar's
+# path leads to a scalar, and that valid JSON reads exactly as JSONDecoder reads it.
+# Usage: Scripts/fuzz-model.sh [seconds] (default 600).
 # Findings (crash-*, leak-*, timeout-*) land in .build/fuzz/model/artifacts.
 set -euo pipefail
 cd "$(dirname "$0")/.."

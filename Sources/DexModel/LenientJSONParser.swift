@@ -1,10 +1,30 @@
 /// The recursive-descent engine behind ``LenientJSONReader``; works on UTF-8 bytes.
+///
+/// Strings, numbers and bare words are in `LenientJSONParser+Scalars.swift`. Every repair only
+/// applies where strict JSON would have failed, so valid JSON reads as a strict parser reads it.
 struct LenientJSONParser {
+  /// Where a value sits; decides which bytes can end a string or a bare word.
+  enum Role {
+    /// The document itself, outside any container.
+    case top
+    /// An object's key.
+    case key
+    /// An object member's value.
+    case member
+    /// An array element.
+    case element
+  }
+
   let bytes: [UInt8]
   var position: Int
   let maximumDepth: Int
   /// Set once the input ended inside a value.
   var isTruncated = false
+  /// Set (to an empty path) when the input ended inside a scalar inside a container; each
+  /// container appends its step as it returns, so it ends up leaf-first.
+  var cutPath: [LenientJSONReader.PathStep]? = nil
+  /// Whether a `)` after a quote closes the string: true for the elements of a tuple.
+  var closesOnParenthesis = false
 
   init(bytes: [UInt8], position: Int, maximumDepth: Int) {
     self.bytes = bytes
@@ -12,16 +32,17 @@ struct LenientJSONParser {
     self.maximumDepth = maximumDepth
   }
 
-  private var atEnd: Bool { position >= bytes.count }
+  var atEnd: Bool { position >= bytes.count }
 
-  private func byte(at offset: Int = 0) -> UInt8? {
+  func byte(at offset: Int = 0) -> UInt8? {
     let index = position + offset
     return index < bytes.count ? bytes[index] : nil
   }
 
   // MARK: Trivia
 
-  /// Skips whitespace (ASCII and common Unicode spaces) and comments.
+  /// Skips whitespace (ASCII and common Unicode spaces) and comments. A `#` comment ends at
+  /// the end of its line or before a `}` or `]` (`"a": 1 # note }` still closes the object).
   mutating func skipTrivia() {
     while let current = byte() {
       switch current {
@@ -34,9 +55,9 @@ struct LenientJSONParser {
       case 0xE2 where byte(at: 1) == 0x80 && [0x8B, 0xA8, 0xA9, 0xAF].contains(byte(at: 2)):
         position += 3  // zero-width space, line/paragraph separators, narrow no-break space
       case UInt8(ascii: "/") where byte(at: 1) == UInt8(ascii: "/"):
-        skipLine()
+        skipLine(stoppingAtClosers: false)
       case UInt8(ascii: "#"):
-        skipLine()
+        skipLine(stoppingAtClosers: true)
       case UInt8(ascii: "/") where byte(at: 1) == UInt8(ascii: "*"):
         position += 2
         while let next = byte(), !(next == UInt8(ascii: "*") && byte(at: 1) == UInt8(ascii: "/")) {
@@ -49,14 +70,58 @@ struct LenientJSONParser {
     }
   }
 
-  private mutating func skipLine() {
-    while let next = byte(), next != 0x0A, next != 0x0D { position += 1 }
+  private mutating func skipLine(stoppingAtClosers: Bool) {
+    while let next = byte(), next != 0x0A, next != 0x0D {
+      if stoppingAtClosers, next == UInt8(ascii: "}") || next == UInt8(ascii: "]") { return }
+      position += 1
+    }
   }
+
+  /// Skips a `...` or `…` placeholder standing for elided elements or members; false (and
+  /// nothing skipped) when the dots are not followed by a separator, a closer or the end.
+  mutating func skipEllipsis() -> Bool {
+    var end = position
+    if byte() == 0xE2, byte(at: 1) == 0x80, byte(at: 2) == 0xA6 {
+      end += 3
+    } else {
+      while end < bytes.count, bytes[end] == UInt8(ascii: ".") { end += 1 }
+      guard end - position >= 3 else { return false }
+    }
+    var next = end
+    while next < bytes.count, bytes[next] == 0x20 || bytes[next] == 0x09 { next += 1 }
+    guard next == bytes.count || Self.separatorsAndClosers.contains(bytes[next]) else {
+      return false
+    }
+    position = end
+    return true
+  }
+
+  static let separatorsAndClosers: Set<UInt8> = Set(",}])\n\r".utf8)
 
   // MARK: Values
 
-  /// Parses one value; `nil` when the input ended before a complete scalar.
-  mutating func parseValue(depth: Int) throws(LenientJSONError) -> JSONValue? {
+  /// Parses the document's value; `nil` when the input holds none. An object closed too early
+  /// (`{"a": 1}, "b": 2}`) takes the members that follow it.
+  mutating func parseDocument() throws(LenientJSONError) -> JSONValue? {
+    guard let value = try parseValue(depth: 0, role: .top) else { return nil }
+    guard case .object(var members) = value, !isTruncated else { return value }
+    let end = position
+    skipTrivia()
+    if byte() == UInt8(ascii: ",") {
+      position += 1
+      skipTrivia()
+      if byte() == UInt8(ascii: "\"") || byte() == UInt8(ascii: "'") {
+        try parseMembers(into: &members, depth: 1)
+        return .object(members)
+      }
+    }
+    position = end
+    return value
+  }
+
+  /// Parses one value. `nil` when there is none here: the input ended, or a lone sign or
+  /// dot was skipped.
+  mutating func parseValue(depth: Int, role: Role) throws(LenientJSONError) -> JSONValue? {
     skipTrivia()
     guard let current = byte() else {
       isTruncated = true
@@ -64,67 +129,125 @@ struct LenientJSONParser {
     }
     switch current {
     case UInt8(ascii: "{"):
-      return try parseObject(depth: depth + 1)
-    case UInt8(ascii: "["):
-      return try parseArray(depth: depth + 1)
+      try checkDepth(depth + 1)
+      position += 1
+      var members: [String: JSONValue] = [:]
+      try parseMembers(into: &members, depth: depth + 1)
+      return .object(members)
+    case UInt8(ascii: "["), UInt8(ascii: "("):
+      return try parseArray(depth: depth + 1, isMemberValue: role == .member)
     case UInt8(ascii: "\""), UInt8(ascii: "'"):
-      return parseString().map(JSONValue.string)
+      return parseString(role: role).map(JSONValue.string)
     case 0xE2 where quoteLength() > 0:
-      return parseString().map(JSONValue.string)
+      return parseString(role: role).map(JSONValue.string)
     case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
       UInt8(ascii: "."):
-      return try parseNumber()
+      return parseNumber(role: role)
+    case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ")"):
+      // `"key": ,`: a value left out reads as an empty string.
+      guard role == .member else { throw unexpected() }
+      return .string("")
     default:
-      if isBareWordStart(current) { return parseBareWord() }
+      if isBareWordStart(current) { return parseBareWord(role: role) }
       throw unexpected()
     }
   }
 
-  private mutating func parseObject(depth: Int) throws(LenientJSONError) -> JSONValue {
+  private func checkDepth(_ depth: Int) throws(LenientJSONError) {
     guard depth <= maximumDepth else {
       throw LenientJSONError(kind: .tooDeep(limit: maximumDepth), offset: position)
-    }
-    position += 1  // {
-    var members: [String: JSONValue] = [:]
-    while true {
-      skipTrivia()
-      guard let current = byte() else {
-        isTruncated = true
-        return .object(members)
-      }
-      switch current {
-      case UInt8(ascii: "}"):
-        position += 1
-        return .object(members)
-      case UInt8(ascii: "]"):
-        return .object(members)  // wrong closer: close this object, let the array take it
-      case UInt8(ascii: ","), UInt8(ascii: ";"):
-        position += 1
-        continue
-      default:
-        break
-      }
-      guard let key = try parseKey() else { return .object(members) }
-      skipTrivia()
-      guard let separator = byte() else {
-        isTruncated = true
-        return .object(members)
-      }
-      guard separator == UInt8(ascii: ":") || separator == UInt8(ascii: "=") else {
-        throw unexpected()
-      }
-      position += 1
-      guard let value = try parseValue(depth: depth) else { return .object(members) }
-      members[key] = value
     }
   }
 
-  private mutating func parseArray(depth: Int) throws(LenientJSONError) -> JSONValue {
-    guard depth <= maximumDepth else {
-      throw LenientJSONError(kind: .tooDeep(limit: maximumDepth), offset: position)
+  /// Reads members until the object's `}` (consumed), a `]` or `)` (left for the array
+  /// around it), a `{` where a key belongs (its `}` was left out), a code fence or the end.
+  mutating func parseMembers(
+    into members: inout [String: JSONValue], depth: Int
+  ) throws(LenientJSONError) {
+    // The latest member's array stays apart until the next member, so that a stray array
+    // after it (`"a": [1], [2]`) is appended in constant time per element.
+    var open: (key: String, elements: [JSONValue])? = nil
+    defer {
+      if let open { members[open.key] = .array(open.elements) }
     }
-    position += 1  // [
+    while true {
+      skipTrivia()
+      guard let current = byte() else {
+        isTruncated = true
+        return
+      }
+      switch current {
+      case UInt8(ascii: "}"):
+        position += 1
+        return
+      case UInt8(ascii: "]"), UInt8(ascii: ")"), UInt8(ascii: "{"):
+        return  // wrong closer or a missing `}`: close this object, let the array take it
+      case UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":"):
+        position += 1
+        continue
+      case UInt8(ascii: "["):
+        // An array where a key belongs: its elements join the member array before it.
+        closesOnParenthesis = false
+        let stray = try parseValue(depth: depth, role: .element)
+        if let key = open?.key, var elements = open?.elements, case .array(let extra)? = stray {
+          if var path = cutPath, case .index(let index)? = path.last {
+            path[path.count - 1] = .index(elements.count + index)
+            path.append(.key(key))
+            cutPath = path
+          }
+          open?.elements = []
+          elements.append(contentsOf: extra)
+          open?.elements = elements
+        } else {
+          cutPath = nil
+        }
+        continue
+      case UInt8(ascii: "`") where byte(at: 1) == current && byte(at: 2) == current:
+        isTruncated = true  // a closing code fence: the reply ended here
+        return
+      default:
+        break
+      }
+      if skipEllipsis() { continue }
+      guard let (key, quoted) = try parseKey() else { return }
+      skipTrivia()
+      guard let separator = byte() else {
+        isTruncated = true
+        return
+      }
+      if separator == UInt8(ascii: ":") || separator == UInt8(ascii: "=") {
+        position += 1
+      } else if !quoted || Self.separatorsAndClosers.contains(separator) {
+        continue  // a stray word, or a key with no value: skipped
+      }  // else a quoted key missing its colon: the value follows
+      closesOnParenthesis = false
+      guard let value = try parseValue(depth: depth, role: .member) else {
+        if atEnd { return }
+        continue
+      }
+      if let previous = open {
+        members[previous.key] = .array(previous.elements)
+        open = nil
+      }
+      if case .array(let elements) = value, cutPath == nil {
+        members[key] = nil
+        open = (key, elements)
+      } else {
+        cutPath?.append(.key(key))
+        members[key] = value
+      }
+    }
+  }
+
+  /// Parses `[…]` or a Python tuple `(…)`; `]`, `}` and `)` all close it.
+  private mutating func parseArray(
+    depth: Int, isMemberValue: Bool
+  ) throws(LenientJSONError) -> JSONValue {
+    try checkDepth(depth)
+    let isTuple = bytes[position] == UInt8(ascii: "(")
+    position += 1
     var elements: [JSONValue] = []
+    var onlyScalars = true
     while true {
       skipTrivia()
       guard let current = byte() else {
@@ -132,29 +255,71 @@ struct LenientJSONParser {
         return .array(elements)
       }
       switch current {
-      case UInt8(ascii: "]"):
+      case UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ")"):
         position += 1
         return .array(elements)
-      case UInt8(ascii: "}"):
-        return .array(elements)  // wrong closer: close this array, let the object take it
       case UInt8(ascii: ","):
         position += 1
         continue
       default:
         break
       }
-      guard let element = try parseValue(depth: depth) else { return .array(elements) }
+      if skipEllipsis() { continue }
+      if current == UInt8(ascii: "`"), byte(at: 1) == current, byte(at: 2) == current {
+        isTruncated = true  // a closing code fence: the reply ended here
+        return .array(elements)
+      }
+      let start = position
+      closesOnParenthesis = isTuple
+      guard var element = try parseValue(depth: depth, role: .element) else {
+        if atEnd { return .array(elements) }
+        continue
+      }
+      if case .string(let text) = element, cutPath == nil, isQuote(bytes[start]) {
+        skipTrivia()
+        if byte() == UInt8(ascii: ":") {
+          if isMemberValue, onlyScalars, !elements.isEmpty {
+            position = start  // a missing `]`: the string is the object's next key
+            return .array(elements)
+          }
+          element = try parseObject(firstKey: text, depth: depth + 1)  // a missing `{`
+        }
+      }
+      cutPath?.append(.index(elements.count))
+      if case .array = element { onlyScalars = false }
+      if case .object = element { onlyScalars = false }
       elements.append(element)
     }
   }
 
-  private mutating func parseKey() throws(LenientJSONError) -> String? {
+  /// An object whose `{` was left out, from the `:` after its first key.
+  private mutating func parseObject(
+    firstKey: String, depth: Int
+  ) throws(LenientJSONError) -> JSONValue {
+    try checkDepth(depth)
+    position += 1  // :
+    var members: [String: JSONValue] = [:]
+    guard let value = try parseValue(depth: depth, role: .member) else { return .object(members) }
+    cutPath?.append(.key(firstKey))
+    members[firstKey] = value
+    if cutPath == nil { try parseMembers(into: &members, depth: depth) }
+    return .object(members)
+  }
+
+  /// A key and whether it was quoted; `nil` when the input ended inside it.
+  private mutating func parseKey() throws(LenientJSONError) -> (String, Bool)? {
     guard let current = byte() else {
       isTruncated = true
       return nil
     }
-    if current == UInt8(ascii: "\"") || current == UInt8(ascii: "'") || quoteLength() > 0 {
-      return parseString()
+    if isQuote(current) || quoteLength() > 0 {
+      let key = parseString(role: .key)
+      guard let key, cutPath == nil else {
+        cutPath = nil  // a key cut by the end has no value: dropped
+        isTruncated = true
+        return nil
+      }
+      return (key, true)
     }
     guard isBareWordStart(current) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(current)
     else { throw unexpected() }
@@ -164,13 +329,16 @@ struct LenientJSONParser {
       isTruncated = true
       return nil
     }
-    return trimmedString(bytes[start..<position])
+    return (trimmedString(bytes[start..<position]), false)
   }
 
   private static let keyTerminators: Set<UInt8> = Set(":=,{}[]\"'\n\r".utf8)
-  private static let bareWordTerminators: Set<UInt8> = Set(",}]\n\r".utf8)
 
-  private func isBareWordStart(_ value: UInt8) -> Bool {
+  func isQuote(_ value: UInt8) -> Bool {
+    value == UInt8(ascii: "\"") || value == UInt8(ascii: "'")
+  }
+
+  func isBareWordStart(_ value: UInt8) -> Bool {
     switch value {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
       UInt8(ascii: "_"), UInt8(ascii: "$"):
@@ -180,159 +348,9 @@ struct LenientJSONParser {
     }
   }
 
-  private mutating func parseBareWord() -> JSONValue? {
-    let start = position
-    while let next = byte(), !Self.bareWordTerminators.contains(next) {
-      if next == UInt8(ascii: "/"),
-        byte(at: 1) == UInt8(ascii: "/") || byte(at: 1) == UInt8(ascii: "*")
-      {
-        break
-      }
-      position += 1
-    }
-    let word = trimmedString(bytes[start..<position])
-    switch word {
-    case "true", "True", "TRUE": return .bool(true)
-    case "false", "False", "FALSE": return .bool(false)
-    case "null", "None", "nil", "undefined", "NULL", "Null", "NaN", "Infinity":
-      return .null
-    default:
-      if atEnd {
-        isTruncated = true
-        return nil  // a bare word cut by the end may be incomplete
-      }
-      return .string(word)
-    }
-  }
-
-  private mutating func parseNumber() throws(LenientJSONError) -> JSONValue? {
-    let start = position
-    while let next = byte(), Self.numberBytes.contains(next) { position += 1 }
-    if atEnd {
-      isTruncated = true
-      return nil  // more digits may have followed
-    }
-    let text = String(decoding: bytes[start..<position], as: UTF8.self)
-    if byte() == UInt8(ascii: "%") { position += 1 }
-    if text == "-Infinity" || text == "+Infinity" { return .null }
-    let unsigned = text.hasPrefix("+") ? String(text.dropFirst()) : text
-    guard let number = Double(unsigned) else {
-      position = start
-      if isBareWordStart(bytes[start]) { return parseBareWord() }
-      throw unexpected()
-    }
-    return number.isFinite ? .number(number) : .null
-  }
-
-  private static let numberBytes: Set<UInt8> = Set("0123456789+-.eEInfinty".utf8)
-
-  // MARK: Strings
-
-  /// The byte length of a typographic quote (“ ” ‘ ’) at the current position, or 0.
-  private func quoteLength() -> Int {
-    guard byte() == 0xE2, byte(at: 1) == 0x80, let third = byte(at: 2) else { return 0 }
-    return (0x98...0x9D).contains(third) && third != 0x9A && third != 0x9B ? 3 : 0
-  }
-
-  /// Parses a quoted string; `nil` when the input ends before the closing quote.
-  private mutating func parseString() -> String? {
-    // Which bytes close this string: the same ASCII quote; for “ only ”, for ‘ only ’ (so a
-    // nested “quote” stays content); a string opened with a closing mark (”…” or ’…’) closes
-    // on either mark of its family.
-    let opener = bytes[position]
-    var closingTypographic: ClosedRange<UInt8>? = nil
-    if opener == 0xE2, let third = byte(at: 2) {
-      switch third {
-      case 0x9C: closingTypographic = 0x9D...0x9D
-      case 0x9D: closingTypographic = 0x9C...0x9D
-      case 0x98: closingTypographic = 0x99...0x99
-      default: closingTypographic = 0x98...0x99
-      }
-      position += 3
-    } else {
-      position += 1
-    }
-    var buffer: [UInt8] = []
-    while let current = byte() {
-      if let closing = closingTypographic {
-        if current == 0xE2, byte(at: 1) == 0x80, let third = byte(at: 2), closing.contains(third) {
-          position += 3
-          return String(decoding: buffer, as: UTF8.self)
-        }
-      } else if current == opener {
-        position += 1
-        return String(decoding: buffer, as: UTF8.self)
-      }
-      if current == UInt8(ascii: "\\") {
-        guard let escaped = byte(at: 1) else { break }
-        position += 2
-        switch escaped {
-        case UInt8(ascii: "n"): buffer.append(0x0A)
-        case UInt8(ascii: "t"): buffer.append(0x09)
-        case UInt8(ascii: "r"): buffer.append(0x0D)
-        case UInt8(ascii: "b"): buffer.append(0x08)
-        case UInt8(ascii: "f"): buffer.append(0x0C)
-        case UInt8(ascii: "u"):
-          guard let scalar = parseUnicodeEscape() else {
-            if atEnd { break }
-            buffer.append(contentsOf: [0xEF, 0xBF, 0xBD])  // U+FFFD for a broken escape
-            continue
-          }
-          buffer.append(contentsOf: Array(String(Character(scalar)).utf8))
-        default: buffer.append(escaped)  // \" \\ \/ \' and unknown escapes keep the character
-        }
-        continue
-      }
-      buffer.append(current)
-      position += 1
-    }
-    isTruncated = true
-    position = bytes.count
-    return nil
-  }
-
-  /// Reads the four hex digits after `\u` (and a following low surrogate escape).
-  private mutating func parseUnicodeEscape() -> Unicode.Scalar? {
-    guard let high = readHex4() else { return nil }
-    if (0xD800...0xDBFF).contains(high) {
-      guard byte() == UInt8(ascii: "\\"), byte(at: 1) == UInt8(ascii: "u") else { return nil }
-      let saved = position
-      position += 2
-      guard let low = readHex4(), (0xDC00...0xDFFF).contains(low) else {
-        position = saved
-        return nil
-      }
-      return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-    }
-    return Unicode.Scalar(high)
-  }
-
-  private mutating func readHex4() -> UInt32? {
-    guard position + 4 <= bytes.count else {
-      position = bytes.count
-      return nil
-    }
-    var value: UInt32 = 0
-    for offset in 0..<4 {
-      guard let digit = hexValue(bytes[position + offset]) else { return nil }
-      value = value << 4 | digit
-    }
-    position += 4
-    return value
-  }
-
-  private func hexValue(_ value: UInt8) -> UInt32? {
-    switch value {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(value - UInt8(ascii: "0"))
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(value - UInt8(ascii: "a") + 10)
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(value - UInt8(ascii: "A") + 10)
-    default: nil
-    }
-  }
-
   // MARK: Helpers
 
-  private func trimmedString(_ slice: ArraySlice<UInt8>) -> String {
+  func trimmedString(_ slice: ArraySlice<UInt8>) -> String {
     var lower = slice.startIndex
     var upper = slice.endIndex
     while lower < upper, slice[lower] == 0x20 || slice[lower] == 0x09 { lower += 1 }
@@ -340,7 +358,7 @@ struct LenientJSONParser {
     return String(decoding: slice[lower..<upper], as: UTF8.self)
   }
 
-  private func unexpected() -> LenientJSONError {
+  func unexpected() -> LenientJSONError {
     guard position < bytes.count else {
       return LenientJSONError(kind: .empty, offset: position)
     }

@@ -11,12 +11,15 @@ extension ScanResult {
   ///    An entry wrapped in a one-key object (`{"result": {…}}`), a one-element array, a chat
   ///    completion (`choices[0].message.content`) or an escaped JSON string is unwrapped.
   /// 2. **Lenient JSON** with ``LenientJSONReader``: trailing commas, single and typographic
-  ///    quotes, unquoted keys, comments, Python literals, missing commas and truncation.
+  ///    quotes, unescaped quotes inside strings, missing closing quotes, values and commas,
+  ///    `...` placeholders, unquoted keys, comments, Python literals and truncation. A summary
+  ///    the token limit cut off is kept and ends with "…"; any other field cut off is dropped.
   /// 3. **Tolerant fields**: `snake_case` keys, confidence as a number, numeric string, `"87%"`
   ///    or a 0–100 value (clamped to `0...1`), facts as an array or one string, rarity
   ///    normalized to ``DexRarity``, names trimmed, nulls and wrong types replaced by defaults.
   /// 4. **Rejection**: an empty name, "Unknown" with an empty summary, refusals, API error
-  ///    objects and empty objects throw a ``ParseError`` saying which.
+  ///    objects and empty objects throw a ``ParseError`` saying which. An "Unknown" with a
+  ///    summary (the reason the subject could not be identified) is a result.
   ///
   /// Any input is safe to pass: it never crashes, recursion is bounded and the work is linear
   /// in the input's length.

@@ -59,7 +59,8 @@ struct ScanResultExtractor {
       do {
         let document = try reader.document(from: bytes, at: start)
         budget -= document.endOffset - start
-        if let result = evaluate(document.value, nesting: nesting) { return result }
+        let value = Self.settlingCut(in: document.value, at: document.cutPath)
+        if let result = evaluate(value, nesting: nesting) { return result }
         cursor = document.isTruncated ? region.upperBound : max(document.endOffset, start + 1)
       } catch {
         budget -= max(error.offset - start, 1)
@@ -136,19 +137,59 @@ struct ScanResultExtractor {
     "identification", "scan", "scanresult", "item", "message",
   ]
 
-  /// The reference's rule, extended: a result must have a name, and a placeholder name
-  /// ("Unknown", "N/A") needs a real summary and category to count.
+  /// The spec's rule, exactly: a result is rejected when its name is empty, or when it is
+  /// "Unknown" (in any case) and its summary is empty. An "Unknown" that explains itself ("The
+  /// photo is too dark to identify the subject.") is kept, so the user sees the reason.
   static func identifiesSomething(_ result: ScanResult) -> Bool {
     let name = result.commonName.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !name.isEmpty else { return false }
-    let placeholder = placeholderNames.contains(name.lowercased())
-    return !(placeholder && (result.summary.isEmpty || result.dexCategory == .unknown))
+    return !(name.caseInsensitiveCompare("Unknown") == .orderedSame && result.summary.isEmpty)
   }
 
-  private static let placeholderNames: Set<String> = [
-    "unknown", "n/a", "na", "none", "null", "unidentified", "unknown object", "not sure",
-    "unsure", "?", "-",
-  ]
+  // MARK: Truncation
+
+  /// The value with the scalar a token limit cut off settled: a cut summary is kept, trimmed
+  /// and marked with "…" (the user keeps the text the model sent); any other cut field is
+  /// dropped, since half a name, a category or a number would be a wrong value.
+  static func settlingCut(in value: JSONValue, at path: [LenientJSONReader.PathStep]?) -> JSONValue
+  {
+    guard let path, let leaf = path.last else { return value }
+    var keepsText = false
+    if case .key(let key) = leaf {
+      keepsText = ScanResultFields.summaryKeys.contains(ScanResultFields.normalizedKey(key))
+    }
+    return replacing(in: value, at: path[...]) { cut in
+      guard keepsText, case .string(let text) = cut else { return nil }
+      let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+      return trimmed.isEmpty ? nil : .string(trimmed + "…")
+    }
+  }
+
+  /// `value` with the value at `path` replaced by `change`'s result, or removed when `nil`.
+  private static func replacing(
+    in value: JSONValue, at path: ArraySlice<LenientJSONReader.PathStep>,
+    _ change: (JSONValue) -> JSONValue?
+  ) -> JSONValue {
+    guard let step = path.first else { return value }
+    let rest = path.dropFirst()
+    switch (value, step) {
+    case (.object(var members), .key(let key)):
+      guard let member = members[key] else { return value }
+      members[key] = rest.isEmpty ? change(member) : replacing(in: member, at: rest, change)
+      return .object(members)
+    case (.array(var elements), .index(let index)) where elements.indices.contains(index):
+      if !rest.isEmpty {
+        elements[index] = replacing(in: elements[index], at: rest, change)
+      } else if let changed = change(elements[index]) {
+        elements[index] = changed
+      } else {
+        elements.remove(at: index)
+      }
+      return .array(elements)
+    default:
+      return value
+    }
+  }
 
   private mutating func note(_ candidate: ScanResult.ParseError) {
     if let current = failure, Self.priority(current) >= Self.priority(candidate) { return }

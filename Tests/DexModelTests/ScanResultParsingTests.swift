@@ -180,11 +180,8 @@ struct ScanResultParsingTests {
       ("```json\n{}\n```", .emptyObject),
       (#"{"commonName": "", "summary": "Something"}"#, .noIdentification),
       (#"{"commonName": "Unknown", "summary": ""}"#, .noIdentification),
-      (
-        #"{"commonName": "unknown", "category": "unknown", "summary": "I could not tell."}"#,
-        .noIdentification
-      ),
-      (#"{"commonName": "N/A"}"#, .noIdentification),
+      (#"{"commonName": " UNKNOWN ", "category": "plant"}"#, .noIdentification),
+      (#"{"commonName": null, "summary": "Something"}"#, .noIdentification),
       (#"{"summary": "A blurry photo"}"#, .noIdentification),
       (
         #"{"refusal": "I can't help with identifying people."}"#,
@@ -205,13 +202,79 @@ struct ScanResultParsingTests {
     #expect(throws: expected) { try ScanResult(jsonString: reply) }
   }
 
-  @Test func unknownWithARealSummaryAndCategoryIsKept() throws {
-    // The reference's rule: "Unknown" is only rejected with an empty summary (or, here, an
-    // unknown category).
+  @Test func unknownThatExplainsItselfIsKept() throws {
+    // The spec's rule: "Unknown" is only rejected with an empty summary, so the user sees why.
+    let reason = "The photo is too dark to identify the subject."
     let result = try ScanResult(
+      jsonString: #"{"commonName": "Unknown", "category": "unknown", "summary": "\#(reason)"}"#)
+    #expect(result.commonName == "Unknown")
+    #expect(result.summary == reason)
+    #expect(result.dexCategory == .unknown)
+    // Any other name counts as a name, placeholder-like or not.
+    #expect(try ScanResult(jsonString: #"{"commonName": "N/A"}"#).commonName == "N/A")
+  }
+
+  // MARK: Slips models make
+
+  @Test func unescapedQuotesStayInTheirField() throws {
+    let result = try ScanResult(
+      jsonString: #"""
+        {"commonName": "Mango", "category": "plant",
+         "summary": "Often called the "king of fruits" in South Asia.",
+         "facts": ["Known as the "king of fruits"", "India grows the most"]}
+        """#)
+    #expect(result.summary == #"Often called the "king of fruits" in South Asia."#)
+    #expect(result.facts == [#"Known as the "king of fruits""#, "India grows the most"])
+    #expect(result.commonName == "Mango")
+    #expect(result.dexCategory == .plant)
+  }
+
+  @Test func missingValueAndEllipsis() throws {
+    let result = try ScanResult(
+      jsonString: #"""
+        {"commonName": "Mango", "scientificName": , "category": "plant",
+         "facts": ["Sweet", "Tropical", ...], "rarity": "Common", "confidence": 0.9}
+        """#)
+    #expect(result.scientificName == "")
+    #expect(result.facts == ["Sweet", "Tropical"])
+    #expect(result.dexCategory == .plant)
+    #expect(result.confidence == 0.9)
+  }
+
+  @Test func unclosedStringEndsAtTheNextStructure() throws {
+    let result = try ScanResult(
+      jsonString: #"""
+        {"commonName": "Spearmint", "category": ["Mint family], "rarity": "Uncommon",
+         "summary": "A fresh herb, "confidence": 0.8}
+        """#)
+    #expect(result.commonName == "Spearmint")
+    #expect(result.category == "Mint family")
+    #expect(result.rarity == "Uncommon")
+    #expect(result.summary == "A fresh herb")
+    #expect(result.confidence == 0.8)
+  }
+
+  @Test func cutSummaryIsKeptAndMarked() throws {
+    let reply = """
+      ```json
+      {"commonName": "Red Fox", "category": "animal", "facts": ["Eats berries"],
+       "summary": "The red fox is the largest of the true foxes and\u{20}
+      """
+    let result = try ScanResult(jsonString: reply)
+    #expect(result.summary == "The red fox is the largest of the true foxes and…")
+    #expect(result.facts == ["Eats berries"])
+    // Any other field cut off is dropped: half a name or a number is a wrong value.
+    let cutFact = try ScanResult(
       jsonString:
-        #"{"commonName": "Unknown", "category": "mineral", "summary": "A grey, glittering rock."}"#)
-    #expect(result.dexCategory == .mineral)
+        #"{"commonName": "Red Fox", "summary": "Sly.", "facts": ["Eats berries", "Hunts m"#
+    )
+    #expect(cutFact.facts == ["Eats berries"])
+    let cutConfidence = try ScanResult(
+      jsonString: #"{"commonName": "Red Fox", "summary": "Sly.", "confidence": 0.9"#)
+    #expect(cutConfidence.confidence == 0)
+    #expect(throws: ScanResult.ParseError.noIdentification) {
+      try ScanResult(jsonString: #"{"summary": "Sly.", "commonName": "Red F"#)
+    }
   }
 
   @Test func errorDescriptionsAreShortAndReadable() {
