@@ -35,7 +35,7 @@ let package = Package(
       name: "XNNPACK",
       description:
         "The classifier's XNNPACK backend (Linux; needs libxnnpack-dev, libpthreadpool-dev and "
-        + "libcpuinfo-dev). Opt-in: slower than the portable path where measured."),
+        + "libcpuinfo-dev). Opt-in: slower than the portable path where measured.")
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -120,13 +120,16 @@ let package = Package(
 
     // MARK: Tests
     .testTarget(
-      name: "DexModelTests", dependencies: ["DexModel", "DexTestTraits"],
+      name: "DexModelTests", dependencies: ["DexModel", "DexTestSupport", "DexTestTraits"],
       resources: [.copy("Fixtures")]),
     .testTarget(
       name: "DexImagingTests",
-      dependencies: ["DexImaging", "DexModel", "DexClassifierEngine", "DexTestTraits"],
+      dependencies: [
+        "DexImaging", "DexModel", "DexClassifierEngine", "DexTestSupport", "DexTestTraits",
+      ],
       resources: [.copy("Classifier/Fixtures"), .copy("Resources")]),
-    .testTarget(name: "DexCloudTests", dependencies: ["DexCloud", "DexModel", "DexTestSupport", crypto]),
+    .testTarget(
+      name: "DexCloudTests", dependencies: ["DexCloud", "DexModel", "DexTestSupport", crypto]),
     .testTarget(
       name: "DexCloudServerTests", dependencies: ["DexCloudServer", "DexCloud", "DexTestSupport"]),
     .testTarget(

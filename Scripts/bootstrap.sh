@@ -16,6 +16,8 @@ dexkit_bootstrap() {
   # python3 (any install: Debian's or pyenv's) checks the HMAC golden vectors in the tests and
   # the documentation coverage in Scripts/docs.sh.
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
+  # pip installs json-repair below.
+  python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
   if ((${#missing[@]})); then
     echo "DexKit: installing ${missing[*]}" >&2
     local sudo=""

@@ -1,4 +1,5 @@
 #if canImport(CDexImageShim)
+  import DexTestSupport
   import DexTestTraits
   import Foundation
   import Testing
@@ -25,7 +26,7 @@
     }
 
     @Test func randomBytes() {
-      var random = SeededBytes(state: 42)
+      var random = SeededGenerator(seed: 42)
       for length in [1, 2, 3, 7, 100, 5000] {
         let error = failure(Data(random.bytes(length)))
         guard case .unsupportedFormat = error else {
@@ -36,7 +37,7 @@
     }
 
     @Test func randomBytesAfterAJPEGOrPNGSignature() {
-      var random = SeededBytes(state: 7)
+      var random = SeededGenerator(seed: 7)
       for _ in 0..<50 {
         let jpeg = Data([0xFF, 0xD8, 0xFF] + random.bytes(300))
         #expect(failure(jpeg) != nil)
@@ -106,7 +107,7 @@
 
     @Test func corruptMarkersNeverCrash() throws {
       let original = [UInt8](try resource("small-420.jpg"))
-      var random = SeededBytes(state: 99)
+      var random = SeededGenerator(seed: 99)
       // Overwrite marker bytes and header bytes at pseudo-random positions in the first 700 bytes.
       for _ in 0..<200 {
         var bytes = original

@@ -80,18 +80,3 @@ func pngChunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
 func bigEndian32(_ value: UInt32) -> [UInt8] {
   [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
 }
-
-/// A deterministic pseudo-random byte generator (SplitMix64) so failures reproduce.
-struct SeededBytes {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func bytes(_ count: Int) -> [UInt8] {
-    (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
-  }
-}

@@ -1,3 +1,4 @@
+import DexTestSupport
 import DexTestTraits
 import Foundation
 import Testing

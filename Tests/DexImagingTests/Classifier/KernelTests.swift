@@ -1,3 +1,4 @@
+import DexTestSupport
 import DexTestTraits
 import Foundation
 import Testing
@@ -11,7 +12,7 @@ import Testing
 @Suite(.offCooperativePool) struct KernelTests {
   /// `count` floats uniformly in `range`, reproducibly from `seed`.
   static func values(_ count: Int, in range: ClosedRange<Float>, seed: UInt64) -> [Float] {
-    var generator = SeededBytes(state: seed)
+    var generator = SeededGenerator(seed: seed)
     return (0..<count).map { _ in
       let unit = Float(generator.next() >> 40) / Float(1 << 24)
       return range.lowerBound + unit * (range.upperBound - range.lowerBound)
@@ -182,7 +183,7 @@ import Testing
         == (cout >= QuantizedPointwiseConvolution.channelSkippingMinimumOutputs
           ? .channelRows : .channelPairs))
     let row = layer.pairedChannels
-    var random = SeededBytes(state: UInt64(cin * 31 + pixels))
+    var random = SeededGenerator(seed: UInt64(cin * 31 + pixels))
     var q = [Int16](repeating: 0, count: pixels * row)
     for p in 0..<pixels where p != 3 {
       for i in 0..<cin where p == 2 ? i == cin - 1 : random.next() % 10 >= 6 {
