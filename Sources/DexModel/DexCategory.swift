@@ -33,22 +33,7 @@ public enum DexCategory: String, CaseIterable, Codable, Sendable, Hashable {
   case unknown
 
   /// A human-readable, title-cased name for badges and headlines ("Looks like a Plant…").
-  public var title: String {
-    switch self {
-    case .plant: "Plant"
-    case .animal: "Animal"
-    case .fish: "Fish"
-    case .bird: "Bird"
-    case .insect: "Insect"
-    case .reptile: "Reptile"
-    case .mineral: "Mineral"
-    case .fungus: "Fungus"
-    case .food: "Food"
-    case .pokemon: "Pokémon"
-    case .object: "Object"
-    case .unknown: "Unknown"
-    }
-  }
+  public var title: String { appearance.title }
 
   /// The SF Symbol a UI on Apple platforms would show for this category.
   ///
@@ -59,21 +44,23 @@ public enum DexCategory: String, CaseIterable, Codable, Sendable, Hashable {
   /// The accent colour used for this category's badges, independent of any UI framework.
   public var tint: DexColor { appearance.tint }
 
-  /// One table for the look of every category: its symbol and its tint (red, green, blue).
-  private var appearance: (symbol: String, tint: DexColor) {
+  /// One table for how every category is shown: its title, its symbol and its tint (red,
+  /// green, blue).
+  private var appearance: (title: String, symbol: String, tint: DexColor) {
     switch self {
-    case .plant: ("leaf.fill", DexColor(red: 52, green: 168, blue: 83))
-    case .animal: ("pawprint.fill", DexColor(red: 196, green: 122, blue: 58))
-    case .fish: ("fish.fill", DexColor(red: 30, green: 136, blue: 229))
-    case .bird: ("bird.fill", DexColor(red: 0, green: 172, blue: 193))
-    case .insect: ("ladybug.fill", DexColor(red: 124, green: 179, blue: 66))
-    case .reptile: ("lizard.fill", DexColor(red: 46, green: 125, blue: 50))
-    case .mineral: ("diamond.fill", DexColor(red: 126, green: 87, blue: 194))
-    case .fungus: ("umbrella.fill", DexColor(red: 141, green: 110, blue: 99))
-    case .food: ("fork.knife", DexColor(red: 244, green: 81, blue: 30))
-    case .pokemon: ("sparkles", DexColor(red: 229, green: 57, blue: 53))
-    case .object: ("cube.fill", DexColor(red: 96, green: 125, blue: 139))
-    case .unknown: ("questionmark.circle.fill", DexColor(red: 117, green: 117, blue: 117))
+    case .plant: ("Plant", "leaf.fill", DexColor(red: 52, green: 168, blue: 83))
+    case .animal: ("Animal", "pawprint.fill", DexColor(red: 196, green: 122, blue: 58))
+    case .fish: ("Fish", "fish.fill", DexColor(red: 30, green: 136, blue: 229))
+    case .bird: ("Bird", "bird.fill", DexColor(red: 0, green: 172, blue: 193))
+    case .insect: ("Insect", "ladybug.fill", DexColor(red: 124, green: 179, blue: 66))
+    case .reptile: ("Reptile", "lizard.fill", DexColor(red: 46, green: 125, blue: 50))
+    case .mineral: ("Mineral", "diamond.fill", DexColor(red: 126, green: 87, blue: 194))
+    case .fungus: ("Fungus", "umbrella.fill", DexColor(red: 141, green: 110, blue: 99))
+    case .food: ("Food", "fork.knife", DexColor(red: 244, green: 81, blue: 30))
+    case .pokemon: ("Pokémon", "sparkles", DexColor(red: 229, green: 57, blue: 53))
+    case .object: ("Object", "cube.fill", DexColor(red: 96, green: 125, blue: 139))
+    case .unknown:
+      ("Unknown", "questionmark.circle.fill", DexColor(red: 117, green: 117, blue: 117))
     }
   }
 }

@@ -36,8 +36,10 @@ struct QuantizedStemConvolution: Sendable {
   /// Creates the layer from weights laid out `[kernel][kernel][3][outputChannels]` (as
   /// ``StemConvolution``); `nil` if the sizes disagree or a weight is not finite.
   init?(weights: [Float], bias: [Float], outputChannels: Int, kernel: Int, stride: Int) {
-    guard outputChannels > 0, outputChannels % 8 == 0, kernel > 0, stride > 0,
-      weights.count == kernel * kernel * 3 * outputChannels, bias.count == outputChannels
+    guard
+      StemConvolution.accepts(
+        weights: weights, bias: bias, outputChannels: outputChannels, kernel: kernel,
+        stride: stride)
     else { return nil }
     let padded = (outputChannels + 31) / 32 * 32
     let rowValues = kernel * 3

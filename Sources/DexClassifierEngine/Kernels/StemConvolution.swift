@@ -22,8 +22,10 @@ struct StemConvolution: Sendable {
   /// Creates the layer from weights laid out `[kernel][kernel][3][outputChannels]`; `nil` if the
   /// sizes disagree.
   init?(weights: [Float], bias: [Float], outputChannels: Int, kernel: Int, stride: Int) {
-    guard outputChannels > 0, outputChannels % 8 == 0, kernel > 0, stride > 0,
-      weights.count == kernel * kernel * 3 * outputChannels, bias.count == outputChannels
+    guard
+      Self.accepts(
+        weights: weights, bias: bias, outputChannels: outputChannels, kernel: kernel,
+        stride: stride)
     else { return nil }
     self.outputChannels = outputChannels
     self.kernel = kernel
@@ -38,6 +40,16 @@ struct StemConvolution: Sendable {
     }
     self.weights = w
     self.bias = bias + [Float](repeating: 0, count: padded - outputChannels)
+  }
+
+  /// Whether weights laid out `[kernel][kernel][3][outputChannels]` and a bias per output
+  /// channel make a stem both kernels can run (eight-channel groups, positive sizes): the one
+  /// shape check of the float and the int16 stem.
+  static func accepts(
+    weights: [Float], bias: [Float], outputChannels: Int, kernel: Int, stride: Int
+  ) -> Bool {
+    outputChannels > 0 && outputChannels % 8 == 0 && kernel > 0 && stride > 0
+      && weights.count == kernel * kernel * 3 * outputChannels && bias.count == outputChannels
   }
 
   /// Applies the layer to an `height × width × 3` input; returns the output size.
