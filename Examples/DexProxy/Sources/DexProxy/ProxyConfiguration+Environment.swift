@@ -33,6 +33,9 @@ extension ProxyConfiguration {
     public static let rateLimitBurst = "DEX_PROXY_RATE_LIMIT_BURST"
     /// Optional. Rate-limit refill, requests per second per client (default 0.5).
     public static let rateLimitPerSecond = "DEX_PROXY_RATE_LIMIT_PER_SECOND"
+    /// Optional. `postgres://user:password@host:port/database`: the replay cache shared by every
+    /// instance lives in that PostgreSQL database (unset: in this process's memory).
+    public static let postgresURL = "DEX_PROXY_POSTGRES_URL"
   }
 
   /// Reads the configuration from environment variables (see ``Variable``).
@@ -102,6 +105,13 @@ extension ProxyConfiguration {
       try number(
         Variable.rateLimitPerSecond, default: 0.5, minimum: 0.001, maximum: 100_000.0) as Double
 
+    var postgres: PostgresStoreConfiguration?
+    if let text = environment[Variable.postgresURL],
+      !text.trimmingCharacters(in: .whitespaces).isEmpty
+    {
+      postgres = try PostgresStoreConfiguration(url: text)
+    }
+
     return ProxyConfiguration(
       bootstrapKeys: bootstrapKeys,
       keyring: ServerKeyring(current: key),
@@ -111,6 +121,6 @@ extension ProxyConfiguration {
         timeout: .milliseconds(Int((timeout * 1000).rounded()))),
       host: environment[Variable.host] ?? "127.0.0.1",
       port: port, maximumBodyBytes: body,
-      rateLimit: RateLimit(burst: burst, refillPerSecond: perSecond))
+      rateLimit: RateLimit(burst: burst, refillPerSecond: perSecond), postgres: postgres)
   }
 }

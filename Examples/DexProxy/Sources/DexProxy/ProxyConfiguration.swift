@@ -25,13 +25,16 @@ public struct ProxyConfiguration: Sendable {
   public var maximumBodyBytes: Int
   /// The per-client rate limit.
   public var rateLimit: RateLimit
+  /// The PostgreSQL database whose replay cache every instance shares; `nil` (the default)
+  /// keeps it in this process's memory.
+  public var postgres: PostgresStoreConfiguration?
 
   /// Creates a configuration.
   public init(
     bootstrapKeys: [SigningSecret], keyring: ServerKeyring,
     sessionLifetime: Duration = .seconds(3600), upstream: UpstreamConfiguration,
     host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 8 << 20,
-    rateLimit: RateLimit = .default
+    rateLimit: RateLimit = .default, postgres: PostgresStoreConfiguration? = nil
   ) {
     self.bootstrapKeys = bootstrapKeys
     self.keyring = keyring
@@ -41,5 +44,6 @@ public struct ProxyConfiguration: Sendable {
     self.port = port
     self.maximumBodyBytes = maximumBodyBytes
     self.rateLimit = rateLimit
+    self.postgres = postgres
   }
 }

@@ -16,10 +16,19 @@ struct ProxyRoutes: Sendable {
   let upstream: ChatCompletionsClient
   let limiter: TokenBucketRateLimiter
   let maximumBodyBytes: Int
+  /// The shared replay store, if any: `/health` checks it, and its failures are answered with
+  /// 503 `replay_store_unavailable`.
+  var sharedStore: (any SharedReplayStore)?
 
   func register(on router: Router<ProxyRequestContext>) {
     router.get("/health") { _, context in
-      log(context, route: "/health", status: 200, outcome: "ok", started: .now)
+      let started = ContinuousClock.now
+      if let sharedStore, await !sharedStore.isAvailable() {
+        log(context, route: "/health", status: 503, outcome: "degraded", started: started)
+        return ErrorResponse.json(
+          status: 503, data: Data(#"{"status":"degraded","replay_store":"unavailable"}"#.utf8))
+      }
+      log(context, route: "/health", status: 200, outcome: "ok", started: started)
       return ErrorResponse.json(status: 200, data: Data(#"{"status":"ok"}"#.utf8))
     }
     router.post("/auth_token") { request, context in
@@ -43,7 +52,7 @@ struct ProxyRoutes: Sendable {
     do {
       try await authenticator.authenticateBootstrap(signed)
     } catch {
-      return finish(ErrorResponse.verification(error), context, route, error.code, started)
+      return refuse(error, context, route, started)
     }
     let subject =
       (try? JSONDecoder().decode(AuthTokenRequest.self, from: signed.body))?.subject ?? "anonymous"
@@ -84,7 +93,7 @@ struct ProxyRoutes: Sendable {
     do {
       _ = try await authenticator.authenticateSession(signed)
     } catch {
-      return finish(ErrorResponse.verification(error), context, route, error.code, started)
+      return refuse(error, context, route, started)
     }
     guard let body = try? JSONDecoder().decode(VisionRequest.self, from: signed.body),
       !body.image.isEmpty, Data(base64Encoded: body.image) != nil
@@ -152,6 +161,24 @@ struct ProxyRoutes: Sendable {
       SignedRequest(
         method: request.method.rawValue, path: request.head.path ?? "/", headers: headers,
         body: Data(bytes.readableBytesView)))
+  }
+
+  /// The response to a verification failure. With a shared store, the verifier's
+  /// `replay_cache_full` (any store failure) means the store is unreachable: 503
+  /// `replay_store_unavailable` with `Retry-After`.
+  private func refuse(
+    _ error: RequestVerificationError, _ context: ProxyRequestContext, _ route: String,
+    _ started: ContinuousClock.Instant
+  ) -> Response {
+    guard error == .replayCacheFull, sharedStore != nil else {
+      return finish(ErrorResponse.verification(error), context, route, error.code, started)
+    }
+    var headers = HTTPFields()
+    headers[.retryAfter] = "1"
+    let response = ErrorResponse.make(
+      status: 503, message: "The replay store is unavailable; retry later.",
+      type: "server_error", code: ErrorResponse.replayStoreUnavailable, headers: headers)
+    return finish(response, context, route, ErrorResponse.replayStoreUnavailable, started)
   }
 
   private func finish(
