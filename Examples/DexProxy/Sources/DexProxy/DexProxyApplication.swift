@@ -45,7 +45,8 @@ public enum DexProxyApplication {
         configuration: configuration.upstream, transport: transport, logger: logger),
       limiter: TokenBucketRateLimiter(limit: configuration.rateLimit),
       maximumBodyBytes: configuration.maximumBodyBytes,
-      sharedStore: replayCache as? any SharedReplayStore)
+      sharedStore: replayCache as? any SharedReplayStore,
+      sharedLimiter: replayCache as? any SharedRateLimiter)
     let router = Router(context: ProxyRequestContext.self)
     routes.register(on: router)
     var services: [any Service] = []

@@ -26,11 +26,11 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
   /// The table holding the hashes.
   public static let tableName = "dex_proxy_replay"
 
-  private let client: PostgresClient
+  let client: PostgresClient
   private let configuration: PostgresStoreConfiguration
   private let logger: Logger
-  private let now: @Sendable () -> Date
-  private let state = State()
+  let now: @Sendable () -> Date
+  let state = State()
 
   /// Creates the cache; it connects once ``run()`` runs.
   ///
@@ -108,7 +108,8 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
     }
   }
 
-  /// Deletes the rows whose expiry has passed and returns how many went.
+  /// Deletes the replay rows whose expiry has passed, and the rate-limit buckets idle long
+  /// enough to be full again; returns how many replay rows went.
   @discardableResult
   public func deleteExpired() async throws -> Int {
     let current = now()
@@ -118,6 +119,11 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
         "DELETE FROM dex_proxy_replay WHERE expires_at <= \(current) RETURNING 1")
       var deleted = 0
       for try await _ in rows { deleted += 1 }
+      try await self.client.query(
+        """
+        DELETE FROM dex_proxy_rate
+        WHERE updated_at + make_interval(secs => refill_secs) <= \(current)
+        """)
       return deleted
     }
   }
@@ -143,7 +149,7 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
     }
   }
 
-  private func migrateIfNeeded() async throws {
+  func migrateIfNeeded() async throws {
     guard await !state.migrated else { return }
     try await client.withTransaction(logger: logger) { connection in
       // Instances starting together would race on the catalog without this lock.
@@ -160,13 +166,23 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
         CREATE INDEX IF NOT EXISTS dex_proxy_replay_expires_at
         ON dex_proxy_replay (expires_at)
         """, logger: logger)
+      try await connection.query(
+        """
+        CREATE TABLE IF NOT EXISTS dex_proxy_rate (
+          bucket_key BYTEA PRIMARY KEY,
+          tokens DOUBLE PRECISION NOT NULL,
+          updated_at TIMESTAMPTZ NOT NULL,
+          refill_secs DOUBLE PRECISION NOT NULL,
+          allowed BOOLEAN NOT NULL
+        )
+        """, logger: logger)
     }
     await state.setMigrated()
   }
 
   /// Runs `operation` within the operation timeout; logs and rethrows any failure as
   /// ``PostgresReplayStoreError`` (its text has no secret).
-  private func perform<T: Sendable>(
+  func perform<T: Sendable>(
     _ name: String, _ operation: @escaping @Sendable () async throws -> T
   ) async throws -> T {
     let timeout = configuration.operationTimeout
@@ -210,7 +226,7 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
   }
 
   /// Whether the table exists and whether the store is failing, shared by all requests.
-  private actor State {
+  actor State {
     var migrated = false
     var failing = false
 

@@ -19,6 +19,9 @@ struct ProxyRoutes: Sendable {
   /// The shared replay store, if any: `/health` checks it, and its failures are answered with
   /// 503 `replay_store_unavailable`.
   var sharedStore: (any SharedReplayStore)?
+  /// Token buckets shared by every instance, if any; while they fail, ``limiter`` (this
+  /// instance's own buckets) decides.
+  var sharedLimiter: (any SharedRateLimiter)?
 
   func register(on router: Router<ProxyRequestContext>) {
     router.get("/health") { _, context in
@@ -129,7 +132,7 @@ struct ProxyRoutes: Sendable {
   ) async -> Result<
     SignedRequest, ResponseError
   > {
-    if case .limited(let seconds) = await limiter.acquire(rateKey) {
+    if case .limited(let seconds) = await acquire(rateKey) {
       var headers = HTTPFields()
       headers[.retryAfter] = String(seconds)
       let response = ErrorResponse.make(
@@ -161,6 +164,16 @@ struct ProxyRoutes: Sendable {
       SignedRequest(
         method: request.method.rawValue, path: request.head.path ?? "/", headers: headers,
         body: Data(bytes.readableBytesView)))
+  }
+
+  /// One token for `key`: from the shared buckets when they answer, else from this instance's.
+  private func acquire(_ key: String) async -> TokenBucketRateLimiter.Decision {
+    if let sharedLimiter, await !sharedLimiter.isFailing(),
+      let decision = try? await sharedLimiter.acquire(key, limit: limiter.limit)
+    {
+      return decision
+    }
+    return await limiter.acquire(key)
   }
 
   /// The response to a verification failure. With a shared store, the verifier's

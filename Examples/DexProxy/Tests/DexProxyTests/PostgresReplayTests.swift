@@ -57,8 +57,8 @@ enum TestPostgres {
   struct ControlFailed: Error { var verb: String }
 }
 
-/// Two proxy instances sharing one real PostgreSQL: replays refused across instances, and a
-/// database outage answered with 503s, never with an unchecked request, then recovered.
+/// Two proxy instances sharing one real PostgreSQL: replays refused across instances, a
+/// session's rate limit held across them, and a database outage answered with 503s, never with an unchecked request, then recovered.
 ///
 /// Serialized because one test stops the shared server.
 @Suite(.serialized, .enabled(if: TestPostgres.enabled, TestPostgres.skipReason))
@@ -135,6 +135,36 @@ struct PostgresReplayTests {
         #expect(statuses.sorted() == [200, 401, 401, 401], "round \(round)")
       }
       #expect(proxies[0].upstream.received.count == 20)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aSessionsRateLimitHoldsAcrossInstances() async throws {
+    let store = try TestPostgres.configuration()
+    try await ProxyHarness.cluster(
+      count: 2,
+      configure: {
+        $0.postgres = store
+        $0.rateLimit = RateLimit(burst: 4, refillPerSecond: 0.01)
+      }
+    ) { proxies in
+      let session = try await proxies[0].rawSession()
+      var statuses: [Int] = []
+      var retryAfter: [String?] = []
+      for index in 0..<6 {
+        let request = try signedVision("limited \(index)", session)
+        let response = try await proxies[index % 2].send(
+          "POST", "/vision", headers: request.headers, body: request.body)
+        statuses.append(response.statusCode)
+        if response.statusCode == 429 {
+          #expect(errorCode(response.body) == "rate_limit_exceeded")
+          retryAfter.append(response.value(forHeader: "Retry-After"))
+        }
+      }
+      // Each instance alone would allow 4: together they allow 4.
+      #expect(statuses == [200, 200, 200, 200, 429, 429])
+      #expect(retryAfter.allSatisfy { Int($0 ?? "") ?? 0 >= 1 })
+      #expect(proxies[0].upstream.received.count == 4)
     }
   }
 
