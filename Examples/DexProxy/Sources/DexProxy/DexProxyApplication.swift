@@ -46,7 +46,8 @@ public enum DexProxyApplication {
       limiter: TokenBucketRateLimiter(limit: configuration.rateLimit),
       maximumBodyBytes: configuration.maximumBodyBytes,
       sharedStore: replayCache as? any SharedReplayStore,
-      sharedLimiter: replayCache as? any SharedRateLimiter)
+      sharedLimiter: replayCache as? any SharedRateLimiter,
+      trustedProxies: configuration.trustedProxies)
     let router = Router(context: ProxyRequestContext.self)
     routes.register(on: router)
     var services: [any Service] = []

@@ -36,6 +36,9 @@ extension ProxyConfiguration {
     /// Optional. `postgres://user:password@host:port/database`: the replay cache shared by every
     /// instance lives in that PostgreSQL database (unset: in this process's memory).
     public static let postgresURL = "DEX_PROXY_POSTGRES_URL"
+    /// Optional. Comma-separated addresses or CIDR blocks of the load balancers whose
+    /// `X-Forwarded-For` header names the client (default: none, the header is ignored).
+    public static let trustedProxies = "DEX_PROXY_TRUSTED_PROXIES"
   }
 
   /// Reads the configuration from environment variables (see ``Variable``).
@@ -112,6 +115,18 @@ extension ProxyConfiguration {
       postgres = try PostgresStoreConfiguration(url: text)
     }
 
+    var trusted = TrustedProxies.none
+    if let text = environment[Variable.trustedProxies],
+      !text.trimmingCharacters(in: .whitespaces).isEmpty
+    {
+      guard let parsed = TrustedProxies(text) else {
+        throw ProxyConfigurationError(
+          variable: Variable.trustedProxies,
+          problem: "must be comma-separated IP addresses or CIDR blocks (10.0.0.0/8, fd00::/8).")
+      }
+      trusted = parsed
+    }
+
     return ProxyConfiguration(
       bootstrapKeys: bootstrapKeys,
       keyring: ServerKeyring(current: key),
@@ -121,6 +136,7 @@ extension ProxyConfiguration {
         timeout: .milliseconds(Int((timeout * 1000).rounded()))),
       host: environment[Variable.host] ?? "127.0.0.1",
       port: port, maximumBodyBytes: body,
-      rateLimit: RateLimit(burst: burst, refillPerSecond: perSecond), postgres: postgres)
+      rateLimit: RateLimit(burst: burst, refillPerSecond: perSecond), postgres: postgres,
+      trustedProxies: trusted)
   }
 }

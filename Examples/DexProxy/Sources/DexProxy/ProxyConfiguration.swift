@@ -28,13 +28,17 @@ public struct ProxyConfiguration: Sendable {
   /// The PostgreSQL database whose replay cache every instance shares; `nil` (the default)
   /// keeps it in this process's memory.
   public var postgres: PostgresStoreConfiguration?
+  /// The load balancers whose `X-Forwarded-For` names the client for the per-address limit
+  /// (default none: the header is ignored).
+  public var trustedProxies: TrustedProxies
 
   /// Creates a configuration.
   public init(
     bootstrapKeys: [SigningSecret], keyring: ServerKeyring,
     sessionLifetime: Duration = .seconds(3600), upstream: UpstreamConfiguration,
     host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 8 << 20,
-    rateLimit: RateLimit = .default, postgres: PostgresStoreConfiguration? = nil
+    rateLimit: RateLimit = .default, postgres: PostgresStoreConfiguration? = nil,
+    trustedProxies: TrustedProxies = .none
   ) {
     self.bootstrapKeys = bootstrapKeys
     self.keyring = keyring
@@ -45,5 +49,6 @@ public struct ProxyConfiguration: Sendable {
     self.maximumBodyBytes = maximumBodyBytes
     self.rateLimit = rateLimit
     self.postgres = postgres
+    self.trustedProxies = trustedProxies
   }
 }

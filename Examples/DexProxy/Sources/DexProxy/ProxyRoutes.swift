@@ -22,6 +22,8 @@ struct ProxyRoutes: Sendable {
   /// Token buckets shared by every instance, if any; while they fail, ``limiter`` (this
   /// instance's own buckets) decides.
   var sharedLimiter: (any SharedRateLimiter)?
+  /// The balancers whose `X-Forwarded-For` is believed for the per-address key.
+  var trustedProxies: TrustedProxies = .none
 
   func register(on router: Router<ProxyRequestContext>) {
     router.get("/health") { _, context in
@@ -48,7 +50,7 @@ struct ProxyRoutes: Sendable {
     let started = ContinuousClock.now
     let route = "/auth_token"
     let signed: SignedRequest
-    switch await admit(request, rateKey: "ip:\(context.remoteIP ?? "unknown")") {
+    switch await admit(request, rateKey: addressKey(request, context)) {
     case .success(let value): signed = value
     case .failure(let error): return finish(error.response, context, route, error.outcome, started)
     }
@@ -86,7 +88,7 @@ struct ProxyRoutes: Sendable {
     if let sessionHeader, (try? authenticator.issuer.validate(sessionID: sessionHeader)) != nil {
       key = "session:\(sessionHeader)"
     } else {
-      key = "ip:\(context.remoteIP ?? "unknown")"
+      key = addressKey(request, context)
     }
     let signed: SignedRequest
     switch await admit(request, rateKey: key) {
@@ -166,6 +168,17 @@ struct ProxyRoutes: Sendable {
         body: Data(bytes.readableBytesView)))
   }
 
+  /// The per-address rate key: the remote address, or the client named by `X-Forwarded-For`
+  /// when the remote address is a trusted balancer.
+  private func addressKey(_ request: Request, _ context: ProxyRequestContext) -> String {
+    let forwarded = ProxyHeaderNames.forwardedFor.flatMap { name in
+      let values = request.headers[values: name]
+      return values.isEmpty ? nil : values.joined(separator: ",")
+    }
+    let address = trustedProxies.clientAddress(remote: context.remoteIP, forwardedFor: forwarded)
+    return "ip:\(address ?? "unknown")"
+  }
+
   /// One token for `key`: from the shared buckets when they answer, else from this instance's.
   private func acquire(_ key: String) async -> TokenBucketRateLimiter.Decision {
     if let sharedLimiter, await !sharedLimiter.isFailing(),
@@ -229,4 +242,5 @@ struct ResponseError: Error {
 /// DexCloud's header names as HTTP field names (they are valid tokens, so never `nil`).
 enum ProxyHeaderNames {
   static let session = HTTPField.Name(DexCloudHeader.session)
+  static let forwardedFor = HTTPField.Name("X-Forwarded-For")
 }
