@@ -47,7 +47,10 @@ public enum DexProxyApplication {
       maximumBodyBytes: configuration.maximumBodyBytes,
       sharedStore: replayCache as? any SharedReplayStore,
       sharedLimiter: replayCache as? any SharedRateLimiter,
-      trustedProxies: configuration.trustedProxies)
+      trustedProxies: configuration.trustedProxies,
+      quota: configuration.dailyQuota.map {
+        (limit: $0, store: replayCache as? any DailyQuotaStore ?? InMemoryDailyQuota())
+      })
     let router = Router(context: ProxyRequestContext.self)
     routes.register(on: router)
     var services: [any Service] = []

@@ -108,8 +108,8 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
     }
   }
 
-  /// Deletes the replay rows whose expiry has passed, and the rate-limit buckets idle long
-  /// enough to be full again; returns how many replay rows went.
+  /// Deletes the replay rows whose expiry has passed, the rate-limit buckets idle long enough to
+  /// be full again and the quota counts older than yesterday; returns how many replay rows went.
   @discardableResult
   public func deleteExpired() async throws -> Int {
     let current = now()
@@ -124,6 +124,8 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
         DELETE FROM dex_proxy_rate
         WHERE updated_at + make_interval(secs => refill_secs) <= \(current)
         """)
+      let yesterday = DailyQuota.day(of: current.addingTimeInterval(-86_400))
+      try await self.client.query("DELETE FROM dex_proxy_quota WHERE day < \(yesterday)::date")
       return deleted
     }
   }
@@ -174,6 +176,15 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
           updated_at TIMESTAMPTZ NOT NULL,
           refill_secs DOUBLE PRECISION NOT NULL,
           allowed BOOLEAN NOT NULL
+        )
+        """, logger: logger)
+      try await connection.query(
+        """
+        CREATE TABLE IF NOT EXISTS dex_proxy_quota (
+          subject_hash BYTEA NOT NULL,
+          day DATE NOT NULL,
+          used INTEGER NOT NULL,
+          PRIMARY KEY (subject_hash, day)
         )
         """, logger: logger)
     }

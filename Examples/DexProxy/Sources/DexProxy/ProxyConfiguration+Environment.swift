@@ -39,6 +39,9 @@ extension ProxyConfiguration {
     /// Optional. Comma-separated addresses or CIDR blocks of the load balancers whose
     /// `X-Forwarded-For` header names the client (default: none, the header is ignored).
     public static let trustedProxies = "DEX_PROXY_TRUSTED_PROXIES"
+    /// Optional. The most `/vision` calls one subject (install) may make per UTC day (default:
+    /// no quota); over it, 429 `quota_exceeded`.
+    public static let dailyQuota = "DEX_PROXY_DAILY_QUOTA"
   }
 
   /// Reads the configuration from environment variables (see ``Variable``).
@@ -115,6 +118,10 @@ extension ProxyConfiguration {
       postgres = try PostgresStoreConfiguration(url: text)
     }
 
+    var quota: Int?
+    if environment[Variable.dailyQuota] != nil {
+      quota = try number(Variable.dailyQuota, default: 0, minimum: 1, maximum: 100_000_000) as Int
+    }
     var trusted = TrustedProxies.none
     if let text = environment[Variable.trustedProxies],
       !text.trimmingCharacters(in: .whitespaces).isEmpty
@@ -137,6 +144,6 @@ extension ProxyConfiguration {
       host: environment[Variable.host] ?? "127.0.0.1",
       port: port, maximumBodyBytes: body,
       rateLimit: RateLimit(burst: burst, refillPerSecond: perSecond), postgres: postgres,
-      trustedProxies: trusted)
+      trustedProxies: trusted, dailyQuota: quota)
   }
 }

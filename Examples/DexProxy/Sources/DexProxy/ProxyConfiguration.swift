@@ -31,6 +31,9 @@ public struct ProxyConfiguration: Sendable {
   /// The load balancers whose `X-Forwarded-For` names the client for the per-address limit
   /// (default none: the header is ignored).
   public var trustedProxies: TrustedProxies
+  /// The most `/vision` calls one subject may make per UTC day; `nil` (the default) sets no
+  /// quota. Counted in PostgreSQL when ``postgres`` is set, so it holds across instances.
+  public var dailyQuota: Int?
 
   /// Creates a configuration.
   public init(
@@ -38,7 +41,7 @@ public struct ProxyConfiguration: Sendable {
     sessionLifetime: Duration = .seconds(3600), upstream: UpstreamConfiguration,
     host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 8 << 20,
     rateLimit: RateLimit = .default, postgres: PostgresStoreConfiguration? = nil,
-    trustedProxies: TrustedProxies = .none
+    trustedProxies: TrustedProxies = .none, dailyQuota: Int? = nil
   ) {
     self.bootstrapKeys = bootstrapKeys
     self.keyring = keyring
@@ -50,5 +53,6 @@ public struct ProxyConfiguration: Sendable {
     self.rateLimit = rateLimit
     self.postgres = postgres
     self.trustedProxies = trustedProxies
+    self.dailyQuota = dailyQuota
   }
 }

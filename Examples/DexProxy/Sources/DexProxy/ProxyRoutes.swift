@@ -24,6 +24,8 @@ struct ProxyRoutes: Sendable {
   var sharedLimiter: (any SharedRateLimiter)?
   /// The balancers whose `X-Forwarded-For` is believed for the per-address key.
   var trustedProxies: TrustedProxies = .none
+  /// The daily `/vision` quota per subject and where it is counted, if any.
+  var quota: (limit: Int, store: any DailyQuotaStore)?
 
   func register(on router: Router<ProxyRequestContext>) {
     router.get("/health") { _, context in
@@ -95,10 +97,14 @@ struct ProxyRoutes: Sendable {
     case .success(let value): signed = value
     case .failure(let error): return finish(error.response, context, route, error.outcome, started)
     }
+    let claims: SessionClaims
     do {
-      _ = try await authenticator.authenticateSession(signed)
+      claims = try await authenticator.authenticateSession(signed)
     } catch {
       return refuse(error, context, route, started)
+    }
+    if let refusal = await spendQuota(subject: claims.subject) {
+      return finish(refusal.response, context, route, refusal.outcome, started)
     }
     guard let body = try? JSONDecoder().decode(VisionRequest.self, from: signed.body),
       !body.image.isEmpty, Data(base64Encoded: body.image) != nil
@@ -166,6 +172,34 @@ struct ProxyRoutes: Sendable {
       SignedRequest(
         method: request.method.rawValue, path: request.head.path ?? "/", headers: headers,
         body: Data(bytes.readableBytesView)))
+  }
+
+  /// Counts one `/vision` call against `subject`'s daily quota; a ready 429 `quota_exceeded`
+  /// (with `Retry-After` until the next UTC day) or 503 when the count cannot be made.
+  private func spendQuota(subject: String) async -> ResponseError? {
+    guard let quota else { return nil }
+    let now = Date()
+    let fits: Bool
+    do {
+      fits = try await quota.store.consume(subject: subject, on: now, limit: quota.limit)
+    } catch {
+      var headers = HTTPFields()
+      headers[.retryAfter] = "1"
+      return ResponseError(
+        response: ErrorResponse.make(
+          status: 503, message: "The quota store is unavailable; retry later.",
+          type: "server_error", code: ErrorResponse.replayStoreUnavailable, headers: headers),
+        outcome: ErrorResponse.replayStoreUnavailable)
+    }
+    guard !fits else { return nil }
+    let seconds = DailyQuota.secondsUntilNextDay(from: now)
+    var headers = HTTPFields()
+    headers[.retryAfter] = String(seconds)
+    return ResponseError(
+      response: ErrorResponse.make(
+        status: 429, message: "The daily quota of \(quota.limit) calls is spent.",
+        type: "rate_limit_error", code: "quota_exceeded", headers: headers),
+      outcome: "quota_exceeded")
   }
 
   /// The per-address rate key: the remote address, or the client named by `X-Forwarded-For`

@@ -58,7 +58,7 @@ enum TestPostgres {
 }
 
 /// Two proxy instances sharing one real PostgreSQL: replays refused across instances, a
-/// session's rate limit held across them, and a database outage answered with 503s, never with an unchecked request, then recovered.
+/// session's rate limit and a subject's daily quota held across them, and a database outage answered with 503s, never with an unchecked request, then recovered.
 ///
 /// Serialized because one test stops the shared server.
 @Suite(.serialized, .enabled(if: TestPostgres.enabled, TestPostgres.skipReason))
@@ -88,11 +88,43 @@ struct PostgresReplayTests {
     #expect(errorCode(response.body) == "replayed_request", sourceLocation: sourceLocation)
   }
 
+  /// Sends `count` fresh `/vision` requests under `session`, alternating between `proxies`;
+  /// checks every 429 has `code` and a `Retry-After` of at least 1 s; returns the statuses.
+  private func alternate(
+    _ count: Int, on proxies: [ProxyHarness], session: AuthTokenResponse, refusal code: String
+  ) async throws -> [Int] {
+    var statuses: [Int] = []
+    for index in 0..<count {
+      let request = try signedVision("alternating \(index)", session)
+      let response = try await proxies[index % proxies.count].send(
+        "POST", "/vision", headers: request.headers, body: request.body)
+      statuses.append(response.statusCode)
+      if response.statusCode == 429 {
+        #expect(errorCode(response.body) == code)
+        #expect((Int(response.value(forHeader: "Retry-After") ?? "") ?? 0) >= 1)
+      }
+    }
+    return statuses
+  }
+
+  /// Two proxies on the test database, with `configure` applied on top.
   private func withCluster<T: Sendable>(
+    configure: @escaping @Sendable (inout ProxyConfiguration) -> Void,
     _ body: ([ProxyHarness]) async throws -> T
   ) async throws -> T {
     let store = try TestPostgres.configuration()
-    return try await ProxyHarness.cluster(count: 2, configure: { $0.postgres = store }, body)
+    return try await ProxyHarness.cluster(
+      count: 2,
+      configure: {
+        $0.postgres = store
+        configure(&$0)
+      }, body)
+  }
+
+  private func withCluster<T: Sendable>(
+    _ body: ([ProxyHarness]) async throws -> T
+  ) async throws -> T {
+    try await withCluster(configure: { _ in }, body)
   }
 
   @available(macOS 14, iOS 17, tvOS 17, *)
@@ -140,31 +172,34 @@ struct PostgresReplayTests {
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aSessionsRateLimitHoldsAcrossInstances() async throws {
-    let store = try TestPostgres.configuration()
-    try await ProxyHarness.cluster(
-      count: 2,
-      configure: {
-        $0.postgres = store
-        $0.rateLimit = RateLimit(burst: 4, refillPerSecond: 0.01)
-      }
-    ) { proxies in
+    try await withCluster(configure: { $0.rateLimit = RateLimit(burst: 4, refillPerSecond: 0.01) })
+    {
+      proxies in
       let session = try await proxies[0].rawSession()
-      var statuses: [Int] = []
-      var retryAfter: [String?] = []
-      for index in 0..<6 {
-        let request = try signedVision("limited \(index)", session)
-        let response = try await proxies[index % 2].send(
-          "POST", "/vision", headers: request.headers, body: request.body)
-        statuses.append(response.statusCode)
-        if response.statusCode == 429 {
-          #expect(errorCode(response.body) == "rate_limit_exceeded")
-          retryAfter.append(response.value(forHeader: "Retry-After"))
-        }
-      }
+      let statuses = try await alternate(
+        6, on: proxies, session: session, refusal: "rate_limit_exceeded")
       // Each instance alone would allow 4: together they allow 4.
       #expect(statuses == [200, 200, 200, 200, 429, 429])
-      #expect(retryAfter.allSatisfy { Int($0 ?? "") ?? 0 >= 1 })
       #expect(proxies[0].upstream.received.count == 4)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func theDailyQuotaHoldsAcrossInstances() async throws {
+    try await withCluster(configure: { $0.dailyQuota = 3 }) { proxies in
+      // A subject of its own, so earlier runs on the same database do not count.
+      let subject = "quota-\(UUID().uuidString.prefix(8))"
+      let body = try JSONEncoder().encode(AuthTokenRequest(subject: subject))
+      let token = try await proxies[1].send(
+        "POST", "/auth_token",
+        headers: ProxyHarness.signed("/auth_token", body: body, secret: ProxyHarness.bootstrapKey),
+        body: body)
+      let session = try JSONDecoder().decode(AuthTokenResponse.self, from: token.body)
+      let statuses = try await alternate(
+        5, on: proxies, session: session, refusal: "quota_exceeded")
+      // Each instance alone would allow 3: together they allow 3.
+      #expect(statuses == [200, 200, 200, 429, 429])
+      #expect(proxies[0].upstream.received.count == 3)
     }
   }
 

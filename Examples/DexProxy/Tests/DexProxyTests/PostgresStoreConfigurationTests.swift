@@ -4,12 +4,7 @@ import Testing
 
 /// Reading `DEX_PROXY_POSTGRES_URL`: the parts, the defaults, and a password that never shows.
 @Suite struct PostgresStoreConfigurationTests {
-  private let valid = [
-    "DEX_PROXY_BOOTSTRAP_KEY": "boot-key-value-123",
-    "DEX_PROXY_SERVER_SECRET": "server-secret-value-at-least-32-bytes-long",
-    "DEX_PROXY_UPSTREAM_URL": "https://api.example.com/v1",
-    "DEX_PROXY_MODEL": "gpt-4o-mini",
-  ]
+  private let valid = minimalEnvironment
 
   @Test func unsetKeepsTheInMemoryCache() throws {
     #expect(try ProxyConfiguration.fromEnvironment(valid).postgres == nil)

@@ -37,12 +37,7 @@ import Testing
   }
 
   @Test func isReadFromTheEnvironment() throws {
-    var environment = [
-      "DEX_PROXY_BOOTSTRAP_KEY": "boot-key-value-123",
-      "DEX_PROXY_SERVER_SECRET": "server-secret-value-at-least-32-bytes-long",
-      "DEX_PROXY_UPSTREAM_URL": "https://api.example.com/v1",
-      "DEX_PROXY_MODEL": "gpt-4o-mini",
-    ]
+    var environment = minimalEnvironment
     #expect(try ProxyConfiguration.fromEnvironment(environment).trustedProxies == .none)
     environment["DEX_PROXY_TRUSTED_PROXIES"] = "10.0.0.0/8"
     #expect(try ProxyConfiguration.fromEnvironment(environment).trustedProxies.contains("10.9.9.9"))

@@ -175,6 +175,14 @@ struct ProxyHarness: Sendable {
   struct UnexpectedStatus: Error { var status: Int }
 }
 
+/// The four required variables, valid, for configuration tests.
+let minimalEnvironment = [
+  "DEX_PROXY_BOOTSTRAP_KEY": "boot-key-value-123",
+  "DEX_PROXY_SERVER_SECRET": "server-secret-value-at-least-32-bytes-long",
+  "DEX_PROXY_UPSTREAM_URL": "https://api.example.com/v1",
+  "DEX_PROXY_MODEL": "gpt-4o-mini",
+]
+
 /// The `error.code` of an OpenAI-style error body.
 func errorCode(_ body: Data) -> String? {
   let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
