@@ -3,7 +3,8 @@
 # builds and runs the tests of every package in this repository:
 #   .                 the SDK (DexModel, DexImaging, DexCloud, DexCloudServer, DexStorage, DexKit)
 #   Examples          the dex command-line app, dex-demo, custom-classifier
-#   Examples/DexProxy the dex-proxy backend, and DexCloud's client against real loopback servers
+#   Examples/DexProxy the dex-proxy backend (against a real PostgreSQL started here), and DexCloud's
+#                     client against real loopback servers
 #   Benchmarks        built only (the benchmarks themselves run from their scripts)
 # and the SDK's classifier tests once more with the opt-in XNNPACK trait.
 # Every package runs even when an earlier one fails; the last line sums them up.
@@ -16,6 +17,15 @@ bash Scripts/check-host-dependencies.sh
 
 logs="$(mktemp -d)"
 trap 'rm -rf "$logs"' EXIT
+# A throwaway PostgreSQL for the proxy's shared-store tests (Scripts/postgres.sh installs Debian's
+# postgresql when missing and stops the server on exit). DEX_POSTGRES_DIR stays exported: the
+# outage test pauses and resumes the server itself. The assignment is apart from `export` so
+# that a failing start stops this script.
+DEX_POSTGRES_DIR="$(mktemp -d)"
+export DEX_POSTGRES_DIR
+DEX_TEST_POSTGRES_URL="$(bash Scripts/postgres.sh start)"
+export DEX_TEST_POSTGRES_URL
+trap 'bash Scripts/postgres.sh stop || true; rm -rf "$logs" "$DEX_POSTGRES_DIR"' EXIT
 failed_packages=()
 run_package() {  # $1: package path
   local name="${1//\//-}"

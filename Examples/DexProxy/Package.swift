@@ -12,6 +12,11 @@ func sdk(_ module: String) -> Target.Dependency { .product(name: module, package
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let postgres: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
+let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
+let lifecycle: Target.Dependency = .product(
+  name: "ServiceLifecycle", package: "swift-service-lifecycle")
 
 let package = Package(
   name: "DexProxy",
@@ -27,11 +32,17 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     .target(
       name: "DexProxy",
-      dependencies: [sdk("DexCloud"), sdk("DexCloudServer"), logging, hummingbird, httpTypes]),
+      dependencies: [
+        sdk("DexCloud"), sdk("DexCloudServer"), logging, hummingbird, httpTypes, crypto, postgres,
+        nioSSL, lifecycle,
+      ]),
     .executableTarget(name: "dex-proxy", dependencies: ["DexProxy", logging, hummingbird]),
     .target(name: "DexProxyTesting", dependencies: ["DexProxy", logging, hummingbird, httpTypes]),
     .testTarget(
@@ -39,7 +50,7 @@ let package = Package(
       dependencies: [
         "DexProxy", "DexProxyTesting", sdk("DexKit"), sdk("DexCloudServer"),
         sdk("DexTestSupport"), logging, hummingbird, httpTypes,
-        .product(name: "Crypto", package: "swift-crypto"),
+        crypto, postgres,
       ],
       resources: [.copy("Photos")]),
     .testTarget(

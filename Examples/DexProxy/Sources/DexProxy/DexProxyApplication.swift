@@ -2,6 +2,7 @@ import DexCloud
 import DexCloudServer
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// Builds the `dex-proxy` Hummingbird application: `POST /auth_token`, `POST /vision` and
 /// `GET /health`, wired to DexCloud's verifier and issuer and to an OpenAI-compatible upstream.
@@ -13,19 +14,26 @@ public enum DexProxyApplication {
   ///
   /// - Parameters:
   ///   - configuration: secrets, upstream, address and limits.
-  ///   - replayCache: where accepted signatures are remembered; share one store (Redis, a
-  ///     database) between instances behind a load balancer.
+  ///   - replayCache: where accepted signatures are remembered. `nil` (the default) picks a
+  ///     ``PostgresReplayCache`` when ``ProxyConfiguration/postgres`` is set, shared by every
+  ///     instance behind a load balancer, and an in-memory cache otherwise. A cache that is also
+  ///     a `Service` runs with the server; a ``SharedReplayStore`` is checked by `/health`.
   ///   - transport: the HTTP transport for upstream calls (URLSession by default).
   ///   - logger: where the server and every request are logged (never with secrets).
   ///   - onServerRunning: called with the bound port once the server listens (useful with
   ///     port 0).
   public static func make(
     configuration: ProxyConfiguration,
-    replayCache: any ReplayCache = InMemoryReplayCache(),
+    replayCache: (any ReplayCache)? = nil,
     transport: (any HTTPTransport)? = nil,
     logger: Logger = Logger(label: "dexkit.proxy"),
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
   ) -> some ApplicationProtocol {
+    let replayCache: any ReplayCache =
+      replayCache
+      ?? configuration.postgres.map {
+        PostgresReplayCache(configuration: $0, logger: logger)
+      } ?? InMemoryReplayCache()
     let authenticator = RequestAuthenticator(
       bootstrapKeys: configuration.bootstrapKeys,
       issuer: SessionIssuer(
@@ -36,14 +44,23 @@ public enum DexProxyApplication {
       upstream: ChatCompletionsClient(
         configuration: configuration.upstream, transport: transport, logger: logger),
       limiter: TokenBucketRateLimiter(limit: configuration.rateLimit),
-      maximumBodyBytes: configuration.maximumBodyBytes)
+      maximumBodyBytes: configuration.maximumBodyBytes,
+      sharedStore: replayCache as? any SharedReplayStore,
+      sharedLimiter: replayCache as? any SharedRateLimiter,
+      trustedProxies: configuration.trustedProxies,
+      quota: configuration.dailyQuota.map {
+        (limit: $0, store: replayCache as? any DailyQuotaStore ?? InMemoryDailyQuota())
+      })
     let router = Router(context: ProxyRequestContext.self)
     routes.register(on: router)
+    var services: [any Service] = []
+    if let service = replayCache as? any Service { services.append(service) }
     return Application(
       router: router,
       configuration: .init(
         address: .hostname(configuration.host, port: configuration.port),
         serverName: "dex-proxy"),
+      services: services,
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? 0
         logger.info(

@@ -6,6 +6,9 @@ import Hummingbird
 /// OpenAI-style JSON error responses (`{"error":{"message","type","code"}}`).
 @available(macOS 14, iOS 17, tvOS 17, *)
 enum ErrorResponse {
+  /// The code of the 503 sent while a shared replay store is unreachable.
+  static let replayStoreUnavailable = "replay_store_unavailable"
+
   static func make(
     status: Int, message: String, type: String, code: String, headers extra: HTTPFields = [:]
   ) -> Response {

@@ -33,6 +33,15 @@ extension ProxyConfiguration {
     public static let rateLimitBurst = "DEX_PROXY_RATE_LIMIT_BURST"
     /// Optional. Rate-limit refill, requests per second per client (default 0.5).
     public static let rateLimitPerSecond = "DEX_PROXY_RATE_LIMIT_PER_SECOND"
+    /// Optional. `postgres://user:password@host:port/database`: the replay cache shared by every
+    /// instance lives in that PostgreSQL database (unset: in this process's memory).
+    public static let postgresURL = "DEX_PROXY_POSTGRES_URL"
+    /// Optional. Comma-separated addresses or CIDR blocks of the load balancers whose
+    /// `X-Forwarded-For` header names the client (default: none, the header is ignored).
+    public static let trustedProxies = "DEX_PROXY_TRUSTED_PROXIES"
+    /// Optional. The most `/vision` calls one subject (install) may make per UTC day (default:
+    /// no quota); over it, 429 `quota_exceeded`.
+    public static let dailyQuota = "DEX_PROXY_DAILY_QUOTA"
   }
 
   /// Reads the configuration from environment variables (see ``Variable``).
@@ -102,6 +111,29 @@ extension ProxyConfiguration {
       try number(
         Variable.rateLimitPerSecond, default: 0.5, minimum: 0.001, maximum: 100_000.0) as Double
 
+    var postgres: PostgresStoreConfiguration?
+    if let text = environment[Variable.postgresURL],
+      !text.trimmingCharacters(in: .whitespaces).isEmpty
+    {
+      postgres = try PostgresStoreConfiguration(url: text)
+    }
+
+    var quota: Int?
+    if environment[Variable.dailyQuota] != nil {
+      quota = try number(Variable.dailyQuota, default: 0, minimum: 1, maximum: 100_000_000) as Int
+    }
+    var trusted = TrustedProxies.none
+    if let text = environment[Variable.trustedProxies],
+      !text.trimmingCharacters(in: .whitespaces).isEmpty
+    {
+      guard let parsed = TrustedProxies(text) else {
+        throw ProxyConfigurationError(
+          variable: Variable.trustedProxies,
+          problem: "must be comma-separated IP addresses or CIDR blocks (10.0.0.0/8, fd00::/8).")
+      }
+      trusted = parsed
+    }
+
     return ProxyConfiguration(
       bootstrapKeys: bootstrapKeys,
       keyring: ServerKeyring(current: key),
@@ -111,6 +143,7 @@ extension ProxyConfiguration {
         timeout: .milliseconds(Int((timeout * 1000).rounded()))),
       host: environment[Variable.host] ?? "127.0.0.1",
       port: port, maximumBodyBytes: body,
-      rateLimit: RateLimit(burst: burst, refillPerSecond: perSecond))
+      rateLimit: RateLimit(burst: burst, refillPerSecond: perSecond), postgres: postgres,
+      trustedProxies: trusted, dailyQuota: quota)
   }
 }

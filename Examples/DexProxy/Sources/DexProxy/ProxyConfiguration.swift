@@ -25,13 +25,23 @@ public struct ProxyConfiguration: Sendable {
   public var maximumBodyBytes: Int
   /// The per-client rate limit.
   public var rateLimit: RateLimit
+  /// The PostgreSQL database whose replay cache every instance shares; `nil` (the default)
+  /// keeps it in this process's memory.
+  public var postgres: PostgresStoreConfiguration?
+  /// The load balancers whose `X-Forwarded-For` names the client for the per-address limit
+  /// (default none: the header is ignored).
+  public var trustedProxies: TrustedProxies
+  /// The most `/vision` calls one subject may make per UTC day; `nil` (the default) sets no
+  /// quota. Counted in PostgreSQL when ``postgres`` is set, so it holds across instances.
+  public var dailyQuota: Int?
 
   /// Creates a configuration.
   public init(
     bootstrapKeys: [SigningSecret], keyring: ServerKeyring,
     sessionLifetime: Duration = .seconds(3600), upstream: UpstreamConfiguration,
     host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 8 << 20,
-    rateLimit: RateLimit = .default
+    rateLimit: RateLimit = .default, postgres: PostgresStoreConfiguration? = nil,
+    trustedProxies: TrustedProxies = .none, dailyQuota: Int? = nil
   ) {
     self.bootstrapKeys = bootstrapKeys
     self.keyring = keyring
@@ -41,5 +51,8 @@ public struct ProxyConfiguration: Sendable {
     self.port = port
     self.maximumBodyBytes = maximumBodyBytes
     self.rateLimit = rateLimit
+    self.postgres = postgres
+    self.trustedProxies = trustedProxies
+    self.dailyQuota = dailyQuota
   }
 }

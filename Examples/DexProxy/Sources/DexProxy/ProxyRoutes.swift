@@ -16,10 +16,26 @@ struct ProxyRoutes: Sendable {
   let upstream: ChatCompletionsClient
   let limiter: TokenBucketRateLimiter
   let maximumBodyBytes: Int
+  /// The shared replay store, if any: `/health` checks it, and its failures are answered with
+  /// 503 `replay_store_unavailable`.
+  var sharedStore: (any SharedReplayStore)?
+  /// Token buckets shared by every instance, if any; while they fail, ``limiter`` (this
+  /// instance's own buckets) decides.
+  var sharedLimiter: (any SharedRateLimiter)?
+  /// The balancers whose `X-Forwarded-For` is believed for the per-address key.
+  var trustedProxies: TrustedProxies = .none
+  /// The daily `/vision` quota per subject and where it is counted, if any.
+  var quota: (limit: Int, store: any DailyQuotaStore)?
 
   func register(on router: Router<ProxyRequestContext>) {
     router.get("/health") { _, context in
-      log(context, route: "/health", status: 200, outcome: "ok", started: .now)
+      let started = ContinuousClock.now
+      if let sharedStore, await !sharedStore.isAvailable() {
+        log(context, route: "/health", status: 503, outcome: "degraded", started: started)
+        return ErrorResponse.json(
+          status: 503, data: Data(#"{"status":"degraded","replay_store":"unavailable"}"#.utf8))
+      }
+      log(context, route: "/health", status: 200, outcome: "ok", started: started)
       return ErrorResponse.json(status: 200, data: Data(#"{"status":"ok"}"#.utf8))
     }
     router.post("/auth_token") { request, context in
@@ -36,14 +52,14 @@ struct ProxyRoutes: Sendable {
     let started = ContinuousClock.now
     let route = "/auth_token"
     let signed: SignedRequest
-    switch await admit(request, rateKey: "ip:\(context.remoteIP ?? "unknown")") {
+    switch await admit(request, rateKey: addressKey(request, context)) {
     case .success(let value): signed = value
     case .failure(let error): return finish(error.response, context, route, error.outcome, started)
     }
     do {
       try await authenticator.authenticateBootstrap(signed)
     } catch {
-      return finish(ErrorResponse.verification(error), context, route, error.code, started)
+      return refuse(error, context, route, started)
     }
     let subject =
       (try? JSONDecoder().decode(AuthTokenRequest.self, from: signed.body))?.subject ?? "anonymous"
@@ -74,17 +90,21 @@ struct ProxyRoutes: Sendable {
     if let sessionHeader, (try? authenticator.issuer.validate(sessionID: sessionHeader)) != nil {
       key = "session:\(sessionHeader)"
     } else {
-      key = "ip:\(context.remoteIP ?? "unknown")"
+      key = addressKey(request, context)
     }
     let signed: SignedRequest
     switch await admit(request, rateKey: key) {
     case .success(let value): signed = value
     case .failure(let error): return finish(error.response, context, route, error.outcome, started)
     }
+    let claims: SessionClaims
     do {
-      _ = try await authenticator.authenticateSession(signed)
+      claims = try await authenticator.authenticateSession(signed)
     } catch {
-      return finish(ErrorResponse.verification(error), context, route, error.code, started)
+      return refuse(error, context, route, started)
+    }
+    if let refusal = await spendQuota(subject: claims.subject) {
+      return finish(refusal.response, context, route, refusal.outcome, started)
     }
     guard let body = try? JSONDecoder().decode(VisionRequest.self, from: signed.body),
       !body.image.isEmpty, Data(base64Encoded: body.image) != nil
@@ -120,7 +140,7 @@ struct ProxyRoutes: Sendable {
   ) async -> Result<
     SignedRequest, ResponseError
   > {
-    if case .limited(let seconds) = await limiter.acquire(rateKey) {
+    if case .limited(let seconds) = await acquire(rateKey) {
       var headers = HTTPFields()
       headers[.retryAfter] = String(seconds)
       let response = ErrorResponse.make(
@@ -152,6 +172,73 @@ struct ProxyRoutes: Sendable {
       SignedRequest(
         method: request.method.rawValue, path: request.head.path ?? "/", headers: headers,
         body: Data(bytes.readableBytesView)))
+  }
+
+  /// Counts one `/vision` call against `subject`'s daily quota; a ready 429 `quota_exceeded`
+  /// (with `Retry-After` until the next UTC day) or 503 when the count cannot be made.
+  private func spendQuota(subject: String) async -> ResponseError? {
+    guard let quota else { return nil }
+    let now = Date()
+    let fits: Bool
+    do {
+      fits = try await quota.store.consume(subject: subject, on: now, limit: quota.limit)
+    } catch {
+      var headers = HTTPFields()
+      headers[.retryAfter] = "1"
+      return ResponseError(
+        response: ErrorResponse.make(
+          status: 503, message: "The quota store is unavailable; retry later.",
+          type: "server_error", code: ErrorResponse.replayStoreUnavailable, headers: headers),
+        outcome: ErrorResponse.replayStoreUnavailable)
+    }
+    guard !fits else { return nil }
+    let seconds = DailyQuota.secondsUntilNextDay(from: now)
+    var headers = HTTPFields()
+    headers[.retryAfter] = String(seconds)
+    return ResponseError(
+      response: ErrorResponse.make(
+        status: 429, message: "The daily quota of \(quota.limit) calls is spent.",
+        type: "rate_limit_error", code: "quota_exceeded", headers: headers),
+      outcome: "quota_exceeded")
+  }
+
+  /// The per-address rate key: the remote address, or the client named by `X-Forwarded-For`
+  /// when the remote address is a trusted balancer.
+  private func addressKey(_ request: Request, _ context: ProxyRequestContext) -> String {
+    let forwarded = ProxyHeaderNames.forwardedFor.flatMap { name in
+      let values = request.headers[values: name]
+      return values.isEmpty ? nil : values.joined(separator: ",")
+    }
+    let address = trustedProxies.clientAddress(remote: context.remoteIP, forwardedFor: forwarded)
+    return "ip:\(address ?? "unknown")"
+  }
+
+  /// One token for `key`: from the shared buckets when they answer, else from this instance's.
+  private func acquire(_ key: String) async -> TokenBucketRateLimiter.Decision {
+    if let sharedLimiter, await !sharedLimiter.isFailing(),
+      let decision = try? await sharedLimiter.acquire(key, limit: limiter.limit)
+    {
+      return decision
+    }
+    return await limiter.acquire(key)
+  }
+
+  /// The response to a verification failure. With a shared store, the verifier's
+  /// `replay_cache_full` (any store failure) means the store is unreachable: 503
+  /// `replay_store_unavailable` with `Retry-After`.
+  private func refuse(
+    _ error: RequestVerificationError, _ context: ProxyRequestContext, _ route: String,
+    _ started: ContinuousClock.Instant
+  ) -> Response {
+    guard error == .replayCacheFull, sharedStore != nil else {
+      return finish(ErrorResponse.verification(error), context, route, error.code, started)
+    }
+    var headers = HTTPFields()
+    headers[.retryAfter] = "1"
+    let response = ErrorResponse.make(
+      status: 503, message: "The replay store is unavailable; retry later.",
+      type: "server_error", code: ErrorResponse.replayStoreUnavailable, headers: headers)
+    return finish(response, context, route, ErrorResponse.replayStoreUnavailable, started)
   }
 
   private func finish(
@@ -189,4 +276,5 @@ struct ResponseError: Error {
 /// DexCloud's header names as HTTP field names (they are valid tokens, so never `nil`).
 enum ProxyHeaderNames {
   static let session = HTTPField.Name(DexCloudHeader.session)
+  static let forwardedFor = HTTPField.Name("X-Forwarded-For")
 }

@@ -65,6 +65,41 @@ struct ProxyHarness: Sendable {
     }
   }
 
+  /// Starts one stub upstream and `count` proxies in front of it (each with its own logs, all
+  /// with the same configuration, so a shared store is shared), runs `body`, and always stops
+  /// them all.
+  static func cluster<T: Sendable>(
+    count: Int, configure: @Sendable (inout ProxyConfiguration) -> Void = { _ in },
+    _ body: ([ProxyHarness]) async throws -> T
+  ) async throws -> T {
+    let upstream = StubUpstream()
+    try await upstream.start()
+    var configuration = configuration(upstreamPort: upstream.port)
+    configure(&configuration)
+    var proxies: [ProxyHarness] = []
+    func stopAll() async {
+      for proxy in proxies {
+        proxy.task.cancel()
+        _ = try? await proxy.task.value
+      }
+      await upstream.stop()
+    }
+    do {
+      for _ in 0..<count {
+        let logs = LogCapture()
+        let (port, task) = try await LoopbackServer.startProxy(
+          configuration, logger: logs.logger("dexkit.proxy"))
+        proxies.append(ProxyHarness(port: port, upstream: upstream, logs: logs, task: task))
+      }
+      let result = try await body(proxies)
+      await stopAll()
+      return result
+    } catch {
+      await stopAll()
+      throw error
+    }
+  }
+
   func stop() async {
     task.cancel()
     _ = try? await task.value
@@ -139,6 +174,14 @@ struct ProxyHarness: Sendable {
 
   struct UnexpectedStatus: Error { var status: Int }
 }
+
+/// The four required variables, valid, for configuration tests.
+let minimalEnvironment = [
+  "DEX_PROXY_BOOTSTRAP_KEY": "boot-key-value-123",
+  "DEX_PROXY_SERVER_SECRET": "server-secret-value-at-least-32-bytes-long",
+  "DEX_PROXY_UPSTREAM_URL": "https://api.example.com/v1",
+  "DEX_PROXY_MODEL": "gpt-4o-mini",
+]
 
 /// The `error.code` of an OpenAI-style error body.
 func errorCode(_ body: Data) -> String? {

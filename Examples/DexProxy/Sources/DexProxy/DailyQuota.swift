@@ -1,0 +1,77 @@
+import Crypto
+import Foundation
+import PostgresNIO
+
+/// Counts `/vision` calls per subject (install) per UTC day, for `DEX_PROXY_DAILY_QUOTA`.
+public protocol DailyQuotaStore: Sendable {
+  /// Counts one call for `subject` on the UTC day of `date` if fewer than `limit` were counted.
+  ///
+  /// - Returns: `true` if the call fits in the quota (and was counted), `false` if the quota is
+  ///   spent.
+  /// - Throws: when the store cannot answer; the request is then refused (fail closed).
+  func consume(subject: String, on date: Date, limit: Int) async throws -> Bool
+}
+
+/// The in-process ``DailyQuotaStore`` used without PostgreSQL: counts for the current UTC day
+/// only (older days are dropped when the day changes).
+public actor InMemoryDailyQuota: DailyQuotaStore {
+  private var day = ""
+  private var used: [String: Int] = [:]
+
+  /// Creates an empty counter.
+  public init() {}
+
+  /// See ``DailyQuotaStore/consume(subject:on:limit:)``.
+  public func consume(subject: String, on date: Date, limit: Int) async throws -> Bool {
+    let today = DailyQuota.day(of: date)
+    if today != day {
+      day = today
+      used.removeAll()
+    }
+    let count = used[subject, default: 0]
+    guard count < limit else { return false }
+    used[subject] = count + 1
+    return true
+  }
+}
+
+extension PostgresReplayCache: DailyQuotaStore {
+  /// Counts one call in table `dex_proxy_quota` (one row per subject hash and UTC day) with one
+  /// atomic `INSERT … ON CONFLICT DO UPDATE … WHERE used < limit RETURNING`: a row comes back
+  /// only when the call fits, whichever instance counts it.
+  public func consume(subject: String, on date: Date, limit: Int) async throws -> Bool {
+    let hash = ByteBuffer(bytes: SHA256.hash(data: Data(subject.utf8)))
+    let day = DailyQuota.day(of: date)
+    return try await perform("quota") {
+      try await self.migrateIfNeeded()
+      let rows = try await self.client.query(
+        """
+        INSERT INTO dex_proxy_quota AS q (subject_hash, day, used)
+        VALUES (\(hash), \(day)::date, 1)
+        ON CONFLICT (subject_hash, day) DO UPDATE SET used = q.used + 1
+        WHERE q.used < \(limit)
+        RETURNING used
+        """)
+      var counted = false
+      for try await _ in rows { counted = true }
+      return counted && limit > 0
+    }
+  }
+}
+
+/// Helpers for the UTC day a quota counts in.
+enum DailyQuota {
+  /// `yyyy-MM-dd` of `date` in UTC.
+  static func day(of date: Date) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+    let parts = calendar.dateComponents([.year, .month, .day], from: date)
+    return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+  }
+
+  /// Whole seconds from `date` to the next UTC midnight (at least 1).
+  static func secondsUntilNextDay(from date: Date) -> Int {
+    let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+    return max(1, 86_400 - seconds % 86_400)
+  }
+}

@@ -1,0 +1,50 @@
+import DexCloud
+import DexProxy
+import DexProxyTesting
+import Foundation
+import Testing
+
+/// `DEX_PROXY_DAILY_QUOTA` without PostgreSQL: the in-process count per subject and UTC day.
+@Suite struct DailyQuotaTests {
+  @Test func countsPerSubjectAndStartsAgainEachUTCDay() async throws {
+    let quota = InMemoryDailyQuota()
+    let day = Date(timeIntervalSince1970: 1_700_000_000)
+    #expect(try await quota.consume(subject: "a", on: day, limit: 2))
+    #expect(try await quota.consume(subject: "a", on: day, limit: 2))
+    #expect(try await !quota.consume(subject: "a", on: day, limit: 2))
+    #expect(try await quota.consume(subject: "b", on: day, limit: 2))
+    #expect(try await quota.consume(subject: "a", on: day.addingTimeInterval(86_400), limit: 2))
+  }
+
+  @Test func isReadFromTheEnvironment() throws {
+    var environment = minimalEnvironment
+    #expect(try ProxyConfiguration.fromEnvironment(environment).dailyQuota == nil)
+    environment["DEX_PROXY_DAILY_QUOTA"] = "500"
+    #expect(try ProxyConfiguration.fromEnvironment(environment).dailyQuota == 500)
+    environment["DEX_PROXY_DAILY_QUOTA"] = "0"
+    #expect(throws: ProxyConfigurationError.self) {
+      try ProxyConfiguration.fromEnvironment(environment)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aSpentQuotaIsA429UntilTheNextDay() async throws {
+    try await ProxyHarness.with(configure: { $0.dailyQuota = 1 }) { proxy in
+      let session = try await proxy.rawSession()
+      var statuses: [Int] = []
+      for index in 0..<2 {
+        let body = try JSONEncoder().encode(
+          VisionRequest(image: sampleImage.base64EncodedString(), prompt: "q\(index)"))
+        let response = try await proxy.sendVision(
+          body, secret: session.sessionSecret, session: session.sessionID)
+        statuses.append(response.statusCode)
+        if index == 1 {
+          #expect(errorCode(response.body) == "quota_exceeded")
+          let retry = Int(response.value(forHeader: "Retry-After") ?? "") ?? 0
+          #expect((1...86_400).contains(retry))
+        }
+      }
+      #expect(statuses == [200, 429])
+    }
+  }
+}

@@ -1,0 +1,306 @@
+import DexCloud
+import DexProxy
+import DexProxyTesting
+import DexTestSupport
+import Foundation
+import Logging
+import Testing
+
+/// The PostgreSQL the tests share: its URL from `DEX_TEST_POSTGRES_URL` (printed by
+/// `Scripts/postgres.sh start`), and that script to stop and restart it.
+///
+/// Locally the tests that need it are skipped when the variable is unset; under CI (`CI=true`)
+/// they run and fail, so a CI run without a database cannot pass silently.
+enum TestPostgres {
+  static let environment = ProcessInfo.processInfo.environment
+  static let url = environment["DEX_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+  static let inCI = environment["CI"] == "true"
+  /// Run when there is a database, and always under CI.
+  static let enabled = url != nil || inCI
+  static let skipReason: Comment =
+    "DEX_TEST_POSTGRES_URL is not set: run `export DEX_TEST_POSTGRES_URL=$(Scripts/postgres.sh start)`"
+
+  struct Missing: Error, CustomStringConvertible {
+    var description: String {
+      "CI=true but DEX_TEST_POSTGRES_URL is not set: Scripts/test.sh must start Scripts/postgres.sh"
+    }
+  }
+
+  /// The store configuration, with short timeouts so outages show quickly.
+  static func configuration() throws -> PostgresStoreConfiguration {
+    guard let url else { throw Missing() }
+    var configuration = try PostgresStoreConfiguration(url: url)
+    configuration.operationTimeout = .seconds(2)
+    configuration.sweepInterval = .seconds(1)
+    return configuration
+  }
+
+  /// The database password, which must never show up in logs or responses.
+  static func password() throws -> String {
+    try #require(try configuration().password)
+  }
+
+  /// Runs `Scripts/postgres.sh verb` (`pause` or `resume`) and waits for it.
+  static func control(_ verb: String) throws {
+    let root = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = [root.appendingPathComponent("Scripts/postgres.sh").path, verb]
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw ControlFailed(verb: verb) }
+  }
+
+  struct ControlFailed: Error { var verb: String }
+}
+
+/// Two proxy instances sharing one real PostgreSQL: replays refused across instances, a
+/// session's rate limit and a subject's daily quota held across them, and a database outage answered with 503s, never with an unchecked request, then recovered.
+///
+/// Serialized because one test stops the shared server.
+@Suite(.serialized, .enabled(if: TestPostgres.enabled, TestPostgres.skipReason))
+struct PostgresReplayTests {
+  private func visionBody(_ prompt: String) throws -> Data {
+    try JSONEncoder().encode(
+      VisionRequest(image: sampleImage.base64EncodedString(), prompt: prompt))
+  }
+
+  /// A fresh `/vision` body (its prompt made unique) and its signing headers under `session`.
+  private func signedVision(
+    _ prompt: String, _ session: AuthTokenResponse
+  ) throws -> (body: Data, headers: [String: String]) {
+    let body = try visionBody("\(prompt) \(UUID())")
+    return (
+      body,
+      ProxyHarness.signed(
+        "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
+    )
+  }
+
+  /// Expects a 401 `replayed_request`.
+  private func expectReplayed(
+    _ response: TransportResponse, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    #expect(response.statusCode == 401, sourceLocation: sourceLocation)
+    #expect(errorCode(response.body) == "replayed_request", sourceLocation: sourceLocation)
+  }
+
+  /// Sends `count` fresh `/vision` requests under `session`, alternating between `proxies`;
+  /// checks every 429 has `code` and a `Retry-After` of at least 1 s; returns the statuses.
+  private func alternate(
+    _ count: Int, on proxies: [ProxyHarness], session: AuthTokenResponse, refusal code: String
+  ) async throws -> [Int] {
+    var statuses: [Int] = []
+    for index in 0..<count {
+      let request = try signedVision("alternating \(index)", session)
+      let response = try await proxies[index % proxies.count].send(
+        "POST", "/vision", headers: request.headers, body: request.body)
+      statuses.append(response.statusCode)
+      if response.statusCode == 429 {
+        #expect(errorCode(response.body) == code)
+        #expect((Int(response.value(forHeader: "Retry-After") ?? "") ?? 0) >= 1)
+      }
+    }
+    return statuses
+  }
+
+  /// Two proxies on the test database, with `configure` applied on top.
+  private func withCluster<T: Sendable>(
+    configure: @escaping @Sendable (inout ProxyConfiguration) -> Void,
+    _ body: ([ProxyHarness]) async throws -> T
+  ) async throws -> T {
+    let store = try TestPostgres.configuration()
+    return try await ProxyHarness.cluster(
+      count: 2,
+      configure: {
+        $0.postgres = store
+        configure(&$0)
+      }, body)
+  }
+
+  private func withCluster<T: Sendable>(
+    _ body: ([ProxyHarness]) async throws -> T
+  ) async throws -> T {
+    try await withCluster(configure: { _ in }, body)
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func requestAcceptedByOneInstanceIsRefusedByTheOther() async throws {
+    try await withCluster { proxies in
+      let (a, b) = (proxies[0], proxies[1])
+      let request = try signedVision("shared replay", try await a.rawSession())
+      let first = try await a.send("POST", "/vision", headers: request.headers, body: request.body)
+      #expect(first.statusCode == 200)
+      expectReplayed(
+        try await b.send("POST", "/vision", headers: request.headers, body: request.body))
+      expectReplayed(
+        try await a.send("POST", "/vision", headers: request.headers, body: request.body))
+
+      // The other way round, through the session B issued.
+      let other = try signedVision("the other way", try await b.rawSession())
+      let second = try await b.send("POST", "/vision", headers: other.headers, body: other.body)
+      #expect(second.statusCode == 200)
+      expectReplayed(try await a.send("POST", "/vision", headers: other.headers, body: other.body))
+      #expect(a.upstream.received.count == 2)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func simultaneousCopiesOnBothInstancesAreAcceptedOnce() async throws {
+    try await withCluster { proxies in
+      let session = try await proxies[0].rawSession()
+      for round in 0..<20 {
+        let request = try signedVision("race \(round)", session)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+          for proxy in proxies + proxies {
+            group.addTask {
+              try await proxy.send(
+                "POST", "/vision", headers: request.headers, body: request.body
+              ).statusCode
+            }
+          }
+          return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.sorted() == [200, 401, 401, 401], "round \(round)")
+      }
+      #expect(proxies[0].upstream.received.count == 20)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aSessionsRateLimitHoldsAcrossInstances() async throws {
+    try await withCluster(configure: { $0.rateLimit = RateLimit(burst: 4, refillPerSecond: 0.01) })
+    {
+      proxies in
+      let session = try await proxies[0].rawSession()
+      let statuses = try await alternate(
+        6, on: proxies, session: session, refusal: "rate_limit_exceeded")
+      // Each instance alone would allow 4: together they allow 4.
+      #expect(statuses == [200, 200, 200, 200, 429, 429])
+      #expect(proxies[0].upstream.received.count == 4)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func theDailyQuotaHoldsAcrossInstances() async throws {
+    try await withCluster(configure: { $0.dailyQuota = 3 }) { proxies in
+      // A subject of its own, so earlier runs on the same database do not count.
+      let subject = "quota-\(UUID().uuidString.prefix(8))"
+      let body = try JSONEncoder().encode(AuthTokenRequest(subject: subject))
+      let token = try await proxies[1].send(
+        "POST", "/auth_token",
+        headers: ProxyHarness.signed("/auth_token", body: body, secret: ProxyHarness.bootstrapKey),
+        body: body)
+      let session = try JSONDecoder().decode(AuthTokenResponse.self, from: token.body)
+      let statuses = try await alternate(
+        5, on: proxies, session: session, refusal: "quota_exceeded")
+      // Each instance alone would allow 3: together they allow 3.
+      #expect(statuses == [200, 200, 200, 429, 429])
+      #expect(proxies[0].upstream.received.count == 3)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func databaseOutageFailsClosedAndRecoversWithoutRestart() async throws {
+    let password = try TestPostgres.password()
+    try await withCluster { proxies in
+      let (a, b) = (proxies[0], proxies[1])
+      let session = try await a.rawSession()
+      let accepted = try signedVision("before the outage", session)
+      let first = try await a.send(
+        "POST", "/vision", headers: accepted.headers, body: accepted.body)
+      #expect(first.statusCode == 200)
+      for proxy in proxies {
+        #expect(try await proxy.send("GET", "/health").statusCode == 200)
+      }
+
+      try TestPostgres.control("pause")
+      do {
+        // A fresh request, a replay of the accepted one and a new session: refused by both
+        // instances, never accepted unchecked.
+        for proxy in proxies {
+          let fresh = try signedVision("during the outage", session)
+          let response = try await proxy.send(
+            "POST", "/vision", headers: fresh.headers, body: fresh.body)
+          #expect(response.statusCode == 503)
+          #expect(errorCode(response.body) == "replay_store_unavailable")
+          #expect(response.value(forHeader: "Retry-After") == "1")
+          let replay = try await proxy.send(
+            "POST", "/vision", headers: accepted.headers, body: accepted.body)
+          #expect(replay.statusCode == 503)
+          #expect(errorCode(replay.body) == "replay_store_unavailable")
+          let health = try await proxy.send("GET", "/health")
+          #expect(health.statusCode == 503)
+          #expect(String(decoding: health.body, as: UTF8.self).contains("degraded"))
+          let subject = Data(#"{"subject":"x"}"#.utf8)
+          let token = try await proxy.send(
+            "POST", "/auth_token",
+            headers: ProxyHarness.signed(
+              "/auth_token", body: subject, secret: ProxyHarness.bootstrapKey),
+            body: subject)
+          #expect(token.statusCode == 503)
+        }
+      } catch {
+        try? TestPostgres.control("resume")
+        throw error
+      }
+      try TestPostgres.control("resume")
+
+      // Both instances serve again by themselves (the pool reconnects).
+      let deadline = ContinuousClock.now + .seconds(45)
+      for proxy in proxies {
+        var healthy = false
+        while !healthy, ContinuousClock.now < deadline {
+          healthy = try await proxy.send("GET", "/health").statusCode == 200
+          if !healthy { try await Task.sleep(for: .milliseconds(250)) }
+        }
+        #expect(healthy)
+      }
+      let after = try signedVision("after the outage", session)
+      let served = try await b.send("POST", "/vision", headers: after.headers, body: after.body)
+      #expect(served.statusCode == 200)
+      // The row recorded before the outage survived it: the replay is still refused.
+      expectReplayed(
+        try await b.send("POST", "/vision", headers: accepted.headers, body: accepted.body))
+      #expect(a.upstream.received.count == 2)
+
+      for proxy in proxies {
+        #expect(!proxy.logs.lines.joined(separator: "\n").contains(password))
+        #expect(proxy.logs.lines.contains { $0.contains("Replay store unavailable") })
+      }
+    }
+  }
+
+  @Test func expiredRowsAreDeletedAndTheirSignaturesCanBeRecordedAgain() async throws {
+    let clock = TestClock()
+    let cache = PostgresReplayCache(
+      configuration: try TestPostgres.configuration(), logger: Logger(label: "test"),
+      now: { clock.now })
+    let service = Task { try await cache.run() }
+    defer { service.cancel() }
+    let signature = String(repeating: "ab", count: 32) + UUID().uuidString
+    let expiry = clock.now.addingTimeInterval(300)
+    #expect(try await cache.insertIfAbsent(signature, expiresAt: expiry))
+    #expect(try await !cache.insertIfAbsent(signature, expiresAt: expiry))
+    clock.advance(by: 301)
+    #expect(try await cache.deleteExpired() >= 1)
+    #expect(try await cache.insertIfAbsent(signature, expiresAt: clock.now.addingTimeInterval(300)))
+    // An expired row that the sweep has not reached yet does not block the signature either.
+    clock.advance(by: 301)
+    #expect(try await cache.insertIfAbsent(signature, expiresAt: clock.now.addingTimeInterval(300)))
+    #expect(await cache.isAvailable())
+  }
+}
+
+/// A settable clock for the cache's expiry checks.
+final class TestClock: @unchecked Sendable {
+  private let lock = NSLock()
+  private var current = Date()
+
+  var now: Date { lock.withLock { current } }
+
+  func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+}
