@@ -25,10 +25,11 @@ DEX_POSTGRES_DIR="$(mktemp -d)"
 export DEX_POSTGRES_DIR
 DEX_TEST_POSTGRES_URL="$(bash Scripts/postgres.sh start)"
 export DEX_TEST_POSTGRES_URL
-trap 'bash Scripts/postgres.sh stop || true; rm -rf "$logs" "$DEX_POSTGRES_DIR"' EXIT
+trap 'bash Scripts/postgres.sh stop >/dev/null 2>&1 || true; rm -rf "$logs" "$DEX_POSTGRES_DIR"' EXIT
 failed_packages=()
 run_package() {  # $1: package path
   local name="${1//\//-}"
+  if [ "$name" = . ]; then name=root; fi
   echo "== $1: build"
   if ! swift build --package-path "$1" --build-tests; then
     failed_packages+=("$1 (build)")
