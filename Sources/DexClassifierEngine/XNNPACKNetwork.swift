@@ -280,13 +280,23 @@
     }
 
     /// One XNNPACK runtime of the graph and its thread pool: serves one inference at a time.
+    ///
+    /// The runtime reads its input from, and writes its logits to, buffers it owns, bound once
+    /// by `xnn_setup_runtime` when it is made: a pass copies the caller's input in and the
+    /// logits out, and XNNPACK's right to read `XNN_EXTRA_BYTES` past the end of an input never
+    /// reaches beyond memory of ours.
     private final class Runtime {
       let runtime: xnn_runtime_t
       let threadpool: pthreadpool_t?
-      var output: [Float]
+      let input: UnsafeMutableBufferPointer<Float>
+      let output: UnsafeMutableBufferPointer<Float>
+      /// The values of one input, without the padding XNNPACK may over-read.
+      let inputCount: Int
+      let classCount: Int
 
-      /// Defines the graph in a transient subgraph and creates a runtime from it on a pool of
-      /// `threads` threads (none for one: the runtime then runs on the calling thread).
+      /// Defines the graph in a transient subgraph, creates a runtime from it on a pool of
+      /// `threads` threads (none for one: the runtime then runs on the calling thread) and binds
+      /// it to this object's input and output buffers.
       init(
         network: XNNPACKNetwork, threads: Int, fault: EfficientNetLite0.XNNPACKFault?
       ) throws(Failure) {
@@ -309,36 +319,50 @@
           if let threadpool { pthreadpool_destroy(threadpool) }
           throw Failure(step: "xnn_create_runtime_v2", status: Int(status.rawValue))
         }
+        let padding = Int(XNN_EXTRA_BYTES) / MemoryLayout<Float>.stride
+        let inputCount = EfficientNetLite0.inputSize * EfficientNetLite0.inputSize * 3
+        let input = UnsafeMutableBufferPointer<Float>.allocate(capacity: inputCount + padding)
+        input.initialize(repeating: 0)
+        let output = UnsafeMutableBufferPointer<Float>.allocate(
+          capacity: network.classCount + padding)
+        output.initialize(repeating: 0)
         self.runtime = runtime
         self.threadpool = threadpool
-        self.output = [Float](repeating: 0, count: network.classCount)
+        self.input = input
+        self.output = output
+        self.inputCount = inputCount
+        self.classCount = network.classCount
+        // From here on `deinit` releases everything, also when the binding fails.
+        let values = [
+          xnn_external_value(id: 0, data: UnsafeMutableRawPointer(input.baseAddress)),
+          xnn_external_value(id: 1, data: UnsafeMutableRawPointer(output.baseAddress)),
+        ]
+        status = xnn_setup_runtime(runtime, values.count, values)
+        guard status == xnn_status_success else {
+          throw Failure(step: "xnn_setup_runtime", status: Int(status.rawValue))
+        }
       }
 
       deinit {
         xnn_delete_runtime(runtime)
         if let threadpool { pthreadpool_destroy(threadpool) }
+        input.deallocate()
+        output.deallocate()
       }
 
-      /// One forward pass over `input` (XNNPACK only reads it).
-      func run(_ input: UnsafeBufferPointer<Float>) throws(Failure) -> [Float] {
-        guard let base = input.baseAddress else {
+      /// One forward pass over `values`, a checked `224 × 224 × 3` input.
+      func run(_ values: UnsafeBufferPointer<Float>) throws(Failure) -> [Float] {
+        guard values.count == inputCount, let source = values.baseAddress,
+          let destination = input.baseAddress
+        else {
           throw Failure(step: "input", status: Int(xnn_status_invalid_parameter.rawValue))
         }
-        try output.withUnsafeMutableBufferPointer { (out) throws(Failure) in
-          let values = [
-            xnn_external_value(id: 0, data: UnsafeMutableRawPointer(mutating: base)),
-            xnn_external_value(id: 1, data: UnsafeMutableRawPointer(out.baseAddress)),
-          ]
-          var status = xnn_setup_runtime(runtime, values.count, values)
-          guard status == xnn_status_success else {
-            throw Failure(step: "xnn_setup_runtime", status: Int(status.rawValue))
-          }
-          status = xnn_invoke_runtime(runtime)
-          guard status == xnn_status_success else {
-            throw Failure(step: "xnn_invoke_runtime", status: Int(status.rawValue))
-          }
+        destination.update(from: source, count: inputCount)
+        let status = xnn_invoke_runtime(runtime)
+        guard status == xnn_status_success else {
+          throw Failure(step: "xnn_invoke_runtime", status: Int(status.rawValue))
         }
-        return output
+        return Array(output.prefix(classCount))
       }
     }
   }

@@ -63,32 +63,32 @@ import Testing
   }
 
   @Test func manifestCannotPointOutsideItsDirectory() throws {
-    let directory = try ClassifierFixtures.copyOfResources()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let manifest = directory.appendingPathComponent("EfficientNetLite0.json")
-    let text = try String(contentsOf: manifest, encoding: .utf8)
-      .replacingOccurrences(
-        of: #""file": "EfficientNetLite0.weights""#, with: #""file": "../../etc/passwd""#)
-    try Data(text.utf8).write(to: manifest)
-    #expect(
-      throws: NetworkError.invalidManifest(
-        "weights file name ../../etc/passwd is not a plain file name")
-    ) {
-      try EfficientNetLite0(manifestURL: manifest)
-    }
+    try expectLoading(
+      manifestWith: #""file": "EfficientNetLite0.weights""#,
+      replacedBy: #""file": "../../etc/passwd""#,
+      toThrow: .invalidManifest("weights file name ../../etc/passwd is not a plain file name"))
   }
 
   @Test func wrongShapeIsRejected() throws {
+    try expectLoading(
+      manifestWith: #""classes": 1000"#, replacedBy: #""classes": 999"#,
+      toThrow: .invalidWeights(
+        "tensor classifier.weight has shape [1280, 1000], expected [1280, 999]"))
+  }
+
+  /// Loads a copy of the bundled resources whose manifest has `original` replaced by
+  /// `replacement` (which must occur in it), and expects `expected`.
+  private func expectLoading(
+    manifestWith original: String, replacedBy replacement: String,
+    toThrow expected: NetworkError, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
     let directory = try ClassifierFixtures.copyOfResources()
     defer { try? FileManager.default.removeItem(at: directory) }
     let manifest = directory.appendingPathComponent("EfficientNetLite0.json")
     let text = try String(contentsOf: manifest, encoding: .utf8)
-      .replacingOccurrences(of: #""classes": 1000"#, with: #""classes": 999"#)
-    try Data(text.utf8).write(to: manifest)
-    #expect(
-      throws: NetworkError.invalidWeights(
-        "tensor classifier.weight has shape [1280, 1000], expected [1280, 999]")
-    ) {
+    try #require(text.contains(original), sourceLocation: sourceLocation)
+    try Data(text.replacingOccurrences(of: original, with: replacement).utf8).write(to: manifest)
+    #expect(throws: expected, sourceLocation: sourceLocation) {
       try EfficientNetLite0(manifestURL: manifest)
     }
   }

@@ -21,6 +21,19 @@ import Testing
 
   /// The taps of output pixel (`oy`, `ox`) of a TF-SAME `kernel × kernel` window that fall inside
   /// a `height × width` input: the input pixel index and the tap index `ky · kernel + kx`.
+  /// An int16 1×1 layer with pseudo-random weights in `weightsIn` and biases in `-1...1`, drawn
+  /// from `seeds` (weights, bias).
+  static func pointwise(
+    _ cin: Int, _ cout: Int, weightsIn range: ClosedRange<Float> = -1...1,
+    seeds: (weights: UInt64, bias: UInt64), relu6: Bool = false
+  ) throws -> QuantizedPointwiseConvolution {
+    try #require(
+      QuantizedPointwiseConvolution(
+        weights: values(cin * cout, in: range, seed: seeds.weights),
+        bias: values(cout, in: -1...1, seed: seeds.bias), inputChannels: cin,
+        outputChannels: cout, relu6: relu6))
+  }
+
   static func taps(
     _ oy: Int, _ ox: Int, kernel: Int, stride: Int, top: Int, left: Int, height: Int, width: Int
   ) -> [(pixel: Int, tap: Int)] {
@@ -110,11 +123,7 @@ import Testing
 
   @Test func int16PointwiseGivesTheSameBitsOnTwoThreads() throws {
     let (cin, cout, pixels) = (96, 24, 203)
-    let layer = try #require(
-      QuantizedPointwiseConvolution(
-        weights: Self.values(cin * cout, in: -1...1, seed: 3),
-        bias: Self.values(cout, in: -1...1, seed: 4),
-        inputChannels: cin, outputChannels: cout, relu6: false))
+    let layer = try Self.pointwise(cin, cout, seeds: (3, 4))
     let input = Self.values(pixels * cin, in: 0...6, seed: 9)
     let one = Self.quantized(layer, input, pixels: pixels, threads: 1)
     let two = Self.quantized(layer, input, pixels: pixels, threads: 2)
@@ -126,11 +135,7 @@ import Testing
   /// layer itself.
   @Test func int16PointwiseOnAQuantizedInputMatchesTheFloatEntry() throws {
     let (cin, cout, pixels) = (96, 24, 37)
-    let layer = try #require(
-      QuantizedPointwiseConvolution(
-        weights: Self.values(cin * cout, in: -1...1, seed: 12),
-        bias: Self.values(cout, in: -1...1, seed: 13),
-        inputChannels: cin, outputChannels: cout, relu6: false))
+    let layer = try Self.pointwise(cin, cout, seeds: (12, 13))
     let scale = QuantizedPointwiseConvolution.reluInputScale
     var q = Self.values(pixels * cin, in: 0...4095, seed: 14).map { Int16($0.rounded()) }
     q[17] = 4095  // the largest magnitude fixes the layer's own scale at exactly `scale`
@@ -340,21 +345,14 @@ import Testing
     height: Int, width: Int, kernel: Int, stride: Int, withResidual: Bool
   ) throws {
     let (cin, expanded, cout) = (16, 48, withResidual ? 16 : 24)
-    let expand = try #require(
-      QuantizedPointwiseConvolution(
-        weights: Self.values(cin * expanded, in: -0.5...0.5, seed: 41),
-        bias: Self.values(expanded, in: -1...1, seed: 42), inputChannels: cin,
-        outputChannels: expanded, relu6: true))
+    let expand = try Self.pointwise(
+      cin, expanded, weightsIn: -0.5...0.5, seeds: (41, 42), relu6: true)
     let depthwise = try #require(
       DepthwiseConvolution(
         weights: Self.values(kernel * kernel * expanded, in: -1...1, seed: 43),
         bias: Self.values(expanded, in: -1...1, seed: 44), channels: expanded, kernel: kernel,
         stride: stride))
-    let project = try #require(
-      QuantizedPointwiseConvolution(
-        weights: Self.values(expanded * cout, in: -0.5...0.5, seed: 45),
-        bias: Self.values(cout, in: -1...1, seed: 46), inputChannels: expanded,
-        outputChannels: cout, relu6: false))
+    let project = try Self.pointwise(expanded, cout, weightsIn: -0.5...0.5, seeds: (45, 46))
     let block = EfficientNetLite0.MBConvBlock(
       expand: .int16(expand), depthwise: depthwise, project: .int16(project),
       hasResidual: withResidual)
