@@ -7,6 +7,7 @@
 //   DexKit/run.sh                   dex-scan-benchmark: bytes → local guess → final result
 //   DexStorage/run.sh               dex-storage-bench beside raw SQLite
 //   DexCloud/run.sh                 DexCloudBench beside Python's hmac
+//   DexProxy/run.sh                 dex-proxy-load: two proxies, in-memory store beside PostgreSQL
 
 import PackageDescription
 
@@ -43,6 +44,13 @@ let package = Package(
         sdk("DexStorage"), sdk("DexModel"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
       path: "DexStorage/Sources"),
+    .executableTarget(
+      name: "dex-proxy-load",
+      dependencies: [
+        sdk("DexCloud"), sdk("DexCloudServer"), proxy("DexProxy"), proxy("DexProxyTesting"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "DexProxy", exclude: ["run.sh"]),
     .executableTarget(
       name: "DexCloudBench", dependencies: [sdk("DexCloud"), sdk("DexCloudServer")],
       path: "DexCloud", exclude: ["run.sh", "peer.py"]),

@@ -17,6 +17,8 @@ let postgres: Target.Dependency = .product(name: "PostgresNIO", package: "postgr
 let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
 let lifecycle: Target.Dependency = .product(
   name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let metrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
+let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
 
 let package = Package(
   name: "DexProxy",
@@ -35,13 +37,15 @@ let package = Package(
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
   ],
   targets: [
     .target(
       name: "DexProxy",
       dependencies: [
         sdk("DexCloud"), sdk("DexCloudServer"), logging, hummingbird, httpTypes, crypto, postgres,
-        nioSSL, lifecycle,
+        nioSSL, lifecycle, metrics, prometheus,
       ]),
     .executableTarget(name: "dex-proxy", dependencies: ["DexProxy", logging, hummingbird]),
     .target(name: "DexProxyTesting", dependencies: ["DexProxy", logging, hummingbird, httpTypes]),

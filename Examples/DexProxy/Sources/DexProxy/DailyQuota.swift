@@ -10,6 +10,13 @@ public protocol DailyQuotaStore: Sendable {
   ///   spent.
   /// - Throws: when the store cannot answer; the request is then refused (fail closed).
   func consume(subject: String, on date: Date, limit: Int) async throws -> Bool
+
+  /// Gives back one call counted for `subject` on the UTC day of `date` (never below zero):
+  /// the proxy refunds a call whose upstream request failed, so a client retrying after a 502
+  /// or 504 does not spend its quota on answers it never got.
+  ///
+  /// - Throws: when the store cannot answer; the call then stays counted.
+  func refund(subject: String, on date: Date) async throws
 }
 
 /// The in-process ``DailyQuotaStore`` used without PostgreSQL: counts for the current UTC day
@@ -33,6 +40,12 @@ public actor InMemoryDailyQuota: DailyQuotaStore {
     used[subject] = count + 1
     return true
   }
+
+  /// See ``DailyQuotaStore/refund(subject:on:)``.
+  public func refund(subject: String, on date: Date) async throws {
+    guard DailyQuota.day(of: date) == day, let count = used[subject], count > 0 else { return }
+    used[subject] = count - 1
+  }
 }
 
 extension PostgresReplayCache: DailyQuotaStore {
@@ -55,6 +68,20 @@ extension PostgresReplayCache: DailyQuotaStore {
       var counted = false
       for try await _ in rows { counted = true }
       return counted && limit > 0
+    }
+  }
+
+  /// Gives back one call in `dex_proxy_quota` with one `UPDATE … WHERE used > 0`.
+  public func refund(subject: String, on date: Date) async throws {
+    let hash = ByteBuffer(bytes: SHA256.hash(data: Data(subject.utf8)))
+    let day = DailyQuota.day(of: date)
+    try await perform("refund") {
+      try await self.migrateIfNeeded()
+      try await self.client.query(
+        """
+        UPDATE dex_proxy_quota SET used = used - 1
+        WHERE subject_hash = \(hash) AND day = \(day)::date AND used > 0
+        """)
     }
   }
 }

@@ -4,8 +4,8 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 
-/// Builds the `dex-proxy` Hummingbird application: `POST /auth_token`, `POST /vision` and
-/// `GET /health`, wired to DexCloud's verifier and issuer and to an OpenAI-compatible upstream.
+/// Builds the `dex-proxy` Hummingbird application: `POST /auth_token`, `POST /vision`,
+/// `GET /health` and (when configured) `GET /metrics`, wired to DexCloud's verifier and issuer and to an OpenAI-compatible upstream.
 ///
 /// Run the result with `runService()`, which also stops it gracefully on SIGTERM or SIGINT.
 @available(macOS 14, iOS 17, tvOS 17, *)
@@ -20,6 +20,9 @@ public enum DexProxyApplication {
   ///     a `Service` runs with the server; a ``SharedReplayStore`` is checked by `/health`.
   ///   - transport: the HTTP transport for upstream calls (URLSession by default).
   ///   - logger: where the server and every request are logged (never with secrets).
+  ///   - metrics: where requests, upstream calls and store operations are measured; a new
+  ///     registry for this instance by default. Served as `GET /metrics` when
+  ///     ``ProxyConfiguration/servesMetrics`` is on.
   ///   - onServerRunning: called with the bound port once the server listens (useful with
   ///     port 0).
   public static func make(
@@ -27,12 +30,13 @@ public enum DexProxyApplication {
     replayCache: (any ReplayCache)? = nil,
     transport: (any HTTPTransport)? = nil,
     logger: Logger = Logger(label: "dexkit.proxy"),
+    metrics: ProxyMetrics = ProxyMetrics(),
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
   ) -> some ApplicationProtocol {
     let replayCache: any ReplayCache =
       replayCache
       ?? configuration.postgres.map {
-        PostgresReplayCache(configuration: $0, logger: logger)
+        PostgresReplayCache(configuration: $0, logger: logger, metrics: metrics)
       } ?? InMemoryReplayCache()
     let authenticator = RequestAuthenticator(
       bootstrapKeys: configuration.bootstrapKeys,
@@ -50,7 +54,8 @@ public enum DexProxyApplication {
       trustedProxies: configuration.trustedProxies,
       quota: configuration.dailyQuota.map {
         (limit: $0, store: replayCache as? any DailyQuotaStore ?? InMemoryDailyQuota())
-      })
+      },
+      metrics: metrics, servesMetrics: configuration.servesMetrics)
     let router = Router(context: ProxyRequestContext.self)
     routes.register(on: router)
     var services: [any Service] = []

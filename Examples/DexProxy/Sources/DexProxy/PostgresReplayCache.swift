@@ -29,6 +29,7 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
   let client: PostgresClient
   private let configuration: PostgresStoreConfiguration
   private let logger: Logger
+  private let metrics: ProxyMetrics?
   let now: @Sendable () -> Date
   let state = State()
 
@@ -37,13 +38,15 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
   /// - Parameters:
   ///   - configuration: the database and the pool's limits.
   ///   - logger: where failures are logged (never with secrets).
+  ///   - metrics: where each operation's duration and failures are counted, if anywhere.
   ///   - now: the clock deciding whether a stored row has expired.
   public init(
-    configuration: PostgresStoreConfiguration, logger: Logger,
+    configuration: PostgresStoreConfiguration, logger: Logger, metrics: ProxyMetrics? = nil,
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.configuration = configuration
     self.logger = logger
+    self.metrics = metrics
     self.now = now
     let tls: PostgresClient.Configuration.TLS =
       switch configuration.tls {
@@ -197,6 +200,7 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
     _ name: String, _ operation: @escaping @Sendable () async throws -> T
   ) async throws -> T {
     let timeout = configuration.operationTimeout
+    let started = ContinuousClock.now
     do {
       let value = try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await operation() }
@@ -210,6 +214,8 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
         }
         return first
       }
+      metrics?.recordStore(
+        operation: name, duration: ContinuousClock.now - started, failed: false)
       if await state.recordSuccess() {
         logger.notice("Replay store reachable again")
       }
@@ -218,6 +224,7 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
       let failure =
         error as? PostgresReplayStoreError
         ?? PostgresReplayStoreError(operation: name, reason: Self.reason(error))
+      metrics?.recordStore(operation: name, duration: ContinuousClock.now - started, failed: true)
       if await state.recordFailure() {
         logger.warning(
           "Replay store unavailable; signed requests are refused",
@@ -268,7 +275,7 @@ public protocol SharedReplayStore: ReplayCache {
 
 /// The shared replay store could not answer; the request is refused, never accepted unchecked.
 public struct PostgresReplayStoreError: Error, Sendable, CustomStringConvertible {
-  /// The operation that failed (`insert`, `sweep`, `migrate`, `health`).
+  /// The operation that failed (`insert`, `rate`, `quota`, `refund`, `sweep`, `migrate`, `health`).
   public let operation: String
   /// Why, without any secret: a timeout, an SQLSTATE or an error type.
   public let reason: String

@@ -42,6 +42,9 @@ extension ProxyConfiguration {
     /// Optional. The most `/vision` calls one subject (install) may make per UTC day (default:
     /// no quota); over it, 429 `quota_exceeded`.
     public static let dailyQuota = "DEX_PROXY_DAILY_QUOTA"
+    /// Optional. `on` serves `GET /metrics` (Prometheus text format, unauthenticated); `off`
+    /// (the default) answers it with 404.
+    public static let metrics = "DEX_PROXY_METRICS"
   }
 
   /// Reads the configuration from environment variables (see ``Variable``).
@@ -134,6 +137,16 @@ extension ProxyConfiguration {
       trusted = parsed
     }
 
+    var servesMetrics = false
+    if let text = environment[Variable.metrics] {
+      switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+      case "on", "true", "1", "yes": servesMetrics = true
+      case "off", "false", "0", "no", "": servesMetrics = false
+      default:
+        throw ProxyConfigurationError(variable: Variable.metrics, problem: "must be on or off.")
+      }
+    }
+
     return ProxyConfiguration(
       bootstrapKeys: bootstrapKeys,
       keyring: ServerKeyring(current: key),
@@ -144,6 +157,6 @@ extension ProxyConfiguration {
       host: environment[Variable.host] ?? "127.0.0.1",
       port: port, maximumBodyBytes: body,
       rateLimit: RateLimit(burst: burst, refillPerSecond: perSecond), postgres: postgres,
-      trustedProxies: trusted, dailyQuota: quota)
+      trustedProxies: trusted, dailyQuota: quota, servesMetrics: servesMetrics)
   }
 }

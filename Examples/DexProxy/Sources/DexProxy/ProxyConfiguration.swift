@@ -34,6 +34,10 @@ public struct ProxyConfiguration: Sendable {
   /// The most `/vision` calls one subject may make per UTC day; `nil` (the default) sets no
   /// quota. Counted in PostgreSQL when ``postgres`` is set, so it holds across instances.
   public var dailyQuota: Int?
+  /// Whether `GET /metrics` answers with the ``ProxyMetrics`` in the Prometheus text format
+  /// (default `false`: 404). The endpoint needs no signature, so turn it on only where the
+  /// balancer does not route `/metrics` from the internet, or where the port is private.
+  public var servesMetrics: Bool
 
   /// Creates a configuration.
   public init(
@@ -41,7 +45,7 @@ public struct ProxyConfiguration: Sendable {
     sessionLifetime: Duration = .seconds(3600), upstream: UpstreamConfiguration,
     host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 8 << 20,
     rateLimit: RateLimit = .default, postgres: PostgresStoreConfiguration? = nil,
-    trustedProxies: TrustedProxies = .none, dailyQuota: Int? = nil
+    trustedProxies: TrustedProxies = .none, dailyQuota: Int? = nil, servesMetrics: Bool = false
   ) {
     self.bootstrapKeys = bootstrapKeys
     self.keyring = keyring
@@ -54,5 +58,6 @@ public struct ProxyConfiguration: Sendable {
     self.postgres = postgres
     self.trustedProxies = trustedProxies
     self.dailyQuota = dailyQuota
+    self.servesMetrics = servesMetrics
   }
 }

@@ -26,6 +26,10 @@ struct ProxyRoutes: Sendable {
   var trustedProxies: TrustedProxies = .none
   /// The daily `/vision` quota per subject and where it is counted, if any.
   var quota: (limit: Int, store: any DailyQuotaStore)?
+  /// Where every answered request, upstream call and refusal is counted.
+  var metrics = ProxyMetrics()
+  /// Whether `GET /metrics` is routed.
+  var servesMetrics = false
 
   func register(on router: Router<ProxyRequestContext>) {
     router.get("/health") { _, context in
@@ -44,6 +48,15 @@ struct ProxyRoutes: Sendable {
     router.post("/vision") { request, context in
       await vision(request, context: context)
     }
+    if servesMetrics {
+      router.get("/metrics") { _, _ in
+        var fields = HTTPFields()
+        fields[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        return Response(
+          status: .ok, headers: fields,
+          body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+      }
+    }
   }
 
   // MARK: Routes
@@ -52,7 +65,7 @@ struct ProxyRoutes: Sendable {
     let started = ContinuousClock.now
     let route = "/auth_token"
     let signed: SignedRequest
-    switch await admit(request, rateKey: addressKey(request, context)) {
+    switch await admit(request, route: route, rateKey: addressKey(request, context)) {
     case .success(let value): signed = value
     case .failure(let error): return finish(error.response, context, route, error.outcome, started)
     }
@@ -93,7 +106,7 @@ struct ProxyRoutes: Sendable {
       key = addressKey(request, context)
     }
     let signed: SignedRequest
-    switch await admit(request, rateKey: key) {
+    switch await admit(request, route: route, rateKey: key) {
     case .success(let value): signed = value
     case .failure(let error): return finish(error.response, context, route, error.outcome, started)
     }
@@ -103,9 +116,6 @@ struct ProxyRoutes: Sendable {
     } catch {
       return refuse(error, context, route, started)
     }
-    if let refusal = await spendQuota(subject: claims.subject) {
-      return finish(refusal.response, context, route, refusal.outcome, started)
-    }
     guard let body = try? JSONDecoder().decode(VisionRequest.self, from: signed.body),
       !body.image.isEmpty, Data(base64Encoded: body.image) != nil
     else {
@@ -114,8 +124,23 @@ struct ProxyRoutes: Sendable {
         type: "invalid_request_error", code: "invalid_body")
       return finish(response, context, route, "invalid_body", started)
     }
+    // Counted once the body is known to be usable, and refunded below if the upstream fails.
+    let quotaDate = Date()
+    if let refusal = await spendQuota(subject: claims.subject, on: quotaDate) {
+      if refusal.outcome == "quota_exceeded" { metrics.recordQuotaRefusal() }
+      return finish(refusal.response, context, route, refusal.outcome, started)
+    }
+    let upstreamStarted = ContinuousClock.now
     do {
-      let reply = try await upstream.complete(body)
+      let reply: VisionResponse
+      do {
+        reply = try await upstream.complete(body)
+        metrics.recordUpstream(outcome: "ok", duration: ContinuousClock.now - upstreamStarted)
+      } catch {
+        metrics.recordUpstream(outcome: error.code, duration: ContinuousClock.now - upstreamStarted)
+        await refundQuota(subject: claims.subject, on: quotaDate, context: context)
+        throw error
+      }
       let data = try JSONEncoder().encode(reply)
       return finish(ErrorResponse.json(status: 200, data: data), context, route, "ok", started)
     } catch let error as UpstreamError {
@@ -136,11 +161,12 @@ struct ProxyRoutes: Sendable {
   /// Applies the rate limit for `rateKey`, then reads the signed parts of `request`; fails with
   /// a ready 429 or 413 response.
   private func admit(
-    _ request: Request, rateKey: String
+    _ request: Request, route: String, rateKey: String
   ) async -> Result<
     SignedRequest, ResponseError
   > {
     if case .limited(let seconds) = await acquire(rateKey) {
+      metrics.recordRateLimitRefusal(route: route)
       var headers = HTTPFields()
       headers[.retryAfter] = String(seconds)
       let response = ErrorResponse.make(
@@ -176,9 +202,8 @@ struct ProxyRoutes: Sendable {
 
   /// Counts one `/vision` call against `subject`'s daily quota; a ready 429 `quota_exceeded`
   /// (with `Retry-After` until the next UTC day) or 503 when the count cannot be made.
-  private func spendQuota(subject: String) async -> ResponseError? {
+  private func spendQuota(subject: String, on now: Date) async -> ResponseError? {
     guard let quota else { return nil }
-    let now = Date()
     let fits: Bool
     do {
       fits = try await quota.store.consume(subject: subject, on: now, limit: quota.limit)
@@ -200,6 +225,19 @@ struct ProxyRoutes: Sendable {
         status: 429, message: "The daily quota of \(quota.limit) calls is spent.",
         type: "rate_limit_error", code: "quota_exceeded", headers: headers),
       outcome: "quota_exceeded")
+  }
+
+  /// Gives back the quota call counted on `date` for `subject` (its upstream call failed); a
+  /// store that cannot answer leaves it counted.
+  private func refundQuota(
+    subject: String, on date: Date, context: ProxyRequestContext
+  ) async {
+    guard let quota else { return }
+    do {
+      try await quota.store.refund(subject: subject, on: date)
+    } catch {
+      context.logger.notice("Quota refund failed; the call stays counted")
+    }
   }
 
   /// The per-address rate key: the remote address, or the client named by `X-Forwarded-For`
@@ -254,7 +292,9 @@ struct ProxyRoutes: Sendable {
     _ context: ProxyRequestContext, route: String, status: Int, outcome: String,
     started: ContinuousClock.Instant
   ) {
-    let milliseconds = (ContinuousClock.now - started).timeInterval * 1000
+    let elapsed = ContinuousClock.now - started
+    metrics.recordRequest(route: route, status: status, outcome: outcome, duration: elapsed)
+    let milliseconds = elapsed.timeInterval * 1000
     let level: Logger.Level = status >= 500 ? .warning : (status >= 400 ? .notice : .info)
     context.logger.log(
       level: level, "Request handled",

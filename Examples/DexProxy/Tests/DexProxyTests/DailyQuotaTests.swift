@@ -16,6 +16,55 @@ import Testing
     #expect(try await quota.consume(subject: "a", on: day.addingTimeInterval(86_400), limit: 2))
   }
 
+  @Test func aRefundGivesBackOneCallOfThatDayOnly() async throws {
+    let quota = InMemoryDailyQuota()
+    let day = Date(timeIntervalSince1970: 1_700_000_000)
+    #expect(try await quota.consume(subject: "a", on: day, limit: 1))
+    try await quota.refund(subject: "a", on: day)
+    #expect(try await quota.consume(subject: "a", on: day, limit: 1))
+    // A refund for another day, or with nothing counted, changes nothing.
+    try await quota.refund(subject: "a", on: day.addingTimeInterval(-86_400))
+    try await quota.refund(subject: "b", on: day)
+    #expect(try await !quota.consume(subject: "a", on: day, limit: 1))
+    #expect(try await quota.consume(subject: "b", on: day, limit: 1))
+  }
+
+  /// A call whose upstream request fails (502) is given back: the next call fits.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aFailedUpstreamCallIsRefunded() async throws {
+    try await ProxyHarness.with(configure: { $0.dailyQuota = 1 }) { proxy in
+      proxy.upstream.enqueue(.status(500))
+      let session = try await proxy.rawSession()
+      var statuses: [Int] = []
+      for index in 0..<3 {
+        let body = try JSONEncoder().encode(
+          VisionRequest(image: sampleImage.base64EncodedString(), prompt: "r\(index)"))
+        let response = try await proxy.sendVision(
+          body, secret: session.sessionSecret, session: session.sessionID)
+        statuses.append(response.statusCode)
+      }
+      #expect(statuses == [502, 200, 429])
+      #expect(proxy.upstream.received.count == 2)
+    }
+  }
+
+  /// A body the proxy cannot use is refused before the quota is counted.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func anInvalidBodyIsNotCounted() async throws {
+    try await ProxyHarness.with(configure: { $0.dailyQuota = 1 }) { proxy in
+      let session = try await proxy.rawSession()
+      let invalid = try await proxy.sendVision(
+        Data(#"{"image":"","prompt":"x"}"#.utf8), secret: session.sessionSecret,
+        session: session.sessionID)
+      #expect(invalid.statusCode == 400)
+      let body = try JSONEncoder().encode(
+        VisionRequest(image: sampleImage.base64EncodedString(), prompt: "valid"))
+      let valid = try await proxy.sendVision(
+        body, secret: session.sessionSecret, session: session.sessionID)
+      #expect(valid.statusCode == 200)
+    }
+  }
+
   @Test func isReadFromTheEnvironment() throws {
     var environment = minimalEnvironment
     #expect(try ProxyConfiguration.fromEnvironment(environment).dailyQuota == nil)

@@ -107,6 +107,20 @@ struct PostgresReplayTests {
     return statuses
   }
 
+  /// A session for a subject of its own, so that earlier runs on the same database do not
+  /// count against its quota.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  private func freshSubjectSession(on proxy: ProxyHarness) async throws -> AuthTokenResponse {
+    let body = try JSONEncoder().encode(
+      AuthTokenRequest(subject: "subject-\(UUID().uuidString.prefix(8))"))
+    let token = try await proxy.send(
+      "POST", "/auth_token",
+      headers: ProxyHarness.signed("/auth_token", body: body, secret: ProxyHarness.bootstrapKey),
+      body: body)
+    try #require(token.statusCode == 200)
+    return try JSONDecoder().decode(AuthTokenResponse.self, from: token.body)
+  }
+
   /// Two proxies on the test database, with `configure` applied on top.
   private func withCluster<T: Sendable>(
     configure: @escaping @Sendable (inout ProxyConfiguration) -> Void,
@@ -187,19 +201,51 @@ struct PostgresReplayTests {
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func theDailyQuotaHoldsAcrossInstances() async throws {
     try await withCluster(configure: { $0.dailyQuota = 3 }) { proxies in
-      // A subject of its own, so earlier runs on the same database do not count.
-      let subject = "quota-\(UUID().uuidString.prefix(8))"
-      let body = try JSONEncoder().encode(AuthTokenRequest(subject: subject))
-      let token = try await proxies[1].send(
-        "POST", "/auth_token",
-        headers: ProxyHarness.signed("/auth_token", body: body, secret: ProxyHarness.bootstrapKey),
-        body: body)
-      let session = try JSONDecoder().decode(AuthTokenResponse.self, from: token.body)
+      let session = try await freshSubjectSession(on: proxies[1])
       let statuses = try await alternate(
         5, on: proxies, session: session, refusal: "quota_exceeded")
       // Each instance alone would allow 3: together they allow 3.
       #expect(statuses == [200, 200, 200, 429, 429])
       #expect(proxies[0].upstream.received.count == 3)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aFailedUpstreamCallIsRefundedAcrossInstances() async throws {
+    try await withCluster(configure: { $0.dailyQuota = 1 }) { proxies in
+      let session = try await freshSubjectSession(on: proxies[0])
+      proxies[0].upstream.enqueue(.status(500))
+      // 502 on A (refunded in the shared count), 200 on B, then the quota is spent on A.
+      let statuses = try await alternate(
+        3, on: proxies, session: session, refusal: "quota_exceeded")
+      #expect(statuses == [502, 200, 429])
+    }
+  }
+
+  /// The metrics of the instance that refused a replay accepted by the other one, and the
+  /// store's latency histogram, per operation.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aRefusedReplayAndTheStoreShowInMetrics() async throws {
+    try await withCluster(configure: { $0.servesMetrics = true }) { proxies in
+      let (a, b) = (proxies[0], proxies[1])
+      let request = try signedVision("metrics replay", try await a.rawSession())
+      let first = try await a.send("POST", "/vision", headers: request.headers, body: request.body)
+      #expect(first.statusCode == 200)
+      expectReplayed(
+        try await b.send("POST", "/vision", headers: request.headers, body: request.body))
+      let scrapeA = try await a.scrape()
+      let scrapeB = try await b.scrape()
+      let requests = ProxyMetrics.Name.requests
+      let replayed = ["route": "/vision", "outcome": "replayed_request"]
+      #expect(scrapeB.value(requests, replayed) == 1)
+      #expect(scrapeA.value(requests, replayed) == nil)
+      #expect(scrapeA.value(requests, ["route": "/vision", "outcome": "ok"]) == 1)
+      let duration = ProxyMetrics.Name.storeDuration
+      // A: the bootstrap request and the accepted one; B: the refused replay.
+      #expect(scrapeA.value("\(duration)_count", ["operation": "insert"]) == 2)
+      #expect(scrapeB.value("\(duration)_count", ["operation": "insert"]) == 1)
+      #expect(scrapeB.value("\(duration)_bucket", ["operation": "insert", "le": "+Inf"]) == 1)
+      #expect(scrapeB.value(ProxyMetrics.Name.storeErrors, [:]) == nil)
     }
   }
 

@@ -23,6 +23,19 @@ import Testing
     #expect(configuration.rateLimit == .default)
     #expect(configuration.keyring.current.id == "k1")
     #expect(configuration.bootstrapKeys.count == 1)
+    #expect(!configuration.servesMetrics)
+  }
+
+  @Test func metricsAreOnOrOff() throws {
+    var environment = valid
+    environment["DEX_PROXY_METRICS"] = "on"
+    #expect(try ProxyConfiguration.fromEnvironment(environment).servesMetrics)
+    environment["DEX_PROXY_METRICS"] = "off"
+    #expect(try !ProxyConfiguration.fromEnvironment(environment).servesMetrics)
+    environment["DEX_PROXY_METRICS"] = "sometimes"
+    #expect(throws: ProxyConfigurationError.self) {
+      try ProxyConfiguration.fromEnvironment(environment)
+    }
   }
 
   @Test func readsOverrides() throws {

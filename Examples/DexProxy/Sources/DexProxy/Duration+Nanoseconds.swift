@@ -1,0 +1,9 @@
+extension Duration {
+  /// The duration in whole nanoseconds (saturating), for swift-metrics' timers.
+  var nanoseconds: Int64 {
+    let (seconds, attoseconds) = components
+    let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    guard !overflow else { return seconds < 0 ? .min : .max }
+    return whole &+ attoseconds / 1_000_000_000
+  }
+}

@@ -1,0 +1,181 @@
+import DexCloud
+import DexProxy
+import DexProxyTesting
+import Foundation
+import Testing
+
+/// `GET /metrics`: off unless configured, and once on, counts that move with real signed
+/// requests over loopback HTTP, histograms with their buckets, and no secret in any label.
+@Suite struct ProxyMetricsTests {
+  private func visionBody(_ prompt: String = "What is it?") throws -> Data {
+    try JSONEncoder().encode(
+      VisionRequest(image: sampleImage.base64EncodedString(), prompt: prompt))
+  }
+
+  /// A proxy with metrics on whose PostgreSQL store cannot be reached: nothing listens on
+  /// port 9, so every store operation fails within `timeout`.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  private func withUnreachableStore(
+    timeout: Duration, _ body: (ProxyHarness) async throws -> Void
+  ) async throws {
+    var store = try PostgresStoreConfiguration(url: "postgres://dexkit:pw@127.0.0.1:9/dexkit")
+    store.operationTimeout = timeout
+    try await ProxyHarness.with(
+      configure: { [store] in
+        $0.servesMetrics = true
+        $0.postgres = store
+      }, body)
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func metricsAreNotServedUnlessConfigured() async throws {
+    try await ProxyHarness.with { proxy in
+      let response = try await proxy.send("GET", "/metrics")
+      #expect(response.statusCode == 404)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func signedRequestsAndAReplayAreCounted() async throws {
+    try await ProxyHarness.with(configure: { $0.servesMetrics = true }) { proxy in
+      let before = try await proxy.scrape()
+      #expect(before.value(ProxyMetrics.Name.requests, ["route": "/vision"]) == nil)
+
+      let session = try await proxy.rawSession()
+      let body = try visionBody()
+      let headers = ProxyHarness.signed(
+        "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
+      let first = try await proxy.send("POST", "/vision", headers: headers, body: body)
+      #expect(first.statusCode == 200)
+      let replay = try await proxy.send("POST", "/vision", headers: headers, body: body)
+      #expect(replay.statusCode == 401)
+      #expect(errorCode(replay.body) == "replayed_request")
+      let second = try await proxy.sendVision(
+        try visionBody("Again?"), secret: session.sessionSecret, session: session.sessionID)
+      #expect(second.statusCode == 200)
+
+      let scrape = try await proxy.scrape()
+      let requests = ProxyMetrics.Name.requests
+      #expect(
+        scrape.value(requests, ["route": "/auth_token", "status": "2xx", "outcome": "issued"]) == 1)
+      #expect(scrape.value(requests, ["route": "/vision", "status": "2xx", "outcome": "ok"]) == 2)
+      #expect(
+        scrape.value(
+          requests, ["route": "/vision", "status": "4xx", "outcome": "replayed_request"]) == 1)
+      let upstream = ProxyMetrics.Name.upstreamDuration
+      #expect(scrape.value("\(upstream)_count", ["outcome": "ok"]) == 2)
+      #expect(scrape.value("\(upstream)_bucket", ["outcome": "ok", "le": "+Inf"]) == 2)
+      #expect(scrape.lines(startingWith: "\(upstream)_bucket").count >= 5)
+      #expect(scrape.value("\(ProxyMetrics.Name.requestDuration)_count", ["route": "/vision"]) == 3)
+      #expect(proxy.upstream.received.count == 2)
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func noSecretSessionSubjectOrAddressAppears() async throws {
+    try await ProxyHarness.with(configure: { $0.servesMetrics = true }) { proxy in
+      let session = try await proxy.rawSession()
+      let response = try await proxy.sendVision(
+        try visionBody(), secret: session.sessionSecret, session: session.sessionID)
+      #expect(response.statusCode == 200)
+      let forged = try await proxy.sendVision(
+        try visionBody(), secret: session.sessionSecret, session: "dx1.k1.forged-session-id")
+      #expect(forged.statusCode == 401)
+
+      let text = try await proxy.scrape().text
+      #expect(text.contains(ProxyMetrics.Name.requests))
+      let forbidden = [
+        session.sessionID, "forged-session-id", "raw-test", ProxyHarness.bootstrapKeyText,
+        ProxyHarness.serverSecretText, ProxyHarness.apiKeyText, "127.0.0.1", "session:", "ip:",
+      ]
+      for secret in forbidden {
+        #expect(!text.contains(secret), "\(secret.prefix(6))… is in /metrics")
+      }
+    }
+  }
+
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func rateLimitAndQuotaRefusalsAreCounted() async throws {
+    try await ProxyHarness.with(configure: {
+      $0.servesMetrics = true
+      $0.dailyQuota = 1
+    }) { proxy in
+      let session = try await proxy.rawSession()
+      let statuses = [
+        try await proxy.sendVision(
+          try visionBody("one"), secret: session.sessionSecret, session: session.sessionID),
+        try await proxy.sendVision(
+          try visionBody("two"), secret: session.sessionSecret, session: session.sessionID),
+      ].map(\.statusCode)
+      #expect(statuses == [200, 429])
+      let scrape = try await proxy.scrape()
+      #expect(scrape.value(ProxyMetrics.Name.quotaRefusals, [:]) == 1)
+      #expect(
+        scrape.value(
+          ProxyMetrics.Name.requests,
+          ["route": "/vision", "status": "4xx", "outcome": "quota_exceeded"]) == 1)
+      #expect(scrape.value(ProxyMetrics.Name.rateLimitRefusals, [:]) == nil)
+    }
+
+    try await ProxyHarness.with(configure: {
+      $0.servesMetrics = true
+      $0.rateLimit = RateLimit(burst: 1, refillPerSecond: 0.001)
+    }) { proxy in
+      _ = try await proxy.rawSession()
+      await #expect(throws: ProxyHarness.UnexpectedStatus.self) { try await proxy.rawSession() }
+      let scrape = try await proxy.scrape()
+      #expect(scrape.value(ProxyMetrics.Name.rateLimitRefusals, ["route": "/auth_token"]) == 1)
+      #expect(
+        scrape.value(
+          ProxyMetrics.Name.requests,
+          ["route": "/auth_token", "status": "4xx", "outcome": "rate_limited"]) == 1)
+    }
+  }
+
+  /// A PostgreSQL store that cannot be reached (nothing listens on the port): the signed
+  /// request is refused with 503 and the store's failures are counted, by operation.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func unreachableStoreErrorsAreCounted() async throws {
+    try await withUnreachableStore(timeout: .milliseconds(500)) { proxy in
+      let body = try JSONEncoder().encode(AuthTokenRequest(subject: "metrics-test"))
+      let response = try await proxy.send(
+        "POST", "/auth_token",
+        headers: ProxyHarness.signed("/auth_token", body: body, secret: ProxyHarness.bootstrapKey),
+        body: body)
+      #expect(response.statusCode == 503)
+      #expect(errorCode(response.body) == "replay_store_unavailable")
+      let scrape = try await proxy.scrape()
+      #expect((scrape.value(ProxyMetrics.Name.storeErrors, ["operation": "insert"]) ?? 0) >= 1)
+      #expect(
+        (scrape.value(
+          "\(ProxyMetrics.Name.storeDuration)_count", ["operation": "insert"]) ?? 0) >= 1)
+      #expect(
+        scrape.value(
+          ProxyMetrics.Name.requests,
+          ["route": "/auth_token", "status": "5xx", "outcome": "replay_store_unavailable"]) == 1)
+    }
+  }
+
+  /// DexCloud's real client against a proxy whose store is unreachable: the 503
+  /// `replay_store_unavailable` is transient, retried after its `Retry-After`, and ends as a
+  /// typed `DexCloudError` carrying the code; the proxy's metrics show both attempts.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func theClientRetriesAnUnavailableStoreAndFailsTyped() async throws {
+    try await withUnreachableStore(timeout: .milliseconds(300)) { proxy in
+      let error = await #expect(throws: DexCloudError.self) {
+        _ = try await proxy.vision().identify(imageData: sampleImage, categoryHint: nil)
+      }
+      #expect(error?.kind == .http)
+      #expect(error?.statusCode == 503)
+      #expect(error?.apiError?.code == "replay_store_unavailable")
+      #expect(error?.isTransient == true)
+      let scrape = try await proxy.scrape()
+      // maximumAttempts 2: the first attempt and one retry, both on /auth_token.
+      #expect(
+        scrape.value(
+          ProxyMetrics.Name.requests,
+          ["route": "/auth_token", "outcome": "replay_store_unavailable"]) == 2)
+      #expect(proxy.upstream.received.isEmpty)
+    }
+  }
+}
