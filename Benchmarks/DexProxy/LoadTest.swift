@@ -106,106 +106,104 @@ struct LoadTest: Sendable {
       // The limits are not what is measured here: high enough never to refuse.
       rateLimit: RateLimit(burst: 1_000_000, refillPerSecond: 1_000_000), postgres: postgres,
       servesMetrics: true)
-    var servers: [(port: Int, task: Task<Void, any Error>)] = []
-    func stopAll() async {
-      for server in servers {
-        server.task.cancel()
-        _ = try? await server.task.value
+    do {
+      let run = try await LoopbackServer.withProxies(configuration, loggers: [logger, logger]) {
+        ports in
+        try await measure(
+          store: store, ports: ports, upstream: upstream, crossInstance: postgres != nil)
       }
       await upstream.stop()
-    }
-    do {
-      for _ in 0..<2 {
-        servers.append(try await LoopbackServer.startProxy(configuration, logger: logger))
-      }
-      let ports = servers.map(\.port)
-
-      // One session per client, each from the instance it starts on.
-      var sessions: [AuthTokenResponse] = []
-      for client in 0..<clients {
-        let body = try JSONEncoder().encode(AuthTokenRequest(subject: "load-client-\(client)"))
-        let response = try await send(
-          ports[client % 2], "/auth_token",
-          headers: signed("/auth_token", body: body, secret: bootstrapKey, session: nil), body: body
-        )
-        guard response.statusCode == 200 else {
-          throw LoadTestFailed(description: "\(store): /auth_token answered \(response.statusCode)")
-        }
-        sessions.append(try JSONDecoder().decode(AuthTokenResponse.self, from: response.body))
-      }
-
-      let started = ContinuousClock.now
-      let results = try await withThrowingTaskGroup(
-        of: [(status: Int, seconds: Double, sent: Sent)].self
-      ) { group in
-        for client in 0..<clients {
-          let share = requests / clients + (client < requests % clients ? 1 : 0)
-          let session = sessions[client]
-          group.addTask {
-            var local: [(status: Int, seconds: Double, sent: Sent)] = []
-            local.reserveCapacity(share)
-            for index in 0..<share {
-              let body = try JSONEncoder().encode(
-                VisionRequest(image: image, prompt: "load \(client)-\(index)"))
-              let headers = signed(
-                "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
-              let instance = (client + index) % 2
-              let begin = ContinuousClock.now
-              let response = try await send(
-                ports[instance], "/vision", headers: headers, body: body)
-              let elapsed = ContinuousClock.now - begin
-              let seconds =
-                Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-              local.append(
-                (
-                  response.statusCode, seconds,
-                  Sent(instance: instance, headers: headers, body: body)
-                ))
-            }
-            return local
-          }
-        }
-        var all: [(status: Int, seconds: Double, sent: Sent)] = []
-        for try await local in group { all.append(contentsOf: local) }
-        return all
-      }
-      let wall = ContinuousClock.now - started
-      let upstreamCalls = upstream.received.count
-
-      // Every accepted request once more, unchanged, a few at a time.
-      let accepted = results.filter { $0.status == 200 }.map { $0.sent }
-      let crossInstance = postgres != nil
-      let refused = try await withThrowingTaskGroup(of: Int.self) { group in
-        for client in 0..<clients {
-          group.addTask {
-            var count = 0
-            for sent in stride(from: client, to: accepted.count, by: clients).map({ accepted[$0] })
-            {
-              let target = crossInstance ? 1 - sent.instance : sent.instance
-              let response = try await send(
-                ports[target], "/vision", headers: sent.headers, body: sent.body)
-              let replayed = String(decoding: response.body, as: UTF8.self)
-                .contains("\"replayed_request\"")
-              if response.statusCode == 401, replayed { count += 1 }
-            }
-            return count
-          }
-        }
-        return try await group.reduce(0, +)
-      }
-      await stopAll()
-
-      var others: [Int: Int] = [:]
-      for result in results where result.status != 200 { others[result.status, default: 0] += 1 }
-      return Run(
-        store: store, requests: requests, accepted: accepted.count, otherStatuses: others,
-        upstreamCalls: upstreamCalls,
-        seconds: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18,
-        latencies: results.map { $0.seconds }.sorted(),
-        replayTarget: crossInstance ? "other instance" : "same instance", replaysRefused: refused)
+      return run
     } catch {
-      await stopAll()
+      await upstream.stop()
       throw error
     }
+  }
+
+  /// The load and the replays against two running instances at `ports`.
+  private func measure(
+    store: String, ports: [Int], upstream: StubUpstream, crossInstance: Bool
+  ) async throws -> Run {
+
+    // One session per client, each from the instance it starts on.
+    var sessions: [AuthTokenResponse] = []
+    for client in 0..<clients {
+      let body = try JSONEncoder().encode(AuthTokenRequest(subject: "load-client-\(client)"))
+      let response = try await send(
+        ports[client % 2], "/auth_token",
+        headers: signed("/auth_token", body: body, secret: bootstrapKey, session: nil), body: body
+      )
+      guard response.statusCode == 200 else {
+        throw LoadTestFailed(description: "\(store): /auth_token answered \(response.statusCode)")
+      }
+      sessions.append(try JSONDecoder().decode(AuthTokenResponse.self, from: response.body))
+    }
+
+    let started = ContinuousClock.now
+    let results = try await withThrowingTaskGroup(
+      of: [(status: Int, seconds: Double, sent: Sent)].self
+    ) { group in
+      for client in 0..<clients {
+        let share = requests / clients + (client < requests % clients ? 1 : 0)
+        let session = sessions[client]
+        group.addTask {
+          var local: [(status: Int, seconds: Double, sent: Sent)] = []
+          local.reserveCapacity(share)
+          for index in 0..<share {
+            let body = try JSONEncoder().encode(
+              VisionRequest(image: image, prompt: "load \(client)-\(index)"))
+            let headers = signed(
+              "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
+            let instance = (client + index) % 2
+            let begin = ContinuousClock.now
+            let response = try await send(
+              ports[instance], "/vision", headers: headers, body: body)
+            let elapsed = ContinuousClock.now - begin
+            let seconds =
+              Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            local.append(
+              (
+                response.statusCode, seconds,
+                Sent(instance: instance, headers: headers, body: body)
+              ))
+          }
+          return local
+        }
+      }
+      var all: [(status: Int, seconds: Double, sent: Sent)] = []
+      for try await local in group { all.append(contentsOf: local) }
+      return all
+    }
+    let wall = ContinuousClock.now - started
+    let upstreamCalls = upstream.received.count
+
+    // Every accepted request once more, unchanged, a few at a time.
+    let accepted = results.filter { $0.status == 200 }.map { $0.sent }
+    let refused = try await withThrowingTaskGroup(of: Int.self) { group in
+      for client in 0..<clients {
+        group.addTask {
+          var count = 0
+          for sent in stride(from: client, to: accepted.count, by: clients).map({ accepted[$0] }) {
+            let target = crossInstance ? 1 - sent.instance : sent.instance
+            let response = try await send(
+              ports[target], "/vision", headers: sent.headers, body: sent.body)
+            let replayed = String(decoding: response.body, as: UTF8.self)
+              .contains("\"replayed_request\"")
+            if response.statusCode == 401, replayed { count += 1 }
+          }
+          return count
+        }
+      }
+      return try await group.reduce(0, +)
+    }
+
+    var others: [Int: Int] = [:]
+    for result in results where result.status != 200 { others[result.status, default: 0] += 1 }
+    return Run(
+      store: store, requests: requests, accepted: accepted.count, otherStatuses: others,
+      upstreamCalls: upstreamCalls,
+      seconds: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18,
+      latencies: results.map { $0.seconds }.sorted(),
+      replayTarget: crossInstance ? "other instance" : "same instance", replaysRefused: refused)
   }
 }

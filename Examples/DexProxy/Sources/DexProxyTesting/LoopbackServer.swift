@@ -65,4 +65,31 @@ public enum LoopbackServer {
         configuration: configuration, logger: logger, onServerRunning: onServerRunning)
     }
   }
+
+  /// Runs one `dex-proxy` per logger, all with the same `configuration` (so a shared store is
+  /// shared), calls `body` with their ports in order, and always stops them all, also when
+  /// starting one of them or `body` throws: the set-up of a cluster test or a load test.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  public static func withProxies<T: Sendable>(
+    _ configuration: ProxyConfiguration, loggers: [Logger], _ body: ([Int]) async throws -> T
+  ) async throws -> T {
+    var servers: [(port: Int, task: Task<Void, any Error>)] = []
+    func stopAll() async {
+      for server in servers {
+        server.task.cancel()
+        _ = try? await server.task.value
+      }
+    }
+    do {
+      for logger in loggers {
+        servers.append(try await startProxy(configuration, logger: logger))
+      }
+      let result = try await body(servers.map(\.port))
+      await stopAll()
+      return result
+    } catch {
+      await stopAll()
+      throw error
+    }
+  }
 }

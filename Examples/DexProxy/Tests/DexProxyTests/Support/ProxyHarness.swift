@@ -19,7 +19,6 @@ struct ProxyHarness: Sendable {
   let port: Int
   let upstream: StubUpstream
   let logs: LogCapture
-  private let task: Task<Void, any Error>
 
   var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
@@ -40,29 +39,7 @@ struct ProxyHarness: Sendable {
     configure: @Sendable (inout ProxyConfiguration) -> Void = { _ in },
     _ body: (ProxyHarness) async throws -> T
   ) async throws -> T {
-    let upstream = StubUpstream()
-    try await upstream.start()
-    var configuration = configuration(upstreamPort: upstream.port)
-    configure(&configuration)
-    let logs = LogCapture()
-    let port: Int
-    let task: Task<Void, any Error>
-    do {
-      (port, task) = try await LoopbackServer.startProxy(
-        configuration, logger: logs.logger("dexkit.proxy"))
-    } catch {
-      await upstream.stop()
-      throw error
-    }
-    let harness = ProxyHarness(port: port, upstream: upstream, logs: logs, task: task)
-    do {
-      let result = try await body(harness)
-      await harness.stop()
-      return result
-    } catch {
-      await harness.stop()
-      throw error
-    }
+    try await cluster(count: 1, configure: configure) { proxies in try await body(proxies[0]) }
   }
 
   /// Starts one stub upstream and `count` proxies in front of it (each with its own logs, all
@@ -76,34 +53,20 @@ struct ProxyHarness: Sendable {
     try await upstream.start()
     var configuration = configuration(upstreamPort: upstream.port)
     configure(&configuration)
-    var proxies: [ProxyHarness] = []
-    func stopAll() async {
-      for proxy in proxies {
-        proxy.task.cancel()
-        _ = try? await proxy.task.value
+    let logs = (0..<count).map { _ in LogCapture() }
+    do {
+      let result = try await LoopbackServer.withProxies(
+        configuration, loggers: logs.map { $0.logger("dexkit.proxy") }
+      ) { ports in
+        try await body(
+          zip(ports, logs).map { ProxyHarness(port: $0, upstream: upstream, logs: $1) })
       }
       await upstream.stop()
-    }
-    do {
-      for _ in 0..<count {
-        let logs = LogCapture()
-        let (port, task) = try await LoopbackServer.startProxy(
-          configuration, logger: logs.logger("dexkit.proxy"))
-        proxies.append(ProxyHarness(port: port, upstream: upstream, logs: logs, task: task))
-      }
-      let result = try await body(proxies)
-      await stopAll()
       return result
     } catch {
-      await stopAll()
+      await upstream.stop()
       throw error
     }
-  }
-
-  func stop() async {
-    task.cancel()
-    _ = try? await task.value
-    await upstream.stop()
   }
 
   /// DexCloud's real client against this proxy, with quick retries.
