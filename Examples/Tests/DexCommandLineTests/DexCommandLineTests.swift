@@ -84,6 +84,18 @@ struct DexCommandLineTests {
     #expect(output.contains("Entry: Unidentified mineral [Mineral]"), "\(output)")
   }
 
+  @Test func anOfflineFlowerSaysOnlyWhatTheClassifierKnows() async throws {
+    let dex = try DexCLI()
+    defer { dex.cleanUp() }
+    let scan = try await dex("scan", "--offline", try photoPath("flower"))
+    #expect(scan.status == 0, "\(scan.error)")
+    #expect(
+      scan.output.contains("│ Unidentified plant")
+        || scan.output.contains("│ Not sure — maybe a plant"),
+      "\(scan.output)")
+    #expect(scan.output.contains("Daisy") == false, "\(scan.output)")
+  }
+
   @Test func scanListShowExportImportDelete() async throws {
     let dex = try DexCLI()
     defer { dex.cleanUp() }
