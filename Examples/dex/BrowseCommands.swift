@@ -4,7 +4,7 @@ import DexTerminal
 import Foundation
 
 /// `dex list`: the collection, newest first.
-struct ListCommand: AsyncParsableCommand {
+struct ListCommand: StoreCommand {
   static let configuration = CommandConfiguration(
     commandName: "list", abstract: "List entries, newest first.")
 
@@ -12,9 +12,15 @@ struct ListCommand: AsyncParsableCommand {
 
   @Option(
     help:
-      "Only this category (plant, animal, fish, bird, insect, reptile, mineral, fungus, food, pokemon, object, unknown)."
+      "Only this category (plant, animal, fish, bird, insect, reptile, mineral, fungus, food, pokemon, object, unknown).",
+    transform: { text in
+      guard let category = DexCategory(rawValue: text.lowercased()) else {
+        throw ValidationError("Unknown category \"\(text)\".")
+      }
+      return category
+    }
   )
-  var category: String?
+  var category: DexCategory?
 
   @Option(help: "Only entries whose name, summary or facts contain this text.")
   var search: String?
@@ -25,40 +31,32 @@ struct ListCommand: AsyncParsableCommand {
   @Flag(help: "Print JSON.")
   var json = false
 
-  func run() async throws {
-    try await reportingErrors {
-      var filter: DexCategory?
-      if let category {
-        guard let parsed = DexCategory(rawValue: category.lowercased()) else {
-          throw DexCLIError.usage("Unknown category \"\(category)\".")
-        }
-        filter = parsed
-      }
-      guard limit > 0 else { throw DexCLIError.usage("--limit must be positive.") }
-      let store = try options.resolved().openStore()
-      let query = DexQuery(category: filter, text: search, limit: limit)
-      let page = try await store.page(query)
-      let total = try await store.count(matching: DexQuery(category: filter, text: search))
-      if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        print(String(decoding: try encoder.encode(page.entries), as: UTF8.self))
-        return
-      }
-      print("\(total) discover\(total == 1 ? "y" : "ies")")
-      let formatter = ISO8601DateFormatter()
-      for entry in page.entries {
-        print(
-          "\(entry.id)  \(formatter.string(from: entry.dateDiscovered))  [\(entry.category.title)]  \(entry.commonName)"
-        )
-      }
+  func validate() throws {
+    guard limit > 0 else { throw ValidationError("--limit must be positive.") }
+  }
+
+  func run(on store: DexStore) async throws {
+    let page = try await store.page(DexQuery(category: category, text: search, limit: limit))
+    let total = try await store.count(matching: DexQuery(category: category, text: search))
+    if json {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      encoder.dateEncodingStrategy = .iso8601
+      print(String(decoding: try encoder.encode(page.entries), as: UTF8.self))
+      return
+    }
+    print("\(total) discover\(total == 1 ? "y" : "ies")")
+    let formatter = ISO8601DateFormatter()
+    for entry in page.entries {
+      print(
+        "\(entry.id)  \(formatter.string(from: entry.dateDiscovered))  [\(entry.category.title)]  \(entry.commonName)"
+      )
     }
   }
 }
 
 /// `dex show`: one entry as a card.
-struct ShowCommand: AsyncParsableCommand {
+struct ShowCommand: StoreCommand {
   static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one entry.")
 
   @OptionGroup var options: GlobalOptions
@@ -66,18 +64,16 @@ struct ShowCommand: AsyncParsableCommand {
   @Argument(help: "The entry's id.")
   var id: String
 
-  func run() async throws {
-    try await options.withStore { store in
-      guard let entry = try await store.entry(id: id) else {
-        throw DexCLIError.notFound("No entry with id \(id).")
-      }
-      print(EntryCard(entry: entry, isOffline: entry.summary == ScanResult.offlineSummary).render())
+  func run(on store: DexStore) async throws {
+    guard let entry = try await store.entry(id: id) else {
+      throw DexCLIError.notFound("No entry with id \(id).")
     }
+    print(EntryCard(entry: entry, isOffline: entry.summary == ScanResult.offlineSummary).render())
   }
 }
 
 /// `dex delete`: removes an entry and its images.
-struct DeleteCommand: AsyncParsableCommand {
+struct DeleteCommand: StoreCommand {
   static let configuration = CommandConfiguration(
     commandName: "delete", abstract: "Delete an entry and its images.")
 
@@ -86,18 +82,16 @@ struct DeleteCommand: AsyncParsableCommand {
   @Argument(help: "The entry's id.")
   var id: String
 
-  func run() async throws {
-    try await options.withStore { store in
-      guard try await store.delete(id: id) else {
-        throw DexCLIError.notFound("No entry with id \(id).")
-      }
-      print("Deleted \(id)")
+  func run(on store: DexStore) async throws {
+    guard try await store.delete(id: id) else {
+      throw DexCLIError.notFound("No entry with id \(id).")
     }
+    print("Deleted \(id)")
   }
 }
 
 /// `dex export`: a backup archive, or a static HTML gallery with `--html`.
-struct ExportCommand: AsyncParsableCommand {
+struct ExportCommand: StoreCommand {
   static let configuration = CommandConfiguration(
     commandName: "export", abstract: "Export a backup archive, or an HTML gallery with --html.")
 
@@ -115,24 +109,22 @@ struct ExportCommand: AsyncParsableCommand {
     }
   }
 
-  func run() async throws {
-    try await options.withStore { store in
-      if let html {
-        let directory = URL(fileURLWithPath: html, isDirectory: true)
-        let count = try await HTMLGallery(store: store).write(to: directory)
-        print(
-          "Wrote a gallery of \(count) entr\(count == 1 ? "y" : "ies") to \(directory.appendingPathComponent("index.html").path)"
-        )
-      } else if let archive {
-        let manifest = try await store.exportArchive(to: URL(fileURLWithPath: archive))
-        print("Exported \(manifest.items.count) entries to \(archive)")
-      }
+  func run(on store: DexStore) async throws {
+    if let html {
+      let directory = URL(fileURLWithPath: html, isDirectory: true)
+      let count = try await HTMLGallery(store: store).write(to: directory)
+      print(
+        "Wrote a gallery of \(count) entr\(count == 1 ? "y" : "ies") to \(directory.appendingPathComponent("index.html").path)"
+      )
+    } else if let archive {
+      let manifest = try await store.exportArchive(to: URL(fileURLWithPath: archive))
+      print("Exported \(manifest.items.count) entries to \(archive)")
     }
   }
 }
 
 /// `dex import`: merges a backup archive by id.
-struct ImportCommand: AsyncParsableCommand {
+struct ImportCommand: StoreCommand {
   static let configuration = CommandConfiguration(
     commandName: "import", abstract: "Import a backup archive, merging by id.")
 
@@ -141,13 +133,16 @@ struct ImportCommand: AsyncParsableCommand {
   @Argument(help: "The archive to read.")
   var archive: String
 
+  /// Checks the archive before the store is opened (or created).
   func run() async throws {
     guard FileManager.default.fileExists(atPath: archive) else {
       throw fail(DexCLIError.notFound("No archive at \(archive)."))
     }
-    try await options.withStore { store in
-      let report = try await store.importArchive(from: URL(fileURLWithPath: archive))
-      print("Imported \(report.inserted), skipped \(report.skipped) already present")
-    }
+    try await options.withStore(run(on:))
+  }
+
+  func run(on store: DexStore) async throws {
+    let report = try await store.importArchive(from: URL(fileURLWithPath: archive))
+    print("Imported \(report.inserted), skipped \(report.skipped) already present")
   }
 }

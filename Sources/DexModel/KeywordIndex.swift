@@ -59,19 +59,20 @@ struct KeywordIndex: Sendable {
     }
   }
 
+  /// Where one keyword matched in a segment.
   private struct Match {
-    let category: DexCategory
+    let keyword: Keyword
     let endWord: Int
     let endCharacter: Int
-    let length: Int
-    let rule: Int
-    let isWeak: Bool
+
+    var category: DexCategory { keyword.category }
+    var isWeak: Bool { keyword.kind == .weak }
 
     func beats(_ other: Match) -> Bool {
       if endWord != other.endWord { return endWord > other.endWord }
       if endCharacter != other.endCharacter { return endCharacter > other.endCharacter }
-      if length != other.length { return length > other.length }
-      return rule < other.rule
+      if keyword.length != other.keyword.length { return keyword.length > other.keyword.length }
+      return keyword.rule < other.keyword.rule
     }
   }
 
@@ -102,10 +103,7 @@ struct KeywordIndex: Sendable {
           }
           guard matches else { continue }
           consider(
-            Match(
-              category: keyword.category, endWord: end,
-              endCharacter: segment[end].singular.utf8.count, length: keyword.length,
-              rule: keyword.rule, isWeak: keyword.kind == .weak))
+            Match(keyword: keyword, endWord: end, endCharacter: segment[end].singular.utf8.count))
         }
         if word.singular == word.raw { break }
       }
@@ -117,10 +115,7 @@ struct KeywordIndex: Sendable {
           let end = Self.lastEnd(of: keyword.pattern, in: singular)
             ?? Self.lastEnd(of: keyword.rawPattern, in: raw)
         else { continue }
-        consider(
-          Match(
-            category: keyword.category, endWord: position, endCharacter: end,
-            length: keyword.length, rule: keyword.rule, isWeak: false))
+        consider(Match(keyword: keyword, endWord: position, endCharacter: end))
       }
     }
     // A winning people-or-scenery word means "nothing collectable here": no category.

@@ -141,6 +141,19 @@ struct DexKeywordMatcherTests {
     #expect(conflicts.isEmpty, "\(conflicts)")
   }
 
+  @Test func vocabularyListsEachKeywordOncePerCategory() {
+    for (category, keywords) in DexKeywordMatcher.standardGroups {
+      var seen = Set<String>()
+      let repeated = keywords.filter { !seen.insert($0).inserted }
+      #expect(repeated.isEmpty, "\(category) repeats \(repeated)")
+    }
+  }
+
+  @Test func keywordListsSplitAtCommasAndFoldWhiteSpace() {
+    let list = DexKeywordMatcher.keywordList("fish, =cod,\n  sea\n  bass , ~item,\n")
+    #expect(list == ["fish", "=cod", "sea bass", "~item"])
+  }
+
   @Test func everyCategoryButUnknownHasKeywords() {
     let covered = Set(DexKeywordMatcher.standardGroups.map(\.0))
     #expect(covered == Set(DexCategory.allCases), "unknown holds the people-and-scenery words")

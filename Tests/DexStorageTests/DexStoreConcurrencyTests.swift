@@ -7,8 +7,7 @@ import Testing
 @Suite("DexStore concurrency")
 struct DexStoreConcurrencyTests {
   @Test func manyConcurrentTasksInsertReadAndDelete() async throws {
-    try await withTemporaryDirectory { dir in
-      let store = try openStore(dir)
+    try await withTemporaryStore { store in
       let ids = try await withThrowingTaskGroup(of: String.self) { group in
         for index in 0..<64 {
           group.addTask {

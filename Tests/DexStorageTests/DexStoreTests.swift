@@ -7,8 +7,7 @@ import Testing
 @Suite("DexStore basics")
 struct DexStoreTests {
   @Test func insertFetchAndLoadImages() async throws {
-    try await withTemporaryDirectory { dir in
-      let store = try openStore(dir)
+    try await withTemporaryStore { store in
       let image = randomImage(10_000)
       let thumbnail = randomImage(300)
       let entry = makeEntry("Clownfish", category: .fish, facts: ["Lives in anemones"])
@@ -67,8 +66,7 @@ struct DexStoreTests {
   }
 
   @Test func listsNewestFirstWithCursorPaging() async throws {
-    try await withTemporaryDirectory { dir in
-      let store = try openStore(dir)
+    try await withTemporaryStore { store in
       let base = Date(timeIntervalSinceReferenceDate: 700_000_000)
       var insertions: [DexInsertion] = []
       for index in 0..<23 {
@@ -104,8 +102,7 @@ struct DexStoreTests {
   }
 
   @Test func filtersByCategoryAndCountsPerCategory() async throws {
-    try await withTemporaryDirectory { dir in
-      let store = try openStore(dir)
+    try await withTemporaryStore { store in
       _ = try await store.insert(contentsOf: [
         DexInsertion(entry: makeEntry("Rose", category: .plant), image: randomImage()),
         DexInsertion(entry: makeEntry("Tulip", category: .plant), image: randomImage()),
@@ -126,8 +123,7 @@ struct DexStoreTests {
   }
 
   @Test func searchesNamesSummaryAndFactsByWordPrefix() async throws {
-    try await withTemporaryDirectory { dir in
-      let store = try openStore(dir)
+    try await withTemporaryStore { store in
       _ = try await store.insert(contentsOf: [
         DexInsertion(
           entry: makeEntry(
@@ -163,8 +159,7 @@ struct DexStoreTests {
   }
 
   @Test func updatesRenameNotesAndKeepSearchInSync() async throws {
-    try await withTemporaryDirectory { dir in
-      let store = try openStore(dir)
+    try await withTemporaryStore { store in
       let entry = try await store.insert(
         makeEntry("Mushroom", category: .fungus), image: randomImage())
       let renamed = try await store.rename(id: entry.id, to: "Fly agaric")
@@ -290,8 +285,7 @@ struct DexStoreTests {
   }
 
   @Test func closedStoreThrowsClosed() async throws {
-    try await withTemporaryDirectory { dir in
-      let store = try openStore(dir)
+    try await withTemporaryStore { store in
       try store.close()
       await #expect(throws: DexStoreError.closed) { _ = try await store.count() }
       await #expect(throws: DexStoreError.closed) {
@@ -335,8 +329,7 @@ struct DexStoreTests {
   }
 
   @Test func observationDeliversNewPagesAfterChanges() async throws {
-    try await withTemporaryDirectory { dir in
-      let store = try openStore(dir)
+    try await withTemporaryStore { store in
       var iterator = store.observe(DexQuery(category: .bird)).makeAsyncIterator()
       let initial = try await iterator.next()
       #expect(initial?.entries.isEmpty == true)

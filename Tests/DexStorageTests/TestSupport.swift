@@ -48,6 +48,12 @@ func openStore(
       directory: directory, duplicatePolicy: policy, busyTimeout: busyTimeout))
 }
 
+/// A store opened by ``openStore(_:policy:busyTimeout:)`` in a fresh temporary directory that is
+/// removed after `body`: the set-up of every test that needs one empty store and nothing else.
+func withTemporaryStore<T>(_ body: (DexStore) async throws -> T) async throws -> T {
+  try await withTemporaryDirectory { directory in try await body(try openStore(directory)) }
+}
+
 /// Every regular file under `directory`, as relative paths.
 func filesUnder(_ directory: URL) -> [String] {
   let root = directory.standardizedFileURL.path

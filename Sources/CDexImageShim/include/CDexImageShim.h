@@ -63,10 +63,10 @@ typedef struct dex_jpeg_decoder dex_jpeg_decoder;
 /// Creates a decoder; NULL when out of memory.
 dex_jpeg_decoder *dex_jpeg_decoder_create(void);
 void dex_jpeg_decoder_destroy(dex_jpeg_decoder *decoder);
-/// The last library message (empty string when none).
 /// Whether progressive JPEGs' whole-image coefficient buffers are advised for transparent huge
 /// pages (default 1). Call before decoding.
 void dex_jpeg_decoder_set_huge_pages(dex_jpeg_decoder *decoder, int32_t enabled);
+/// The last library message (empty string when none).
 const char *dex_jpeg_decoder_message(const dex_jpeg_decoder *decoder);
 /// Number of warnings libjpeg emitted (corrupt data it recovered from).
 int32_t dex_jpeg_decoder_warning_count(const dex_jpeg_decoder *decoder);
