@@ -202,14 +202,20 @@ def _open_source(source, tmp):
     return Image.open(where)
 
 
-def fixture_pixels(image, side=FIXTURE_SIDE):
+def opaque_rgb(image):
+    """A Pillow image as RGB, any transparency composited on white."""
     from PIL import Image
     if image.mode in ("RGBA", "LA", "P"):
         image = image.convert("RGBA")
         background = Image.new("RGBA", image.size, (255, 255, 255, 255))
         background.alpha_composite(image)
         image = background
-    image = image.convert("RGB")
+    return image.convert("RGB")
+
+
+def fixture_pixels(image, side=FIXTURE_SIDE):
+    from PIL import Image
+    image = opaque_rgb(image)
     w, h = image.size
     s = min(w, h)
     image = image.crop(((w - s) // 2, (h - s) // 2, (w - s) // 2 + s, (h - s) // 2 + s))

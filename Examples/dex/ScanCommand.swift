@@ -71,9 +71,13 @@ struct ScanCommand: AsyncParsableCommand {
       case .capturing: console.line("  Capturing…")
       case .analyzing:
         if let guess = state.localGuess {
-          console.line(
-            "  Looks like \(EntryCard.article(for: guess.category.title)) \(guess.category.title)… (\(guess.label), \(Int((guess.confidence * 100).rounded()))%)"
-          )
+          let percent = Int((guess.confidence * 100).rounded())
+          // An unlikely category is worded as such ("Not sure — maybe a plant…").
+          let headline =
+            guess.isCategoryLikely
+            ? "Looks like \(EntryCard.article(for: guess.category.title)) \(guess.category.title)"
+            : guess.offlineName
+          console.line("  \(headline)… (\(guess.label), \(percent)%)")
         } else {
           console.line("  Analyzing…")
         }

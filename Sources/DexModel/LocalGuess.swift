@@ -5,15 +5,31 @@
 public struct LocalGuess: Equatable, Hashable, Sendable, Codable {
   /// The category the classifier's labels map to.
   public var category: DexCategory
-  /// The top raw label, lightly cleaned for display (for example "tree frog").
+  /// The best raw label of ``category``, lightly cleaned for display (for example "tree frog").
   public var label: String
-  /// Confidence in `0...1`.
+  /// The probability, in `0...1`, that ``category`` is right (for DexKit's own classifier a
+  /// calibrated probability, see the offline classifier article).
   public var confidence: Double
+  /// The probability, in `0...1`, that ``label`` itself is right, or `nil` when the classifier
+  /// does not say (then ``confidence`` stands in for it).
+  ///
+  /// It decides whether an offline entry may be named after the label
+  /// (``offlineName``): a label is only a name when it is likely on its own, not merely
+  /// because its category is.
+  public var labelConfidence: Double?
 
-  /// Creates a guess; `confidence` is clamped to `0...1` (a non-finite value becomes 0).
-  public init(category: DexCategory, label: String, confidence: Double) {
+  /// Creates a guess; `confidence` and `labelConfidence` are clamped to `0...1` (a non-finite
+  /// value becomes 0).
+  public init(
+    category: DexCategory, label: String, confidence: Double, labelConfidence: Double? = nil
+  ) {
     self.category = category
     self.label = label
-    self.confidence = confidence.isFinite ? min(max(confidence, 0), 1) : 0
+    self.confidence = Self.clamped(confidence)
+    self.labelConfidence = labelConfidence.map(Self.clamped)
+  }
+
+  private static func clamped(_ value: Double) -> Double {
+    value.isFinite ? min(max(value, 0), 1) : 0
   }
 }

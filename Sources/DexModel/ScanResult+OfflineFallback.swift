@@ -7,11 +7,14 @@ extension ScanResult {
 
   /// Builds an offline-only result from the on-device guess, used when the cloud pass fails.
   ///
-  /// An offline entry beats nothing: it carries the on-device category and confidence, a
-  /// capitalized label as its name, and a summary saying that the rich details need a reconnect.
+  /// An offline entry beats nothing: it carries the on-device category and confidence, a name
+  /// that says only what the classifier knows (``LocalGuess/offlineName``: the label when it is
+  /// likely, "Unidentified plant" when only the category is, "Not sure — maybe a plant" when
+  /// not even that), and a summary saying that the rich details need a reconnect. The label
+  /// itself is kept on the saved entry as ``DexEntry/localGuessLabel``.
   public static func offlineFallback(for guess: LocalGuess) -> ScanResult {
     ScanResult(
-      commonName: guess.label.capitalized,
+      commonName: guess.offlineName,
       category: guess.category.rawValue,
       scientificName: "",
       summary: offlineSummary,

@@ -151,6 +151,23 @@ struct DexScannerTests {
     #expect(final.result?.dexCategory == .food)
   }
 
+  /// ImageNet has almost no flowers: the flower is a plant (calibrated 0.66 on the reference
+  /// pixels, about one half from this JPEG) whose best plant class ("daisy", about 0.35) is too
+  /// unlikely to be its name.
+  @Test func anOfflineFlowerIsNamedOnlyAsAPlantAndKeepsItsLabel() async throws {
+    let final = await DexScanner().run(try photo("flower"))
+    #expect(final.isOffline)
+    let guess = try #require(final.localGuess)
+    #expect(guess.category == .plant)
+    #expect(!guess.isLabelLikely, "\(guess)")
+    let name = try #require(final.result?.commonName)
+    #expect(name == guess.offlineName)
+    #expect(["Unidentified plant", "Not sure — maybe a plant"].contains(name), "\(name)")
+    let entry = try #require(final.makeEntry())
+    #expect(entry.localGuessLabel == guess.label)
+    #expect(!entry.localGuessLabel.isEmpty)
+  }
+
   @Test func noGuessAndNoCloudIsAFailureNotAnUnknownSuccess() async throws {
     let failing = await DexScanner(
       classifier: BlindClassifier(), visionService: ScriptedVision(.fail)

@@ -8,11 +8,13 @@ import Logging
 ///
 /// It reads the pixels of a scan's Pass-0 decode (``classify(_:)``) or decodes bytes through its
 /// ``ImageDecoding`` (orientation applied, DCT-scaled to a short side of
-/// ``decodingShortSide``), takes the standard centre crop, runs the network and turns the top-k classes into a
-/// ``/DexModel/LocalGuess``: the category whose classes hold the most probability among the top k wins
-/// (so "tabby 0.3, tiger cat 0.25, Egyptian cat 0.2" is a confident animal even though no single
-/// class is), the label is that category's best class, and the confidence is the category's
-/// summed probability.
+/// ``decodingShortSide``), takes the standard centre crop, runs the network and turns the whole
+/// 1000-way distribution into a ``/DexModel/LocalGuess`` (``guess(fromDistribution:calibration:minimumConfidence:)``):
+/// every class's probability counts for its category (so "tabby 0.3, tiger cat 0.25, Egyptian
+/// cat 0.2" is a confident animal even though no single class is), corrected for how many classes
+/// each category has and calibrated (``ClassifierCalibration``), so that the confidence is the
+/// probability that the category is right. The label is that category's best class, with its
+/// own probability as ``/DexModel/LocalGuess/labelConfidence``.
 ///
 /// The bundled weights are loaded on first use and shared; the classifier is a small value that
 /// is safe to copy and to call from many tasks at once. Work runs off the caller's executor and
@@ -20,7 +22,7 @@ import Logging
 public struct ImageClassifier: ImageClassifying {
   /// Tuning knobs of the guess.
   public struct Configuration: Sendable, Hashable {
-    /// How many top classes vote for the category.
+    /// How many top classes vote for the category when ``calibration`` is `nil`.
     public var topK: Int
     /// Images whose short side is smaller than this (in pixels) are not classified.
     public var minimumSide: Int
@@ -32,13 +34,17 @@ public struct ImageClassifier: ImageClassifying {
     /// The code that runs the network of the bundled model (see ``ClassifierBackend``); a
     /// classifier made on an already loaded model runs that model's backend instead.
     public var backend: ClassifierBackend
+    /// How the whole class distribution becomes a calibrated category probability; `nil` keeps
+    /// the uncalibrated top-``topK`` vote of ``ImageClassifier/guess(from:minimumConfidence:)``.
+    public var calibration: ClassifierCalibration?
 
     /// Creates a configuration; the defaults suit phone photos.
     public init(
       topK: Int = 5, minimumSide: Int = 16, minimumConfidence: Double = 0.1, threads: Int = 1,
-      backend: ClassifierBackend = .automatic
+      backend: ClassifierBackend = .automatic, calibration: ClassifierCalibration? = .fitted
     ) {
       self.backend = backend
+      self.calibration = calibration
       self.topK = max(1, topK)
       self.minimumSide = max(1, minimumSide)
       self.minimumConfidence = minimumConfidence.isFinite ? minimumConfidence : 0
@@ -124,8 +130,14 @@ public struct ImageClassifier: ImageClassifying {
   /// - Throws: ``ClassifierError`` when the model cannot load, the image is too small, or the
   ///   task is cancelled.
   public func guess(for image: RGBImage) async throws(ClassifierError) -> LocalGuess? {
-    let ranked = try await rankedLabels(for: image, limit: configuration.topK)
-    return Self.guess(from: ranked, minimumConfidence: configuration.minimumConfidence)
+    guard let calibration = configuration.calibration else {
+      let ranked = try await rankedLabels(for: image, limit: configuration.topK)
+      return Self.guess(from: ranked, minimumConfidence: configuration.minimumConfidence)
+    }
+    let distribution = try await rankedLabels(for: image, limit: .max)
+    return Self.guess(
+      fromDistribution: distribution, calibration: calibration,
+      minimumConfidence: configuration.minimumConfidence)
   }
 
   /// The best `limit` labels for already decoded pixels, best first.
@@ -146,9 +158,15 @@ public struct ImageClassifier: ImageClassifying {
     return try model.rankedLabels(for: image, limit: limit, threads: configuration.threads)
   }
 
-  /// Folds ranked labels into one guess: probability summed per category, the heaviest category
-  /// wins (ties go to the better-ranked one), its best label is shown. `nil` for an empty list or
-  /// a winning probability below `minimumConfidence`.
+  /// Folds a few ranked labels into one guess, uncalibrated: probability summed per category, the
+  /// heaviest category wins (ties go to the better-ranked one), its best label is shown with its
+  /// own probability as ``/DexModel/LocalGuess/labelConfidence``, and the confidence is the
+  /// category's summed probability. `nil` for an empty list or a winning probability below
+  /// `minimumConfidence`.
+  ///
+  /// The classifier's own guess uses ``guess(fromDistribution:calibration:minimumConfidence:)``,
+  /// whose confidence is a calibrated probability; this rule remains for hosts that only have a
+  /// short ranked list (and for a ``Configuration/calibration`` of `nil`).
   public static func guess(
     from ranked: [ClassificationLabel], minimumConfidence: Double = 0
   )
@@ -170,7 +188,42 @@ public struct ImageClassifier: ImageClassifying {
     else { return nil }
     return LocalGuess(
       category: best.category, label: ClassifierLabelTable.cleanedLabel(top.label),
-      confidence: best.total)
+      confidence: best.total, labelConfidence: top.confidence)
+  }
+
+  /// Decides the category from a whole class distribution (every class of the network with its
+  /// probability, in any order) and calibrates its confidence with `calibration` (see
+  /// ``ClassifierCalibration``).
+  ///
+  /// The most probable category after calibration wins (ties go to the category of the more
+  /// probable class); its most probable class is the label, and that class's probability is the
+  /// ``/DexModel/LocalGuess/labelConfidence``. `nil` for an empty distribution or a calibrated
+  /// probability below `minimumConfidence`.
+  public static func guess(
+    fromDistribution distribution: [ClassificationLabel],
+    calibration: ClassifierCalibration = .fitted, minimumConfidence: Double = 0
+  ) -> LocalGuess? {
+    let probabilities = calibration.categoryProbabilities(distribution)
+    var best: (category: DexCategory, probability: Double, top: ClassificationLabel)?
+    var topOfCategory: [DexCategory: ClassificationLabel] = [:]
+    for label in distribution
+    where label.confidence > (topOfCategory[label.category]?.confidence ?? -1) {
+      topOfCategory[label.category] = label
+    }
+    for (category, probability) in probabilities {
+      guard let top = topOfCategory[category] else { continue }
+      if let current = best,
+        probability < current.probability
+          || (probability == current.probability && top.confidence <= current.top.confidence)
+      {
+        continue
+      }
+      best = (category, probability, top)
+    }
+    guard let best, best.probability >= minimumConfidence else { return nil }
+    return LocalGuess(
+      category: best.category, label: ClassifierLabelTable.cleanedLabel(best.top.label),
+      confidence: best.probability, labelConfidence: best.top.confidence)
   }
 
   private func decodedImage(_ data: Data) throws -> RGBImage {

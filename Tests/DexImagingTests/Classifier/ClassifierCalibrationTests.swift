@@ -1,0 +1,100 @@
+import DexModel
+import DexTestTraits
+import Foundation
+import Testing
+
+@testable import DexClassifierEngine
+@testable import DexImaging
+
+/// The whole-distribution category decision and its calibration
+/// (``ImageClassifier/guess(fromDistribution:calibration:minimumConfidence:)``).
+@Suite(.offCooperativePool) struct ClassifierCalibrationTests {
+  private let label = ClassifierGuessTests().label
+
+  @Test func manySmallClassesOutweighTheTopFive() throws {
+    var distribution = [label("tea cup", 0.30, .object), label("teapot", 0.10, .object)]
+    distribution += (0..<60).map { label("animal \($0)", 0.01, .animal) }
+    #expect(ImageClassifier.guess(from: Array(distribution.prefix(5)))?.category == .object)
+    let guess = try #require(
+      ImageClassifier.guess(fromDistribution: distribution, calibration: .identity))
+    #expect(guess.category == .animal)
+    #expect(abs(guess.confidence - 0.6) < 1e-9)
+    #expect(guess.label == "animal 0")
+    #expect(guess.labelConfidence == 0.01)
+  }
+
+  @Test func priorWeightsFavourCategoriesWithFewClasses() throws {
+    let distribution = [label("vase", 0.55, .object), label("daisy", 0.45, .plant)]
+    let plain = try #require(
+      ImageClassifier.guess(fromDistribution: distribution, calibration: .identity))
+    #expect(plain.category == .object)
+    let fitted = try #require(ImageClassifier.guess(fromDistribution: distribution))
+    #expect(fitted.category == .plant)
+    #expect(fitted.label == "daisy")
+    #expect(fitted.labelConfidence == 0.45)
+    let expected = ClassifierCalibration.fitted.categoryProbabilities(distribution)[.plant]
+    #expect(fitted.confidence == expected)
+  }
+
+  @Test func temperatureSharpensAndProbabilitiesSumToOne() {
+    let distribution = [label("a", 0.6, .animal), label("b", 0.4, .bird)]
+    let sharp = ClassifierCalibration(logWeights: [:], temperature: 0.5)
+      .categoryProbabilities(distribution)
+    #expect(abs((sharp[.animal] ?? 0) - 0.36 / 0.52) < 1e-12)
+    #expect(abs(sharp.values.reduce(0, +) - 1) < 1e-12)
+    let fitted = ClassifierCalibration.fitted.categoryProbabilities(distribution)
+    #expect(abs(fitted.values.reduce(0, +) - 1) < 1e-12)
+    #expect(ClassifierCalibration.fitted.categoryProbabilities([]).isEmpty)
+  }
+
+  @Test func badParametersAreSanitised() {
+    let calibration = ClassifierCalibration(logWeights: [.plant: .nan], temperature: 0)
+    #expect(calibration.temperature == 1)
+    #expect(calibration.logWeights[.plant] == 0)
+    #expect(ClassifierCalibration(logWeights: [:], temperature: -.infinity).temperature == 1)
+  }
+
+  @Test func emptyAndUnlikelyGiveNil() {
+    #expect(ImageClassifier.guess(fromDistribution: []) == nil)
+    let spread = DexCategory.allCases.map { label($0.rawValue, 1 / 12, $0) }
+    #expect(ImageClassifier.guess(fromDistribution: spread, calibration: .identity) != nil)
+    #expect(
+      ImageClassifier.guess(
+        fromDistribution: spread, calibration: .identity, minimumConfidence: 0.1)
+        == nil)
+  }
+
+  @Test func theShortListRuleKeepsItsLabelProbability() throws {
+    let guess = try #require(ImageClassifier.guess(from: [label("tree_frog", 0.7, .animal)]))
+    #expect(guess.labelConfidence == 0.7)
+  }
+
+  /// The fitted calibration on the real-photo fixtures, from their reference logits: the values
+  /// `Scripts/classifier-evalset.py`'s numpy mirror computes for the same logits.
+  @Test(arguments: [
+    ("cat", DexCategory.animal, 0.9897, 0.3982, false),
+    ("dog", .animal, 0.9979, 0.9494, true),
+    ("bird", .bird, 0.9899, 0.7078, true),
+    ("insect", .insect, 0.9737, 0.2864, false),
+    ("flower", .plant, 0.6647, 0.3464, false),
+    ("mushroom", .fungus, 0.9976, 0.9569, true),
+    ("fruit", .food, 0.9664, 0.7442, true),
+    ("fish", .fish, 0.9948, 0.9335, true),
+  ])
+  func fixtureCalibration(
+    name: String, category: DexCategory, confidence: Double, labelConfidence: Double,
+    named: Bool
+  ) throws {
+    let reference = try ClassifierFixtures.reference()
+    let image = try #require(reference.images.first { $0.name == name })
+    let model = try ClassifierFixtures.model(.portableFloat32)
+    let distribution = model.rankedLabels(logits: image.logits, limit: .max)
+    #expect(distribution.count == 1000)
+    let guess = try #require(ImageClassifier.guess(fromDistribution: distribution))
+    #expect(guess.category == category)
+    #expect(abs(guess.confidence - confidence) < 1e-3, "\(name): \(guess.confidence)")
+    #expect(abs((guess.labelConfidence ?? -1) - labelConfidence) < 1e-3)
+    #expect(guess.isLabelLikely == named)
+    #expect(guess.offlineName == (named ? guess.label.capitalized : category.unidentifiedName))
+  }
+}
