@@ -36,8 +36,10 @@ import Foundation
 /// - a trailing qualifier decides the sense: `_sport`, `_construction`, `_tool`, `_equipment`,
 ///   `_instrument`, `_vehicle` and the like make it an object ("crane_construction",
 ///   "cricket_sport"), `_other` is dropped ("bird_other");
-/// - the keywords (host-added, then built-in) win when they match;
-/// - otherwise the lexicon's entry for the whole alternative decides ("sidewinder",
+/// - the keywords (host-added, then built-in) win when they match any alternative, except
+///   that a keyword before a head noun the lexicon knows as an object, which no keyword
+///   matches, yields to it ("cake stand", "wine rack" are objects);
+/// - otherwise the lexicon's entry for a whole alternative decides ("sidewinder",
 ///   "bernese_mountain", "ice lolly" — a multiword entry also overrides a people-or-scenery
 ///   keyword such as "mountain" or "ice");
 /// - otherwise, for a multiword label, its longest ending the lexicon knows ("Australian
@@ -150,24 +152,47 @@ public struct DexKeywordMatcher: DexCategoryMatching {
     text.segments.lazy.compactMap(index.bestCategory(in:)).first
   }
 
-  /// Keywords alone without a lexicon; with one, the first alternative that normalisation,
-  /// keywords or the lexicon place (see the type's documentation).
+  /// Keywords alone without a lexicon; with one, normalisation, then keywords over every
+  /// alternative, then the lexicon's entries, then its known endings (see the type's
+  /// documentation).
   private func labelCategory(in text: LabelText) -> DexCategory? {
     guard let lexicon, !lexicon.isEmpty else { return keywordCategory(in: text) }
+    var segments: [(words: [LabelText.Word], keyword: DexCategory?)] = []
     for segment in text.segments {
       let (qualifier, words) = LabelText.qualified(lexicon.splittingClosedCompound(segment))
       if let qualifier { return qualifier }
-      let keyword = index.bestMatch(in: words)
-      if let keyword, keyword != .unknown { return keyword }
-      // A multiword entry beats a people-or-scenery keyword ("bernese mountain", "ice lolly").
-      if keyword == nil || words.count > 1, let entry = lexicon.exactCategory(of: words[...]) {
-        if entry != .unknown { return entry }
-        continue
+      segments.append((words, index.bestMatch(in: words)))
+    }
+    for (words, keyword) in segments {
+      guard let keyword, keyword != .unknown else { continue }
+      let yields = keyword != .pokemon && hasObjectHead(words, keyword: keyword, lexicon: lexicon)
+      return yields ? .object : keyword
+    }
+    for (words, keyword) in segments where keyword == nil || words.count > 1 {
+      // A multiword entry beats a people-or-scenery keyword ("bernese mountain", "ice lolly");
+      // an entry for something not collectable ends the search.
+      if let entry = lexicon.exactCategory(of: words[...]) {
+        return entry == .unknown ? nil : entry
       }
-      if keyword == nil, let ending = lexicon.fallbackCategory(of: words), ending != .unknown {
-        return ending
+    }
+    for (words, keyword) in segments where keyword == nil {
+      if let ending = lexicon.fallbackCategory(of: words) {
+        return ending == .unknown ? nil : ending
       }
     }
     return nil
+  }
+
+  /// Whether `keyword` matched only before the head noun of a multiword label, a head no
+  /// keyword matches and the lexicon knows as an object: "cake stand", "wine rack" (not
+  /// "tiger's eye", a phrase keyword ending at the head).
+  private func hasObjectHead(
+    _ words: [LabelText.Word], keyword: DexCategory, lexicon: DexLexicon
+  ) -> Bool {
+    guard words.count > 1, let last = words.last, index.bestMatch(in: [last]) == nil,
+      index.bestMatch(in: Array(words.dropLast())) == keyword
+    else { return false }
+    return (lexicon.exactCategory(of: words[...]) ?? lexicon.fallbackCategory(of: words))
+      == .object
   }
 }

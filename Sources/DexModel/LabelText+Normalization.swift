@@ -3,19 +3,18 @@ import Foundation
 /// The label normalisation ``DexKeywordMatcher`` applies when it has a lexicon.
 extension LabelText {
   /// An identifier in camelCase split into words ("iceLolly" → "ice Lolly"): only a label
-  /// without spaces that starts in lower case, so names ("McDonald", "PlayStation") keep their
-  /// spelling.
+  /// without spaces that starts in lower case, and only after two lower-case letters or more,
+  /// so names ("McDonald", "PlayStation", "iPod") keep their spelling.
   static func splittingCamelCase(_ label: String) -> String {
     guard let first = label.unicodeScalars.first, CharacterSet.lowercaseLetters.contains(first),
       !label.unicodeScalars.contains(where: { CharacterSet.whitespaces.contains($0) })
     else { return label }
     var result = String.UnicodeScalarView()
-    var previousWasLower = false
+    var lowerRun = 0
     for scalar in label.unicodeScalars {
-      let isUpper = CharacterSet.uppercaseLetters.contains(scalar)
-      if isUpper, previousWasLower { result.append(" ") }
+      if CharacterSet.uppercaseLetters.contains(scalar), lowerRun >= 2 { result.append(" ") }
       result.append(scalar)
-      previousWasLower = CharacterSet.lowercaseLetters.contains(scalar)
+      lowerRun = CharacterSet.lowercaseLetters.contains(scalar) ? lowerRun + 1 : 0
     }
     return String(result)
   }

@@ -34,7 +34,8 @@ struct DexLexiconTests {
       // False friends: qualifiers and closed compounds.
       ("crane_construction", .object), ("cricket_sport", .object), ("fishtank", .object),
       ("cricket_insect", .insect), ("crane_bird", .bird), ("bird_other", .bird),
-      ("bass_musical_instrument", .object),
+      ("bass_musical_instrument", .object), ("Cake stand", .object), ("Wine rack", .object),
+      ("scale, weighing machine", .object), ("titi, titi monkey", .animal),
       // Not collectable: a person, a road.
       ("loggerhead, blockhead, dunce", .reptile), ("street", .unknown), ("shepherd", .unknown),
       ("zzdexprobe", .unknown),
@@ -93,6 +94,7 @@ struct DexLexiconTests {
     #expect(LabelText.splittingCamelCase("iceLolly") == "ice Lolly")
     #expect(LabelText.splittingCamelCase("bigCatFood") == "big Cat Food")
     #expect(LabelText.splittingCamelCase("PlayStation") == "PlayStation")
+    #expect(LabelText.splittingCamelCase("iPod") == "iPod")
     #expect(LabelText.splittingCamelCase("tree frog") == "tree frog")
     let words = LabelText("crane_construction").segments[0]
     #expect(LabelText.qualified(words).category == .object)
