@@ -46,7 +46,8 @@ let package = Package(
   ],
   targets: [
     // MARK: Model (no dependencies at all)
-    .target(name: "DexModel"),
+    // The WordNet noun lexicon behind the keyword matcher, with its licence.
+    .target(name: "DexModel", resources: [.copy("Lexicon")]),
 
     // MARK: Imaging
     // libjpeg-turbo and libpng come from the system (pkg-config); the shim is the only C that

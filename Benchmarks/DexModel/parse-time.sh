@@ -11,10 +11,17 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/old"
 git archive "$rev" Sources/DexModel | tar -x -C "$work/old"
-swiftc -O -parse-as-library -module-name ParseTime \
-  "$work"/old/Sources/DexModel/*.swift Benchmarks/DexModel/ParseTime.swift -o "$work/parse-old"
-swiftc -O -parse-as-library -module-name ParseTime \
-  Sources/DexModel/*.swift Benchmarks/DexModel/ParseTime.swift -o "$work/parse-new"
+# DexModel reads its lexicon through Bundle.module, which SwiftPM generates: a stand-in per tree.
+for tree in "$work/old" "$PWD"; do
+  printf 'import Foundation\nextension Foundation.Bundle {\n  static let module = Bundle(path: "%s") ?? .main\n}\n' \
+    "$tree/Sources/DexModel" > "$work/bundle-$(basename "$tree").swift"
+done
+shim() { grep -lq "Bundle.module" "$1"/*.swift && echo "$work/bundle-$(basename "$2").swift" || true; }
+swiftc -O -parse-as-library -module-name ParseTime "$work"/old/Sources/DexModel/*.swift \
+  $(shim "$work/old/Sources/DexModel" "$work/old") Benchmarks/DexModel/ParseTime.swift \
+  -o "$work/parse-old"
+swiftc -O -parse-as-library -module-name ParseTime Sources/DexModel/*.swift \
+  $(shim Sources/DexModel "$PWD") Benchmarks/DexModel/ParseTime.swift -o "$work/parse-new"
 "$work/parse-old" 200 >/dev/null && "$work/parse-new" 200 >/dev/null  # warm up
 bytes="$("$work/parse-new" 1 | cut -d' ' -f1)"
 echo "pair old_scan_us new_scan_us old_read_us new_read_us"

@@ -3,7 +3,8 @@ extension DexCategory {
   /// "Pokémon card", "Arachnid"), onto a category.
   ///
   /// An exact raw value wins; otherwise `matcher`'s heuristics decide (by default the keyword
-  /// rules of ``DexKeywordMatcher/standard``); otherwise ``unknown``.
+  /// rules of ``DexKeywordMatcher/standard``, backed by its WordNet lexicon); otherwise
+  /// ``unknown``.
   public static func matching(
     _ string: String, using matcher: any DexCategoryMatching = DexKeywordMatcher.standard
   ) -> DexCategory {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Maps free-form labels (classifier identifiers, a cloud reply's category) onto ``DexCategory``
-/// with ordered keyword heuristics.
+/// with ordered keyword heuristics, then a noun lexicon for the labels no keyword covers.
 ///
 /// ``standard`` is what ``DexCategory/matching(_:using:)`` and
 /// ``DexCategory/matching(fromLabels:using:)`` use unless given another matcher. To teach DexKit
@@ -28,6 +28,25 @@ import Foundation
 ///   an English compound: "tuna sandwich" is food), then the longest ("jellyfish" beats
 ///   "fish"), then the earlier rule. A Pokémon keyword anywhere wins outright, so a "Pikachu
 ///   plush" is a Pokémon, not an object.
+///
+/// With a ``lexicon`` (the standard matcher has ``DexLexicon/wordNet``), each alternative of a
+/// label is first normalised, then matched:
+/// - camelCase identifiers are split ("iceLolly"), and a one-word label the lexicon does not
+///   know but knows split in two is split ("fishtank" → "fish tank", an object);
+/// - a trailing qualifier decides the sense: `_sport`, `_construction`, `_tool`, `_equipment`,
+///   `_instrument`, `_vehicle` and the like make it an object ("crane_construction",
+///   "cricket_sport"), `_other` is dropped ("bird_other");
+/// - the keywords (host-added, then built-in) win when they match any alternative, except
+///   that a keyword before a head noun the lexicon knows as an object, which no keyword
+///   matches, yields to it ("cake stand", "wine rack" are objects);
+/// - otherwise the lexicon's entry for a whole alternative decides ("sidewinder",
+///   "bernese_mountain", "ice lolly" — a multiword entry also overrides a people-or-scenery
+///   keyword such as "mountain" or "ice");
+/// - otherwise, for a multiword label, its longest ending the lexicon knows ("Australian
+///   shepherd" by the compound head "shepherd").
+///
+/// A lexicon entry for something not collectable (a person, a road) claims no category. Without
+/// a lexicon, labels are matched by keywords alone, exactly as before lexicons existed.
 public struct DexKeywordMatcher: DexCategoryMatching {
   /// One category and the keywords that select it, in the syntax described on
   /// ``DexKeywordMatcher``.
@@ -49,17 +68,22 @@ public struct DexKeywordMatcher: DexCategoryMatching {
   public private(set) var rules: [Rule]
   private var index: KeywordIndex
 
-  /// Creates a matcher from rules; an earlier rule wins exact ties.
-  public init(rules: [Rule]) {
+  /// The lexicon consulted after the keywords, or `nil` to match by keywords alone.
+  public var lexicon: DexLexicon?
+
+  /// Creates a matcher from rules (an earlier rule wins exact ties) and an optional lexicon
+  /// consulted for the labels no rule matches.
+  public init(rules: [Rule], lexicon: DexLexicon? = nil) {
     self.rules = rules
     self.index = KeywordIndex(rules: rules)
+    self.lexicon = lexicon
   }
 
   /// The built-in vocabulary: broad coverage of animals, plants, fungi, minerals, foods,
   /// Pokémon and man-made objects, with the traps ("antelope", "jellyfish", "beer bottle")
-  /// handled.
+  /// handled, backed by ``DexLexicon/wordNet`` for every other noun WordNet knows.
   public static let standard = DexKeywordMatcher(
-    rules: standardGroups.map { Rule(category: $0.0, keywords: $0.1) })
+    rules: standardGroups.map { Rule(category: $0.0, keywords: $0.1) }, lexicon: .wordNet)
 
   /// Adds keywords for `category` ahead of every existing rule, so they win ties with the
   /// built-in vocabulary.
@@ -89,25 +113,30 @@ public struct DexKeywordMatcher: DexCategoryMatching {
     exactCategory(in: LabelText(label))
   }
 
-  /// The category the keyword heuristics give one label, or `nil` when no keyword matches.
+  /// The category the keyword heuristics give one label, or `nil` when no keyword matches
+  /// (the lexicon is not consulted).
   public func keywordCategory(for label: String) -> DexCategory? {
     keywordCategory(in: LabelText(label))
   }
 
-  /// One free-form string (a cloud reply's category): an exact raw value, else keywords,
-  /// else ``DexCategory/unknown``.
+  /// One free-form string (a cloud reply's category): an exact raw value, else keywords (and
+  /// the lexicon), else ``DexCategory/unknown``.
   public func category(for string: String) -> DexCategory {
-    let text = LabelText(string)
-    return exactCategory(in: text) ?? keywordCategory(in: text) ?? .unknown
+    let text = labelText(string)
+    return exactCategory(in: text) ?? labelCategory(in: text) ?? .unknown
   }
 
   /// Ranked labels, highest confidence first: an exact raw value anywhere wins; otherwise the
-  /// first label any keyword matches decides; otherwise ``DexCategory/unknown``.
+  /// first label that keywords or the lexicon place decides; otherwise ``DexCategory/unknown``.
   public func category(forLabels labels: [String]) -> DexCategory {
-    let texts = labels.map(LabelText.init)  // folded once, used by both passes
+    let texts = labels.map(labelText)  // folded once, used by both passes
     return texts.lazy.compactMap(exactCategory(in:)).first
-      ?? texts.lazy.compactMap(keywordCategory(in:)).first
+      ?? texts.lazy.compactMap(labelCategory(in:)).first
       ?? .unknown
+  }
+
+  private func labelText(_ label: String) -> LabelText {
+    LabelText(lexicon == nil ? label : LabelText.splittingCamelCase(label))
   }
 
   private func exactCategory(in text: LabelText) -> DexCategory? {
@@ -121,5 +150,49 @@ public struct DexKeywordMatcher: DexCategoryMatching {
 
   private func keywordCategory(in text: LabelText) -> DexCategory? {
     text.segments.lazy.compactMap(index.bestCategory(in:)).first
+  }
+
+  /// Keywords alone without a lexicon; with one, normalisation, then keywords over every
+  /// alternative, then the lexicon's entries, then its known endings (see the type's
+  /// documentation).
+  private func labelCategory(in text: LabelText) -> DexCategory? {
+    guard let lexicon, !lexicon.isEmpty else { return keywordCategory(in: text) }
+    var segments: [(words: [LabelText.Word], keyword: DexCategory?)] = []
+    for segment in text.segments {
+      let (qualifier, words) = LabelText.qualified(lexicon.splittingClosedCompound(segment))
+      if let qualifier { return qualifier }
+      segments.append((words, index.bestMatch(in: words)))
+    }
+    for (words, keyword) in segments {
+      guard let keyword, keyword != .unknown else { continue }
+      let yields = keyword != .pokemon && hasObjectHead(words, keyword: keyword, lexicon: lexicon)
+      return yields ? .object : keyword
+    }
+    for (words, keyword) in segments where keyword == nil || words.count > 1 {
+      // A multiword entry beats a people-or-scenery keyword ("bernese mountain", "ice lolly");
+      // an entry for something not collectable ends the search.
+      if let entry = lexicon.exactCategory(of: words[...]) {
+        return entry == .unknown ? nil : entry
+      }
+    }
+    for (words, keyword) in segments where keyword == nil {
+      if let ending = lexicon.fallbackCategory(of: words) {
+        return ending == .unknown ? nil : ending
+      }
+    }
+    return nil
+  }
+
+  /// Whether `keyword` matched only before the head noun of a multiword label, a head no
+  /// keyword matches and the lexicon knows as an object: "cake stand", "wine rack" (not
+  /// "tiger's eye", a phrase keyword ending at the head).
+  private func hasObjectHead(
+    _ words: [LabelText.Word], keyword: DexCategory, lexicon: DexLexicon
+  ) -> Bool {
+    guard words.count > 1, let last = words.last, index.bestMatch(in: [last]) == nil,
+      index.bestMatch(in: Array(words.dropLast())) == keyword
+    else { return false }
+    return (lexicon.exactCategory(of: words[...]) ?? lexicon.fallbackCategory(of: words))
+      == .object
   }
 }

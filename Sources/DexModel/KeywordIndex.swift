@@ -78,6 +78,14 @@ struct KeywordIndex: Sendable {
 
   /// The winning category among all keyword matches in one segment of a label.
   func bestCategory(in segment: [LabelText.Word]) -> DexCategory? {
+    // A winning people-or-scenery word means "nothing collectable here": no category.
+    guard let winner = bestMatch(in: segment), winner != .unknown else { return nil }
+    return winner
+  }
+
+  /// The winning category, ``DexCategory/unknown`` when a people-or-scenery word wins, or `nil`
+  /// when no keyword matches.
+  func bestMatch(in segment: [LabelText.Word]) -> DexCategory? {
     var best: Match?
     var bestWeak: Match?
     func consider(_ match: Match) {
@@ -118,9 +126,7 @@ struct KeywordIndex: Sendable {
         consider(Match(keyword: keyword, endWord: position, endCharacter: end))
       }
     }
-    // A winning people-or-scenery word means "nothing collectable here": no category.
-    guard let winner = (best ?? bestWeak)?.category, winner != .unknown else { return nil }
-    return winner
+    return (best ?? bestWeak)?.category
   }
 
   /// The end offset of the last occurrence of `pattern` in `text`.

@@ -11,9 +11,13 @@ struct LabelText {
   let segments: [[Word]]
 
   init(_ label: String) {
-    let folded = label.folding(
-      options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil
-    ).lowercased()
+    // ASCII needs no diacritic or width folding, and Foundation's folding is the slow part.
+    let folded =
+      label.utf8.allSatisfy { $0 < 0x80 }
+      ? label.lowercased()
+      : label.folding(
+        options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil
+      ).lowercased()
     var segments: [[Word]] = []
     var current: [Word] = []
     var word = ""
@@ -33,7 +37,12 @@ struct LabelText {
       case ",", ";", "(", ")", "[", "]", "/", "|", ":", "\\", "{", "}":
         endSegment()
       default:
-        if CharacterSet.alphanumerics.contains(scalar) {
+        let isWordCharacter =
+          scalar.isASCII
+          ? ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
+            || ("A"..."Z").contains(scalar)
+          : CharacterSet.alphanumerics.contains(scalar)
+        if isWordCharacter {
           word.unicodeScalars.append(scalar)
         } else {
           endWord()
