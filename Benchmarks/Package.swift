@@ -13,6 +13,11 @@ import PackageDescription
 
 func sdk(_ module: String) -> Target.Dependency { .product(name: module, package: "DexKit") }
 func proxy(_ module: String) -> Target.Dependency { .product(name: module, package: "DexProxy") }
+/// What a benchmark that runs real `dex-proxy` instances on loopback needs.
+let loopbackProxy: [Target.Dependency] = [
+  sdk("DexCloudServer"), proxy("DexProxy"), proxy("DexProxyTesting"),
+  .product(name: "Logging", package: "swift-log"),
+]
 
 let package = Package(
   name: "DexKitBenchmarks",
@@ -33,10 +38,7 @@ let package = Package(
       path: "DexImaging-classifier/Sources/ClassifierBench"),
     .executableTarget(
       name: "dex-scan-benchmark",
-      dependencies: [
-        sdk("DexKit"), sdk("DexCloudServer"), proxy("DexProxy"), proxy("DexProxyTesting"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
+      dependencies: [sdk("DexKit")] + loopbackProxy,
       path: "DexKit/DexScanBenchmark"),
     .executableTarget(
       name: "dex-storage-bench",
@@ -46,10 +48,7 @@ let package = Package(
       path: "DexStorage/Sources"),
     .executableTarget(
       name: "dex-proxy-load",
-      dependencies: [
-        sdk("DexCloud"), sdk("DexCloudServer"), proxy("DexProxy"), proxy("DexProxyTesting"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
+      dependencies: [sdk("DexCloud")] + loopbackProxy,
       path: "DexProxy", exclude: ["run.sh"]),
     .executableTarget(
       name: "DexCloudBench", dependencies: [sdk("DexCloud"), sdk("DexCloudServer")],

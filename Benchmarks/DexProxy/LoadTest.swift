@@ -81,16 +81,6 @@ struct LoadTest: Sendable {
       TransportRequest(method: "POST", url: url, headers: all, body: body), timeout: .seconds(30))
   }
 
-  private func signed(
-    _ path: String, body: Data, secret: SigningSecret, session: String?
-  ) -> [String: String] {
-    var headers = RequestSigner(secret: secret).headers(
-      method: "POST", path: path, body: body,
-      timestamp: Int64(Date().timeIntervalSince1970.rounded(.down)))
-    if let session { headers[DexCloudHeader.session] = session }
-    return headers
-  }
-
   /// Starts the stub and two proxies (sharing `postgres` when given), runs the load, replays
   /// every accepted request once, and stops them all.
   func measure(store: String, postgres: PostgresStoreConfiguration?) async throws -> Run {
@@ -131,7 +121,7 @@ struct LoadTest: Sendable {
       let body = try JSONEncoder().encode(AuthTokenRequest(subject: "load-client-\(client)"))
       let response = try await send(
         ports[client % 2], "/auth_token",
-        headers: signed("/auth_token", body: body, secret: bootstrapKey, session: nil), body: body
+        headers: SignedHeaders.post("/auth_token", body: body, secret: bootstrapKey), body: body
       )
       guard response.statusCode == 200 else {
         throw LoadTestFailed(description: "\(store): /auth_token answered \(response.statusCode)")
@@ -152,7 +142,7 @@ struct LoadTest: Sendable {
           for index in 0..<share {
             let body = try JSONEncoder().encode(
               VisionRequest(image: image, prompt: "load \(client)-\(index)"))
-            let headers = signed(
+            let headers = SignedHeaders.post(
               "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
             let instance = (client + index) % 2
             let begin = ContinuousClock.now

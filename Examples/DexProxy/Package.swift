@@ -48,7 +48,9 @@ let package = Package(
         nioSSL, lifecycle, metrics, prometheus,
       ]),
     .executableTarget(name: "dex-proxy", dependencies: ["DexProxy", logging, hummingbird]),
-    .target(name: "DexProxyTesting", dependencies: ["DexProxy", logging, hummingbird, httpTypes]),
+    .target(
+      name: "DexProxyTesting",
+      dependencies: ["DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes]),
     .testTarget(
       name: "DexProxyTests",
       dependencies: [

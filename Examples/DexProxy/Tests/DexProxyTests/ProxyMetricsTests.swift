@@ -42,12 +42,9 @@ import Testing
       #expect(before.value(ProxyMetrics.Name.requests, ["route": "/vision"]) == nil)
 
       let session = try await proxy.rawSession()
-      let body = try visionBody()
-      let headers = ProxyHarness.signed(
-        "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
-      let first = try await proxy.send("POST", "/vision", headers: headers, body: body)
+      let (first, replay) = try await proxy.sendVisionAndReplay(
+        try visionBody(), secret: session.sessionSecret, session: session.sessionID)
       #expect(first.statusCode == 200)
-      let replay = try await proxy.send("POST", "/vision", headers: headers, body: body)
       #expect(replay.statusCode == 401)
       #expect(errorCode(replay.body) == "replayed_request")
       let second = try await proxy.sendVision(

@@ -90,14 +90,11 @@ import Testing
   @Test func replayedRequestIsRefused() async throws {
     try await ProxyHarness.with { proxy in
       let session = try await proxy.rawSession()
-      let body = try visionBody()
-      let headers = ProxyHarness.signed(
-        "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
-      let first = try await proxy.send("POST", "/vision", headers: headers, body: body)
+      let (first, replay) = try await proxy.sendVisionAndReplay(
+        try visionBody(), secret: session.sessionSecret, session: session.sessionID)
       #expect(first.statusCode == 200)
-      let second = try await proxy.send("POST", "/vision", headers: headers, body: body)
-      #expect(second.statusCode == 401)
-      #expect(errorCode(second.body) == "replayed_request")
+      #expect(replay.statusCode == 401)
+      #expect(errorCode(replay.body) == "replayed_request")
       #expect(proxy.upstream.received.count == 1)
     }
   }

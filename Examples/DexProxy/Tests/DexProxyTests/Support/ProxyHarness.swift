@@ -106,11 +106,18 @@ struct ProxyHarness: Sendable {
   static func signed(
     _ path: String, body: Data, secret: SigningSecret, session: String? = nil
   ) -> [String: String] {
-    var headers = RequestSigner(secret: secret).headers(
-      method: "POST", path: path, body: body,
-      timestamp: Int64(Date().timeIntervalSince1970.rounded(.down)))
-    if let session { headers[DexCloudHeader.session] = session }
-    return headers
+    SignedHeaders.post(path, body: body, secret: secret, session: session)
+  }
+
+  /// One `/vision` request signed now with `secret` under session id `session`, sent twice
+  /// unchanged: the responses to the original and to its replay.
+  func sendVisionAndReplay(
+    _ body: Data, secret: SigningSecret, session: String
+  ) async throws -> (first: TransportResponse, replay: TransportResponse) {
+    let headers = Self.signed("/vision", body: body, secret: secret, session: session)
+    let first = try await send("POST", "/vision", headers: headers, body: body)
+    let replay = try await send("POST", "/vision", headers: headers, body: body)
+    return (first, replay)
   }
 
   /// `body` sent to `/vision`, signed now with `secret` under session id `session`.
