@@ -12,8 +12,17 @@
 /// word is known and names nothing collectable (a person, a beach), so the lexicon claims no
 /// category for it.
 public struct DexLexicon: Sendable {
-  private var entries: [String: DexCategory]
-  private var heads: [String: DexCategory]
+  /// The entries, in memory or read on first use (``wordNet``).
+  enum Storage: Sendable {
+    case table(LexiconTable)
+    case deferred(DeferredLexiconTable)
+  }
+
+  let storage: Storage
+
+  init(storage: Storage) {
+    self.storage = storage
+  }
 
   /// Creates a lexicon from entries (word or phrase → category) and compound heads (a word →
   /// the category of multiword names ending in it, used when a multiword label is no entry:
@@ -29,8 +38,7 @@ public struct DexLexicon: Sendable {
       }
       return result
     }
-    self.entries = folded(entries)
-    self.heads = folded(compoundHeads)
+    self.storage = .table(LexiconTable(entries: folded(entries), heads: folded(compoundHeads)))
   }
 
   /// Reads the text format of `Scripts/wordnet-lexicon.py`: one `key<TAB>code` line per entry
@@ -59,8 +67,7 @@ public struct DexLexicon: Sendable {
         entries[String(decoding: line[..<tab], as: UTF8.self)] = category
       }
     }
-    self.entries = entries
-    self.heads = heads
+    self.storage = .table(LexiconTable(entries: entries, heads: heads))
   }
 
   private static func category(code: UInt8) -> DexCategory? {
@@ -80,72 +87,53 @@ public struct DexLexicon: Sendable {
     }
   }
 
-  /// The number of entries (compound heads not included).
-  public var count: Int { entries.count }
+  /// The entries, read now if this lexicon defers reading them (``wordNet``); empty when
+  /// reading failed.
+  var table: LexiconTable {
+    switch storage {
+    case .table(let table): table
+    case .deferred(let deferred): (try? deferred.result.get()) ?? .empty
+    }
+  }
+
+  /// Whether the entries are in memory: always, except for ``wordNet`` before its first use.
+  var isLoaded: Bool {
+    switch storage {
+    case .table: true
+    case .deferred(let deferred): deferred.isLoaded
+    }
+  }
+
+  /// This lexicon with its entries in memory, reading them now if it defers reading them.
+  ///
+  /// - Throws: why a deferred lexicon's entries could not be read (``loadWordNet()`` for
+  ///   ``wordNet``).
+  func loaded() throws(DexLexiconError) -> DexLexicon {
+    switch storage {
+    case .table: self
+    case .deferred(let deferred): DexLexicon(storage: .table(try deferred.result.get()))
+    }
+  }
+
+  /// The number of entries (compound heads not included). Reads ``wordNet`` if it has not
+  /// been read yet.
+  public var count: Int { table.entries.count }
 
   /// Whether the lexicon has no entries (a matcher with an empty lexicon matches by keywords
-  /// only).
-  public var isEmpty: Bool { entries.isEmpty }
+  /// only). Reads ``wordNet`` if it has not been read yet.
+  public var isEmpty: Bool { table.entries.isEmpty }
 
   /// The category of one label by this lexicon alone, after the normalisation
   /// ``DexKeywordMatcher`` applies (identifiers split, plurals, closed compounds), or `nil`
   /// when the lexicon does not know it or knows it as nothing collectable. Alternatives
   /// ("tench, Tinca tinca") are tried in order.
   public func category(for label: String) -> DexCategory? {
-    for segment in LabelText(LabelText.splittingCamelCase(label)).segments {
-      let words = splittingClosedCompound(segment)
-      if let category = exactCategory(of: words[...]) ?? fallbackCategory(of: words) {
-        if category != .unknown { return category }
-      }
-    }
-    return nil
-  }
-
-  // MARK: Look-ups used by the matcher
-
-  /// The entry for exactly these words, the last one as written or singular.
-  func exactCategory(of words: ArraySlice<LabelText.Word>) -> DexCategory? {
-    guard let last = words.last else { return nil }
-    let head = words.dropLast().map(\.raw)
-    if let category = entries[(head + [last.raw]).joined(separator: " ")] { return category }
-    guard last.singular != last.raw else { return nil }
-    return entries[(head + [last.singular]).joined(separator: " ")]
-  }
-
-  /// For a multiword label that is no entry: its longest known ending ("red sea urchin" → "sea
-  /// urchin"); for the last word alone, the compound head first ("Australian shepherd").
-  func fallbackCategory(of words: [LabelText.Word]) -> DexCategory? {
-    guard words.count > 1 else { return nil }
-    for start in 1..<words.count {
-      if start == words.count - 1, let last = words.last,
-        let category = heads[last.raw] ?? heads[last.singular]
-      {
-        return category
-      }
-      if let category = exactCategory(of: words[start...]) { return category }
-    }
-    return nil
+    table.category(for: label)
   }
 
   /// A one-word segment that is no entry but splits into a two-word entry ("fishtank" → "fish
   /// tank"); any other segment unchanged.
   func splittingClosedCompound(_ words: [LabelText.Word]) -> [LabelText.Word] {
-    guard words.count == 1, let word = words.first, exactCategory(of: words[...]) == nil
-    else { return words }
-    let scalars = Array(word.raw.unicodeScalars)
-    guard scalars.count >= 6 else { return words }
-    for cut in 3...(scalars.count - 3) {
-      var left = String.UnicodeScalarView()
-      left.append(contentsOf: scalars[..<cut])
-      var right = String.UnicodeScalarView()
-      right.append(contentsOf: scalars[cut...])
-      let (first, second) = (String(left), String(right))
-      let split = [
-        LabelText.Word(raw: first, singular: first),
-        LabelText.Word(raw: second, singular: LabelText.singular(second)),
-      ]
-      if exactCategory(of: split[...]) != nil { return split }
-    }
-    return words
+    table.splittingClosedCompound(words)
   }
 }
