@@ -1,12 +1,18 @@
 /// The parsed entries of a ``DexLexicon`` and the look-ups the matcher makes in them: immutable
-/// once built, so one table is shared by every copy of a lexicon and every thread.
-struct LexiconTable: Sendable {
+/// once built, so one table is shared by every copy of a lexicon and every thread (a class, so
+/// that handing it out copies one reference).
+final class LexiconTable: Sendable {
   /// Folded word or phrase → category.
   let entries: [String: DexCategory]
   /// Folded last word → category of the multiword names ending in it.
   let heads: [String: DexCategory]
 
   static let empty = LexiconTable(entries: [:], heads: [:])
+
+  init(entries: [String: DexCategory], heads: [String: DexCategory]) {
+    self.entries = entries
+    self.heads = heads
+  }
 
   /// The entry for exactly these words, the last one as written or singular.
   func exactCategory(of words: ArraySlice<LabelText.Word>) -> DexCategory? {
