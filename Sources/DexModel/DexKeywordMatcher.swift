@@ -82,6 +82,11 @@ public struct DexKeywordMatcher: DexCategoryMatching {
   /// The built-in vocabulary: broad coverage of animals, plants, fungi, minerals, foods,
   /// Pokémon and man-made objects, with the traps ("antelope", "jellyfish", "beer bottle")
   /// handled, backed by ``DexLexicon/wordNet`` for every other noun WordNet knows.
+  ///
+  /// Creating it does not read the lexicon: ``DexLexicon/wordNet`` is read on the first label
+  /// this matcher places that is not a category's own name ("Plant", "birds"), once per
+  /// process. If DexModel's lexicon resource is missing or corrupt, this matcher places labels
+  /// by its keywords alone; ``DexLexicon/loadWordNet()`` tells a host whether that is so.
   public static let standard = DexKeywordMatcher(
     rules: standardGroups.map { Rule(category: $0.0, keywords: $0.1) }, lexicon: .wordNet)
 
@@ -156,7 +161,10 @@ public struct DexKeywordMatcher: DexCategoryMatching {
   /// alternative, then the lexicon's entries, then its known endings (see the type's
   /// documentation).
   private func labelCategory(in text: LabelText) -> DexCategory? {
-    guard let lexicon, !lexicon.isEmpty else { return keywordCategory(in: text) }
+    // The one place a deferred lexicon (``DexLexicon/wordNet``) is read.
+    guard let lexicon = lexicon?.table, !lexicon.entries.isEmpty else {
+      return keywordCategory(in: text)
+    }
     var segments: [(words: [LabelText.Word], keyword: DexCategory?)] = []
     for segment in text.segments {
       let (qualifier, words) = LabelText.qualified(lexicon.splittingClosedCompound(segment))
@@ -187,7 +195,7 @@ public struct DexKeywordMatcher: DexCategoryMatching {
   /// keyword matches and the lexicon knows as an object: "cake stand", "wine rack" (not
   /// "tiger's eye", a phrase keyword ending at the head).
   private func hasObjectHead(
-    _ words: [LabelText.Word], keyword: DexCategory, lexicon: DexLexicon
+    _ words: [LabelText.Word], keyword: DexCategory, lexicon: LexiconTable
   ) -> Bool {
     guard words.count > 1, let last = words.last, index.bestMatch(in: [last]) == nil,
       index.bestMatch(in: Array(words.dropLast())) == keyword

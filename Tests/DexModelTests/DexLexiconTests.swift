@@ -1,13 +1,28 @@
 import DexTestTraits
+import Foundation
 import Testing
 
 @testable import DexModel
 
 @Suite("WordNet lexicon", .offCooperativePool)
 struct DexLexiconTests {
-  @Test func theBundledLexiconLoads() {
-    #expect(DexLexicon.wordNet.count > 50_000, "\(DexLexicon.wordNet.count) entries")
+  @Test func theBundledLexiconLoads() throws {
+    let loaded = try DexLexicon.loadWordNet()
+    #expect(loaded.isLoaded && DexLexicon.wordNet.isLoaded)
+    #expect(loaded.count > 50_000, "\(loaded.count) entries")
+    #expect(DexLexicon.wordNet.count == loaded.count)
     #expect(DexKeywordMatcher.standard.lexicon?.count == DexLexicon.wordNet.count)
+  }
+
+  @Test func theBundledLexiconIsDeferred() {
+    guard case .deferred = DexLexicon.wordNet.storage else {
+      Issue.record("DexLexicon.wordNet is read when created")
+      return
+    }
+    guard case .deferred = DexKeywordMatcher.standard.lexicon?.storage else {
+      Issue.record("DexKeywordMatcher.standard does not share the deferred lexicon")
+      return
+    }
   }
 
   @Test(
@@ -17,6 +32,9 @@ struct DexLexiconTests {
       ("bernese_mountain", DexCategory.animal), ("australian_shepherd", .animal),
       ("Dandie Dinmont", .animal), ("Newfoundland", .animal), ("bedlington_terrier", .animal),
       ("Rhodesian ridgeback", .animal),
+      // Words WordNet lacks, in the hand vocabulary.
+      ("bichon", .animal), ("bichon_frise", .animal), ("biscotti", .food), ("caprese", .food),
+      ("insalata caprese", .food), ("edamame", .food),
       // Dishes and foods.
       ("casserole", .food), ("ice lolly", .food), ("ice_lollies", .food), ("iceLolly", .food),
       ("Crème brûlée", .food), ("bouillabaisse", .food), ("gazpacho", .food),
@@ -36,6 +54,11 @@ struct DexLexiconTests {
       ("cricket_insect", .insect), ("crane_bird", .bird), ("bird_other", .bird),
       ("bass_musical_instrument", .object), ("Cake stand", .object), ("Wine rack", .object),
       ("scale, weighing machine", .object), ("titi, titi monkey", .animal),
+      // "kite" is the toy (WordNet's most frequent sense); the bird by its name or its gloss.
+      ("kite", .object), ("kites", .object), ("kite (bird of prey)", .bird), ("red_kite", .bird),
+      ("black kite", .bird), ("swallow-tailed kite", .bird),
+      // "mouse" stays the animal (WordNet's most frequent sense); the qualified one is not.
+      ("mouse", .animal), ("computer mouse", .object),
       // Not collectable: a person, a road.
       ("loggerhead, blockhead, dunce", .reptile), ("street", .unknown), ("shepherd", .unknown),
       ("zzdexprobe", .unknown),
@@ -104,5 +127,143 @@ struct DexLexiconTests {
     #expect(fishtank.map(\.raw) == ["fish", "tank"])
     let goldfish = DexLexicon.wordNet.splittingClosedCompound(LabelText("goldfish").segments[0])
     #expect(goldfish.map(\.raw) == ["goldfish"], "a known word is never split")
+  }
+
+  // MARK: Reading on first use
+
+  /// Counts calls from any thread.
+  final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() {
+      lock.lock()
+      count += 1
+      lock.unlock()
+    }
+    var value: Int {
+      lock.lock()
+      defer { lock.unlock() }
+      return count
+    }
+  }
+
+  static func deferredLexicon(
+    counting counter: Counter, _ result: Result<LexiconTable, DexLexiconError>
+  ) -> DexLexicon {
+    DexLexicon(
+      storage: .deferred(
+        DeferredLexiconTable {
+          counter.increment()
+          return result
+        }))
+  }
+
+  static let sidewinderTable = LexiconTable(entries: ["sidewinder": .reptile], heads: [:])
+
+  @Test func aDeferredLexiconIsReadOnTheFirstLabelThatNeedsIt() {
+    let reads = Counter()
+    let lexicon = Self.deferredLexicon(counting: reads, .success(Self.sidewinderTable))
+    let matcher = DexKeywordMatcher(rules: DexKeywordMatcher.standard.rules, lexicon: lexicon)
+    #expect(reads.value == 0 && !lexicon.isLoaded, "creating a matcher reads nothing")
+    #expect(matcher.category(forLabels: ["Plant", "birds"]) == .plant)
+    #expect(matcher.category(for: "Fungi") == .fungus)
+    #expect(reads.value == 0, "a category's own name needs no lexicon")
+    #expect(matcher.category(forLabels: ["sidewinder"]) == .reptile)
+    #expect(matcher.category(forLabels: ["zzdexprobe", "dog"]) == .animal)
+    #expect(reads.value == 1 && lexicon.isLoaded)
+  }
+
+  @Test func concurrentFirstUsesReadOnce() async {
+    let reads = Counter()
+    let lexicon = Self.deferredLexicon(counting: reads, .success(Self.sidewinderTable))
+    let matcher = DexKeywordMatcher(rules: [], lexicon: lexicon)
+    let answers = await withTaskGroup(of: DexCategory.self) { group in
+      for _ in 0..<16 { group.addTask { matcher.category(forLabels: ["sidewinders"]) } }
+      return await group.reduce(into: [DexCategory]()) { $0.append($1) }
+    }
+    #expect(answers == Array(repeating: .reptile, count: 16))
+    #expect(reads.value == 1)
+  }
+
+  @Test func aLexiconThatCannotBeReadLeavesTheKeywordsAndSaysWhy() {
+    let reads = Counter()
+    let lexicon = Self.deferredLexicon(
+      counting: reads, .failure(.resourceMissing(name: "Lexicon/WordNetLexicon.txt")))
+    let matcher = DexKeywordMatcher(rules: DexKeywordMatcher.standard.rules, lexicon: lexicon)
+    #expect(matcher.category(forLabels: ["golden retriever"]) == .animal)
+    #expect(matcher.category(forLabels: ["sidewinder"]) == .unknown)
+    #expect(lexicon.isEmpty && lexicon.count == 0)
+    #expect(throws: DexLexiconError.resourceMissing(name: "Lexicon/WordNetLexicon.txt")) {
+      try lexicon.loaded()
+    }
+    #expect(reads.value == 1, "a failed read is not retried on every label")
+    let message = DexLexiconError.resourceMissing(name: "Lexicon/WordNetLexicon.txt")
+      .description
+    #expect(message == "DexModel's bundle has no lexicon resource Lexicon/WordNetLexicon.txt")
+  }
+
+  // MARK: Reading files
+
+  /// A fresh directory, removed after `body`.
+  static func withDirectory(_ body: (URL) throws -> Void) throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("dexlexicon-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try body(directory)
+  }
+
+  /// The lexicon resource as committed (Sources/DexModel/Lexicon), found from this file.
+  static func bundledLexiconData() throws -> Data {
+    let url = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Sources/DexModel/Lexicon/WordNetLexicon.txt")
+    return try Data(contentsOf: url)
+  }
+
+  @Test func aLexiconFileIsRead() throws {
+    try Self.withDirectory { directory in
+      let original = try Self.bundledLexiconData()
+      let url = directory.appendingPathComponent("WordNetLexicon.txt")
+      try original.write(to: url)
+      let lexicon = try DexLexicon(contentsOf: url)
+      #expect(lexicon.count == DexLexicon.wordNet.count)
+      #expect(lexicon.category(for: "sidewinder") == .reptile)
+    }
+  }
+
+  @Test func aBrokenLexiconFileThrowsATypedError() throws {
+    try Self.withDirectory { directory in
+      let original = try Self.bundledLexiconData()
+      func read(_ name: String, _ data: Data?) -> DexLexiconError? {
+        let url = directory.appendingPathComponent(name)
+        if let data { try? data.write(to: url) }
+        do {
+          _ = try DexLexicon(contentsOf: url)
+          return nil
+        } catch {
+          return error
+        }
+      }
+      #expect(
+        read("missing.txt", nil) == .unreadableFile(name: "missing.txt", reason: "no such file"))
+      #expect(read("empty.txt", Data()) == .noEntries(name: "empty.txt"))
+      // Cut right after the header comment: no entry left.
+      let header = try #require(original.firstIndex(of: UInt8(ascii: "\n")))
+      #expect(
+        read("header.txt", original[...header]) == .noEntries(name: "header.txt"))
+      // Cut two bytes into a line, half way through: that line is no entry.
+      let middle = try #require(
+        original[(original.startIndex + original.count / 2)...].firstIndex(of: UInt8(ascii: "\n")))
+      let cut = original[..<(middle + 3)]
+      let lines = cut.reduce(into: 1) { count, byte in count += byte == UInt8(ascii: "\n") ? 1 : 0 }
+      #expect(read("truncated.txt", Data(cut)) == .malformedLine(line: lines))
+      // Not text at all.
+      let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 0x80) })
+      #expect(
+        read("garbage.bin", garbage)
+          == .unreadableFile(name: "garbage.bin", reason: "not UTF-8 text"))
+      #expect(read("prose.txt", Data("Hello, lexicon!\n".utf8)) == .malformedLine(line: 1))
+    }
   }
 }

@@ -83,12 +83,12 @@ struct TaxonomyAccuracyTests {
     print("taxonomy \(name) (\(rows.count) labels): keywords only: \(before)")
     print("taxonomy \(name) (\(rows.count) labels): with lexicon:  \(after)")
     for miss in after.misses { print("  miss \(name): \(miss)") }
+    // Issue 20's targets, on every taxonomy: natural accuracy ≥ 95 %, false natural claims
+    // ≤ 3 %. COCO's one false claim is "mouse" (COCO means the computer's; WordNet's most
+    // frequent sense, and the keywords', is the animal): 1 of 59.
     #expect(after.accuracy >= 0.95, "\(name): \(after)")
+    #expect(after.falseClaims <= 0.03, "\(name): \(after)")
     #expect(after.accuracy >= before.accuracy, "\(name): the lexicon never costs accuracy")
     #expect(after.falseNatural <= before.falseNatural, "\(name): nor adds false claims")
-    // COCO's two false claims are keyword answers to ambiguous names ("kite" the toy,
-    // "mouse" the computer's) that the keywords rightly win on for other taxonomies: 2 of 59.
-    let allowedFalse = name == "coco-80" ? 2 : Int(Double(after.other) * 0.03)
-    #expect(after.falseNatural <= allowedFalse, "\(name): \(after)")
   }
 }

@@ -66,6 +66,40 @@ import Testing
     #expect(table.entries[2].category == DexCategory.matching(fromLabels: ["something"]))
   }
 
+  /// A matcher that counts the labels it is asked about.
+  final class CountingMatcher: DexCategoryMatching, @unchecked Sendable {
+    private let lock = NSLock()
+    private var asked: [String] = []
+    func category(for string: String) -> DexCategory { category(forLabels: [string]) }
+    func category(forLabels labels: [String]) -> DexCategory {
+      lock.lock()
+      asked.append(contentsOf: labels)
+      lock.unlock()
+      return DexKeywordMatcher.standard.category(forLabels: labels)
+    }
+    var labels: [String] {
+      lock.lock()
+      defer { lock.unlock() }
+      return asked
+    }
+  }
+
+  /// Every row of the bundled table names its category, so reading it never consults a matcher
+  /// (nor reads the WordNet lexicon behind the standard one).
+  @Test func theBundledTableNeverConsultsTheMatcher() throws {
+    let url = try #require(ClassifierModel.bundledResource("ImageNetLabels", "tsv"))
+    let matcher = CountingMatcher()
+    let table = try ClassifierLabelTable(
+      tsv: String(contentsOf: url, encoding: .utf8), matcher: matcher)
+    #expect(table.entries.count == 1000)
+    #expect(matcher.labels.isEmpty, "asked about \(matcher.labels.prefix(5))")
+    #expect(table == (try ClassifierModel.bundled().labels))
+    let kite = try #require(table.entries.first { $0.identifier == "n01608432" })
+    #expect(kite.category == .bird, "the table's kite is the bird, whatever the matcher says")
+    let custom = try ClassifierLabelTable(tsv: "0\tx0\t\tsidewinder\n", matcher: matcher)
+    #expect(matcher.labels == ["sidewinder"] && custom.entries[0].category == .reptile)
+  }
+
   @Test(arguments: [
     "", "# only a comment\n", "1\tx\tbird\tout of order\n", "0\tx\tdragon\tunknown category\n",
     "0\tx\tbird\n", "zero\tx\tbird\tlabel\n", "0\tx\tbird\t   \n",
