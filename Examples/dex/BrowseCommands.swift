@@ -61,14 +61,11 @@ struct ShowCommand: StoreCommand {
 
   @OptionGroup var options: GlobalOptions
 
-  @Argument(help: "The entry's id.")
-  var id: String
+  @OptionGroup var entry: EntryArgument
 
   func run(on store: DexStore) async throws {
-    guard let entry = try await store.entry(id: id) else {
-      throw DexCLIError.notFound("No entry with id \(id).")
-    }
-    print(EntryCard(entry: entry, isOffline: entry.summary == ScanResult.offlineSummary).render())
+    guard let found = try await store.entry(id: entry.id) else { throw entry.notFound }
+    print(EntryCard(entry: found, isOffline: found.summary == ScanResult.offlineSummary).render())
   }
 }
 
@@ -79,14 +76,11 @@ struct DeleteCommand: StoreCommand {
 
   @OptionGroup var options: GlobalOptions
 
-  @Argument(help: "The entry's id.")
-  var id: String
+  @OptionGroup var entry: EntryArgument
 
   func run(on store: DexStore) async throws {
-    guard try await store.delete(id: id) else {
-      throw DexCLIError.notFound("No entry with id \(id).")
-    }
-    print("Deleted \(id)")
+    guard try await store.delete(id: entry.id) else { throw entry.notFound }
+    print("Deleted \(entry.id)")
   }
 }
 

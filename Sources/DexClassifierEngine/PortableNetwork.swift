@@ -171,7 +171,7 @@ struct PortableNetwork: Sendable {
           pixels: height * width, into: spare, residual: residual, threads: threads)
       } else {
         (height, width) = block.depthwise.apply(
-          expanded, height: height, width: width, into: c, threads: threads)
+          expanded, height: height, width: width, into: .floats(c), threads: threads)
         block.project.apply(
           UnsafePointer(c), pixels: height * width, into: spare, residual: residual,
           scratch: scratch, threads: threads)

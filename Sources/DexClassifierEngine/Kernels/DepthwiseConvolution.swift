@@ -52,17 +52,6 @@ struct DepthwiseConvolution: Sendable {
     case quantizedReLU6(UnsafeMutablePointer<Int16>)
   }
 
-  /// Applies the layer to an `height × width × channels` input; returns the output size.
-  /// `threads > 1` splits the output rows.
-  @discardableResult
-  func apply(
-    _ input: UnsafePointer<Float>, height: Int, width: Int,
-    into output: UnsafeMutablePointer<Float>,
-    threads: Int = 1
-  ) -> (height: Int, width: Int) {
-    apply(input, height: height, width: width, into: .floats(output), threads: threads)
-  }
-
   /// Applies the layer to an `height × width × channels` input, writing to `destination`;
   /// returns the output size. `threads > 1` splits the output rows.
   @discardableResult

@@ -14,34 +14,27 @@
 /// padding written as zeros, so every output pixel runs the same loop with no clipping (a zero
 /// adds nothing to an integer sum); the weights per output channel, `w ≈ sw[o] · v`.
 struct QuantizedStemConvolution: Sendable {
-  /// Output channels, a multiple of 8.
-  let outputChannels: Int
-  /// Kernel side.
-  let kernel: Int
-  /// Stride.
-  let stride: Int
-  /// Output channels rounded up to a multiple of 32, the width of one pass over the taps.
-  let paddedChannels: Int
+  /// Channels, kernel and stride.
+  let shape: StemShape
   /// Value pairs per kernel row: `kernel · 3` rounded up to even, halved.
   let rowPairs: Int
   /// Per pair of a patch (`kernel · rowPairs` of them, row by row) and per panel of eight output
   /// channels, two registers: the pair's two weights for outputs 0–3 and for outputs 4–7,
-  /// interleaved as `pmaddwd` reads them. Zero past ``outputChannels``.
+  /// interleaved as `pmaddwd` reads them. Zero past ``StemShape/outputChannels``.
   let packedWeights: [SIMD8<Int16>]
-  /// Per output channel (``paddedChannels`` of them), the float value of one weight step.
+  /// Per output channel (``StemShape/paddedChannels`` of them), the float value of one weight
+  /// step.
   let weightScales: [Float]
-  /// Bias per output channel, zero past ``outputChannels``.
+  /// Bias per output channel, zero past ``StemShape/outputChannels``.
   let bias: [Float]
 
-  /// Creates the layer from weights laid out `[kernel][kernel][3][outputChannels]` (as
-  /// ``StemConvolution``); `nil` if the sizes disagree or a weight is not finite.
-  init?(weights: [Float], bias: [Float], outputChannels: Int, kernel: Int, stride: Int) {
-    guard
-      StemConvolution.accepts(
-        weights: weights, bias: bias, outputChannels: outputChannels, kernel: kernel,
-        stride: stride)
-    else { return nil }
-    let padded = (outputChannels + 31) / 32 * 32
+  /// Creates the layer from weights laid out `[kernel][kernel][3][outputChannels]` and a bias per
+  /// output channel (as ``StemConvolution``); `nil` if their counts are not `shape`'s or a weight
+  /// is not finite.
+  init?(_ shape: StemShape, weights: [Float], bias: [Float]) {
+    guard shape.accepts(weights: weights, bias: bias) else { return nil }
+    let (outputChannels, kernel) = (shape.outputChannels, shape.kernel)
+    let padded = shape.paddedChannels
     let rowValues = kernel * 3
     let rowPairs = (rowValues + 1) / 2
     // The patch as the input of a 1×1 convolution: each kernel row's values, then a zero-weight
@@ -56,7 +49,7 @@ struct QuantizedStemConvolution: Sendable {
         }
       }
     }
-    let paddedBias = bias + [Float](repeating: 0, count: padded - outputChannels)
+    let paddedBias = shape.paddedBias(bias)
     guard
       let patch = QuantizedPointwiseConvolution(
         weights: patchWeights, bias: paddedBias, inputChannels: patchChannels,
@@ -77,10 +70,7 @@ struct QuantizedStemConvolution: Sendable {
         }
       }
     }
-    self.outputChannels = outputChannels
-    self.kernel = kernel
-    self.stride = stride
-    self.paddedChannels = padded
+    self.shape = shape
     self.rowPairs = rowPairs
     self.packedWeights = packed
     self.weightScales = patch.weightScales
@@ -103,8 +93,8 @@ struct QuantizedStemConvolution: Sendable {
 
   /// The output size and the padded copy's shape for an input size, TF SAME.
   func geometry(height: Int, width: Int) -> (height: Int, width: Int, padded: PaddedInput) {
-    let (oh, top) = DepthwiseConvolution.samePadding(input: height, kernel: kernel, stride: stride)
-    let (ow, left) = DepthwiseConvolution.samePadding(input: width, kernel: kernel, stride: stride)
+    let (oh, ow, top, left) = shape.output(height: height, width: width)
+    let (kernel, stride) = (shape.kernel, shape.stride)
     let padded = PaddedInput(
       rows: (oh - 1) * stride + kernel, columns: (ow - 1) * stride + kernel + 1, top: top,
       left: left)
@@ -197,10 +187,10 @@ struct QuantizedStemConvolution: Sendable {
     weights: UnsafePointer<SIMD8<Int16>>, scales: UnsafePointer<Float>, inputScale: Float,
     bias: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>
   ) {
-    let co = outputChannels
-    let panels = paddedChannels / 8
-    let k = kernel
-    let s = stride
+    let co = shape.outputChannels
+    let panels = shape.paddedChannels / 8
+    let k = shape.kernel
+    let s = shape.stride
     let pairsPerRow = rowPairs
     let rowBytes = padded.columns &* 6
     let sx = Float4Lanes(repeating: inputScale)

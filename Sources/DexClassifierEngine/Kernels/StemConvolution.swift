@@ -6,50 +6,27 @@
 /// independent accumulator chains share each input value, instead of two chains waiting on each
 /// other's additions.
 struct StemConvolution: Sendable {
-  /// Output channels, a multiple of 8.
-  let outputChannels: Int
-  /// Kernel side.
-  let kernel: Int
-  /// Stride.
-  let stride: Int
-  /// Output channels rounded up to a multiple of 32, the width of one pass over the taps.
-  let paddedChannels: Int
+  /// Channels, kernel and stride.
+  let shape: StemShape
   /// Weights laid out `[kernel][kernel][3][paddedChannels]`, zero past `outputChannels`.
   let weights: [Float]
   /// Bias per output channel, zero past `outputChannels`.
   let bias: [Float]
 
-  /// Creates the layer from weights laid out `[kernel][kernel][3][outputChannels]`; `nil` if the
-  /// sizes disagree.
-  init?(weights: [Float], bias: [Float], outputChannels: Int, kernel: Int, stride: Int) {
-    guard
-      Self.accepts(
-        weights: weights, bias: bias, outputChannels: outputChannels, kernel: kernel,
-        stride: stride)
-    else { return nil }
-    self.outputChannels = outputChannels
-    self.kernel = kernel
-    self.stride = stride
-    let padded = (outputChannels + 31) / 32 * 32
-    paddedChannels = padded
-    var w = [Float](repeating: 0, count: kernel * kernel * 3 * padded)
-    for row in 0..<(kernel * kernel * 3) {
-      for o in 0..<outputChannels {
-        w[row * padded + o] = weights[row * outputChannels + o]
+  /// Creates the layer from weights laid out `[kernel][kernel][3][outputChannels]` and a bias per
+  /// output channel; `nil` if their counts are not `shape`'s.
+  init?(_ shape: StemShape, weights: [Float], bias: [Float]) {
+    guard shape.accepts(weights: weights, bias: bias) else { return nil }
+    self.shape = shape
+    let (co, padded) = (shape.outputChannels, shape.paddedChannels)
+    var w = [Float](repeating: 0, count: shape.kernel * shape.kernel * 3 * padded)
+    for row in 0..<(shape.kernel * shape.kernel * 3) {
+      for o in 0..<co {
+        w[row * padded + o] = weights[row * co + o]
       }
     }
     self.weights = w
-    self.bias = bias + [Float](repeating: 0, count: padded - outputChannels)
-  }
-
-  /// Whether weights laid out `[kernel][kernel][3][outputChannels]` and a bias per output
-  /// channel make a stem both kernels can run (eight-channel groups, positive sizes): the one
-  /// shape check of the float and the int16 stem.
-  static func accepts(
-    weights: [Float], bias: [Float], outputChannels: Int, kernel: Int, stride: Int
-  ) -> Bool {
-    outputChannels > 0 && outputChannels % 8 == 0 && kernel > 0 && stride > 0
-      && weights.count == kernel * kernel * 3 * outputChannels && bias.count == outputChannels
+    self.bias = shape.paddedBias(bias)
   }
 
   /// Applies the layer to an `height × width × 3` input; returns the output size.
@@ -60,13 +37,11 @@ struct StemConvolution: Sendable {
     into output: UnsafeMutablePointer<Float>,
     threads: Int = 1
   ) -> (height: Int, width: Int) {
-    let (oh, padTop) = DepthwiseConvolution.samePadding(
-      input: height, kernel: kernel, stride: stride)
-    let (ow, padLeft) = DepthwiseConvolution.samePadding(
-      input: width, kernel: kernel, stride: stride)
-    let co = outputChannels
-    let cp = paddedChannels
-    let k = kernel
+    let (oh, ow, padTop, padLeft) = shape.output(height: height, width: width)
+    let co = shape.outputChannels
+    let cp = shape.paddedChannels
+    let k = shape.kernel
+    let stride = shape.stride
     weights.withUnsafeBufferPointer { wb in
       bias.withUnsafeBufferPointer { bb in
         guard let w = wb.baseAddress, let b = bb.baseAddress else { return }

@@ -7,25 +7,21 @@ enum StemLayer: Sendable {
   case int16(QuantizedStemConvolution)
 
   /// Builds the layer from weights laid out `[kernel][kernel][3][outputChannels]`; `nil` if the
-  /// sizes disagree (or, in int16, a weight is not finite).
+  /// sizes disagree (see ``StemShape``) or, in int16, a weight is not finite.
   init?(
     arithmetic: EfficientNetLite0.Arithmetic, weights: [Float], bias: [Float],
     outputChannels: Int, kernel: Int, stride: Int
   ) {
+    guard let shape = StemShape(outputChannels: outputChannels, kernel: kernel, stride: stride)
+    else { return nil }
     switch arithmetic {
     case .float32:
-      guard
-        let layer = StemConvolution(
-          weights: weights, bias: bias, outputChannels: outputChannels, kernel: kernel,
-          stride: stride)
-      else { return nil }
+      guard let layer = StemConvolution(shape, weights: weights, bias: bias) else { return nil }
       self = .float32(layer)
     case .int16:
-      guard
-        let layer = QuantizedStemConvolution(
-          weights: weights, bias: bias, outputChannels: outputChannels, kernel: kernel,
-          stride: stride)
-      else { return nil }
+      guard let layer = QuantizedStemConvolution(shape, weights: weights, bias: bias) else {
+        return nil
+      }
       self = .int16(layer)
     }
   }

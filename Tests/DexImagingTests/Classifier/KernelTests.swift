@@ -19,8 +19,6 @@ import Testing
     }
   }
 
-  /// The taps of output pixel (`oy`, `ox`) of a TF-SAME `kernel × kernel` window that fall inside
-  /// a `height × width` input: the input pixel index and the tap index `ky · kernel + kx`.
   /// An int16 1×1 layer with pseudo-random weights in `weightsIn` and biases in `-1...1`, drawn
   /// from `seeds` (weights, bias).
   static func pointwise(
@@ -34,20 +32,17 @@ import Testing
         outputChannels: cout, relu6: relu6))
   }
 
-  static func taps(
-    _ oy: Int, _ ox: Int, kernel: Int, stride: Int, top: Int, left: Int, height: Int, width: Int
-  ) -> [(pixel: Int, tap: Int)] {
-    var taps: [(pixel: Int, tap: Int)] = []
-    for ky in 0..<kernel {
-      for kx in 0..<kernel {
-        let iy = oy * stride - top + ky
-        let ix = ox * stride - left + kx
-        if (0..<height).contains(iy), (0..<width).contains(ix) {
-          taps.append((iy * width + ix, ky * kernel + kx))
-        }
-      }
+  /// Calls `apply` with `input` and room for `count` outputs (NaN until written), and returns
+  /// the outputs: a layer's float entry run on an array.
+  static func output(
+    count: Int, from input: [Float],
+    _ apply: (UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void
+  ) -> [Float] {
+    var output = [Float](repeating: .nan, count: count)
+    input.withUnsafeBufferPointer { x in
+      output.withUnsafeMutableBufferPointer { y in apply(x.baseAddress!, y.baseAddress!) }
     }
-    return taps
+    return output
   }
 
   /// Runs the int16 layer on `input` (`pixels × cin`), optionally with a residual.
@@ -55,25 +50,18 @@ import Testing
     _ layer: QuantizedPointwiseConvolution, _ input: [Float], pixels: Int,
     residual: [Float]? = nil, threads: Int = 1
   ) -> [Float] {
-    var output = [Float](repeating: .nan, count: pixels * layer.outputChannels)
     let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: layer.scratchCount(pixels: pixels))
     defer { scratch.deallocate() }
-    input.withUnsafeBufferPointer { x in
-      output.withUnsafeMutableBufferPointer { y in
-        if let residual {
-          residual.withUnsafeBufferPointer { r in
-            layer.apply(
-              x.baseAddress!, pixels: pixels, into: y.baseAddress!, residual: r.baseAddress,
-              scratch: scratch, threads: threads)
-          }
-        } else {
+    return output(count: pixels * layer.outputChannels, from: input) { x, y in
+      if let residual {
+        residual.withUnsafeBufferPointer { r in
           layer.apply(
-            x.baseAddress!, pixels: pixels, into: y.baseAddress!, scratch: scratch,
-            threads: threads)
+            x, pixels: pixels, into: y, residual: r.baseAddress, scratch: scratch, threads: threads)
         }
+      } else {
+        layer.apply(x, pixels: pixels, into: y, scratch: scratch, threads: threads)
       }
     }
-    return output
   }
 
   @Test(arguments: [
@@ -291,18 +279,14 @@ import Testing
     let layer = try #require(
       DepthwiseConvolution(
         weights: weights, bias: bias, channels: channels, kernel: kernel, stride: stride))
-    let (oh, top) = DepthwiseConvolution.samePadding(input: height, kernel: kernel, stride: stride)
-    let (ow, left) = DepthwiseConvolution.samePadding(input: width, kernel: kernel, stride: stride)
-    var got = [Float](repeating: .nan, count: oh * ow * channels)
-    let size = input.withUnsafeBufferPointer { x in
-      got.withUnsafeMutableBufferPointer { y in
-        layer.apply(x.baseAddress!, height: height, width: width, into: y.baseAddress!)
-      }
+    let windows = SameWindows(height: height, width: width, kernel: kernel, stride: stride)
+    let got = Self.output(count: windows.outputPixels * channels, from: input) { x, y in
+      let size = layer.apply(x, height: height, width: width, into: .floats(y))
+      #expect(size.height == windows.outputHeight && size.width == windows.outputWidth)
     }
-    #expect(size.height == oh && size.width == ow)
     // The same layer writing 16-bit integers for an int16 projection, on two threads.
     let multiplier = 1 / QuantizedPointwiseConvolution.reluInputScale
-    var quantized = [Int16](repeating: .min, count: oh * ow * channels)
+    var quantized = [Int16](repeating: .min, count: windows.outputPixels * channels)
     input.withUnsafeBufferPointer { x in
       quantized.withUnsafeMutableBufferPointer { q in
         _ = layer.apply(
@@ -312,24 +296,19 @@ import Testing
     }
     var floatsOff = Mismatches()
     var quantizedOff = Mismatches()
-    for oy in 0..<oh {
-      for ox in 0..<ow {
-        for c in 0..<channels {
-          var sum = bias[c]
-          for (pixel, tap) in Self.taps(
-            oy, ox, kernel: kernel, stride: stride, top: top, left: left, height: height,
-            width: width)
-          {
-            sum += input[pixel * channels + c] * weights[tap * channels + c]
-          }
-          let expected = min(max(sum, 0), 6)
-          let value = got[(oy * ow + ox) * channels + c]
-          floatsOff.check(
-            abs(value - expected) <= 1e-4, "(\(oy), \(ox), \(c)): \(value) vs \(expected)")
-          let q = Float(quantized[(oy * ow + ox) * channels + c])
-          quantizedOff.check(
-            abs(q - expected * multiplier) <= 0.55, "(\(oy), \(ox), \(c)): \(q) vs \(expected)")
+    windows.forEachOutput { oy, ox, taps in
+      for c in 0..<channels {
+        var sum = bias[c]
+        for (pixel, tap) in taps {
+          sum += input[pixel * channels + c] * weights[tap * channels + c]
         }
+        let expected = min(max(sum, 0), 6)
+        let value = got[(oy * windows.outputWidth + ox) * channels + c]
+        floatsOff.check(
+          abs(value - expected) <= 1e-4, "(\(oy), \(ox), \(c)): \(value) vs \(expected)")
+        let q = Float(quantized[(oy * windows.outputWidth + ox) * channels + c])
+        quantizedOff.check(
+          abs(q - expected * multiplier) <= 0.55, "(\(oy), \(ox), \(c)): \(q) vs \(expected)")
       }
     }
     floatsOff.expectNone("floats against direct sums")
@@ -357,21 +336,18 @@ import Testing
       expand: .int16(expand), depthwise: depthwise, project: .int16(project),
       hasResidual: withResidual)
     let input = Self.values(height * width * cin, in: -4...4, seed: 47)
-    let (oh, _) = DepthwiseConvolution.samePadding(input: height, kernel: kernel, stride: stride)
-    let (ow, _) = DepthwiseConvolution.samePadding(input: width, kernel: kernel, stride: stride)
+    let windows = SameWindows(height: height, width: width, kernel: kernel, stride: stride)
+    let (oh, ow) = (windows.outputHeight, windows.outputWidth)
     let scale = QuantizedPointwiseConvolution.reluInputScale
 
     // Layer by layer, as the multi-threaded forward pass runs it.
     let scratch = UnsafeMutablePointer<Int16>.allocate(
       capacity: max(expand.scratchCount(pixels: height * width), oh * ow * expanded))
     defer { scratch.deallocate() }
-    var expandedFloats = [Float](repeating: .nan, count: height * width * expanded)
-    var layered = [Float](repeating: .nan, count: oh * ow * cout)
-    input.withUnsafeBufferPointer { x in
-      expandedFloats.withUnsafeMutableBufferPointer { e in
-        expand.apply(x.baseAddress!, pixels: height * width, into: e.baseAddress!, scratch: scratch)
-      }
+    let expandedFloats = Self.output(count: height * width * expanded, from: input) { x, e in
+      expand.apply(x, pixels: height * width, into: e, scratch: scratch)
     }
+    var layered = [Float](repeating: .nan, count: oh * ow * cout)
     expandedFloats.withUnsafeBufferPointer { e in
       _ = depthwise.apply(
         e.baseAddress!, height: height, width: width,
@@ -454,36 +430,26 @@ import Testing
   @Test(arguments: [(32, 17, 15), (40, 17, 15), (32, 16, 14), (40, 2, 3), (48, 5, 4), (56, 4, 5)])
   func stemMatchesDirectSums(outputChannels: Int, height: Int, width: Int) throws {
     let (k, stride) = (3, 2)
-    let weights = Self.values(k * k * 3 * outputChannels, in: -1...1, seed: 21)
-    let bias = Self.values(outputChannels, in: -1...1, seed: 22)
-    let input = Self.values(height * width * 3, in: -1...1, seed: 23)
-    let layer = try #require(
-      StemConvolution(
-        weights: weights, bias: bias, outputChannels: outputChannels, kernel: k, stride: stride))
-    let (oh, top) = DepthwiseConvolution.samePadding(input: height, kernel: k, stride: stride)
-    let (ow, left) = DepthwiseConvolution.samePadding(input: width, kernel: k, stride: stride)
-    var got = [Float](repeating: .nan, count: oh * ow * outputChannels)
-    input.withUnsafeBufferPointer { x in
-      got.withUnsafeMutableBufferPointer { y in
-        _ = layer.apply(x.baseAddress!, height: height, width: width, into: y.baseAddress!)
-      }
+    let (shape, weights, bias, input) = try Self.stemData(
+      outputChannels: outputChannels, kernel: k, stride: stride, height: height, width: width,
+      seed: 21)
+    let layer = try #require(StemConvolution(shape, weights: weights, bias: bias))
+    let windows = SameWindows(height: height, width: width, kernel: k, stride: stride)
+    let got = Self.output(count: windows.outputPixels * outputChannels, from: input) { x, y in
+      _ = layer.apply(x, height: height, width: width, into: y)
     }
     var off = Mismatches()
-    for oy in 0..<oh {
-      for ox in 0..<ow {
-        for o in 0..<outputChannels {
-          var sum = bias[o]
-          for (pixel, tap) in Self.taps(
-            oy, ox, kernel: k, stride: stride, top: top, left: left, height: height, width: width)
-          {
-            for c in 0..<3 {
-              sum += input[pixel * 3 + c] * weights[(tap * 3 + c) * outputChannels + o]
-            }
+    windows.forEachOutput { oy, ox, taps in
+      for o in 0..<outputChannels {
+        var sum = bias[o]
+        for (pixel, tap) in taps {
+          for c in 0..<3 {
+            sum += input[pixel * 3 + c] * weights[(tap * 3 + c) * outputChannels + o]
           }
-          let expected = min(max(sum, 0), 6)
-          let value = got[(oy * ow + ox) * outputChannels + o]
-          off.check(abs(value - expected) <= 1e-4, "(\(oy), \(ox), \(o)): \(value) vs \(expected)")
         }
+        let expected = min(max(sum, 0), 6)
+        let value = got[(oy * windows.outputWidth + ox) * outputChannels + o]
+        off.check(abs(value - expected) <= 1e-4, "(\(oy), \(ox), \(o)): \(value) vs \(expected)")
       }
     }
     off.expectNone("stem against direct sums")
@@ -501,16 +467,13 @@ import Testing
     outputChannels: Int, height: Int, width: Int, kernel k: Int
   ) throws {
     let stride = 2
-    let weights = Self.values(k * k * 3 * outputChannels, in: -1...1, seed: 31)
-    let bias = Self.values(outputChannels, in: -1...1, seed: 32)
-    let input = Self.values(height * width * 3, in: -1...1, seed: 33)
-    let layer = try #require(
-      QuantizedStemConvolution(
-        weights: weights, bias: bias, outputChannels: outputChannels, kernel: k, stride: stride))
+    let (shape, weights, bias, input) = try Self.stemData(
+      outputChannels: outputChannels, kernel: k, stride: stride, height: height, width: width,
+      seed: 31)
+    let layer = try #require(QuantizedStemConvolution(shape, weights: weights, bias: bias))
     let got = Self.stem(layer, input, height: height, width: width, threads: 1)
-    let (oh, top) = DepthwiseConvolution.samePadding(input: height, kernel: k, stride: stride)
-    let (ow, left) = DepthwiseConvolution.samePadding(input: width, kernel: k, stride: stride)
-    #expect(got.count == oh * ow * outputChannels)
+    let windows = SameWindows(height: height, width: width, kernel: k, stride: stride)
+    #expect(got.count == windows.outputPixels * outputChannels)
 
     let limit = QuantizedPointwiseConvolution.activationLimit
     let largest = input.map(abs).max() ?? 0
@@ -518,7 +481,7 @@ import Testing
     let q = input.map {
       Int64(max(-limit, min(limit, ($0 * multiplier).rounded(.toNearestOrEven))))
     }
-    let panels = layer.paddedChannels / 8
+    let panels = layer.shape.paddedChannels / 8
     // Value `slot` (kx · 3 + channel) of kernel row `ky`, output `o`, from the packed registers.
     func v(_ ky: Int, _ slot: Int, _ o: Int) -> Int64 {
       let pair = ky * layer.rowPairs + slot / 2
@@ -527,34 +490,29 @@ import Testing
     }
     var off = Mismatches()
     var beyond = Mismatches()
-    for oy in 0..<oh {
-      for ox in 0..<ow {
-        for o in 0..<outputChannels {
-          var sum: Int64 = 0
-          var exact = Double(bias[o])
-          var bound = 0.0
-          let sw = Double(layer.weightScales[o])
-          for (pixel, tap) in Self.taps(
-            oy, ox, kernel: k, stride: stride, top: top, left: left, height: height, width: width)
-          {
-            let (ky, kx) = (tap / k, tap % k)
-            for c in 0..<3 {
-              sum += q[pixel * 3 + c] * v(ky, kx * 3 + c, o)
-              let x = Double(input[pixel * 3 + c])
-              let w = Double(weights[(tap * 3 + c) * outputChannels + o])
-              exact += x * w
-              bound += abs(w) * Double(sx) / 2 + (abs(x) + Double(sx) / 2) * sw / 2
-            }
+    windows.forEachOutput { oy, ox, taps in
+      for o in 0..<outputChannels {
+        var sum: Int64 = 0
+        var exact = Double(bias[o])
+        var bound = 0.0
+        let sw = Double(layer.weightScales[o])
+        for (pixel, tap) in taps {
+          let (ky, kx) = (tap / k, tap % k)
+          for c in 0..<3 {
+            sum += q[pixel * 3 + c] * v(ky, kx * 3 + c, o)
+            let x = Double(input[pixel * 3 + c])
+            let w = Double(weights[(tap * 3 + c) * outputChannels + o])
+            exact += x * w
+            bound += abs(w) * Double(sx) / 2 + (abs(x) + Double(sx) / 2) * sw / 2
           }
-          let scaled = Float(Int32(sum)) * (layer.weightScales[o] * sx) + bias[o]
-          let expected = min(max(scaled, 0), 6)
-          let value = got[(oy * ow + ox) * outputChannels + o]
-          off.check(
-            value.bitPattern == expected.bitPattern, "(\(oy), \(ox), \(o)): \(value) vs \(expected)"
-          )
-          let error = abs(Double(value) - min(max(exact, 0), 6))
-          beyond.check(error <= bound + 1e-5, "(\(oy), \(ox), \(o)): error \(error) > \(bound)")
         }
+        let scaled = Float(Int32(sum)) * (layer.weightScales[o] * sx) + bias[o]
+        let expected = min(max(scaled, 0), 6)
+        let value = got[(oy * windows.outputWidth + ox) * outputChannels + o]
+        off.check(
+          value.bitPattern == expected.bitPattern, "(\(oy), \(ox), \(o)): \(value) vs \(expected)")
+        let error = abs(Double(value) - min(max(exact, 0), 6))
+        beyond.check(error <= bound + 1e-5, "(\(oy), \(ox), \(o)): error \(error) > \(bound)")
       }
     }
     off.expectNone("int16 stem against integer sums")
@@ -563,12 +521,9 @@ import Testing
 
   @Test func int16StemGivesTheSameBitsOnTwoThreads() throws {
     let (channels, height, width) = (32, 29, 23)
-    let layer = try #require(
-      QuantizedStemConvolution(
-        weights: Self.values(27 * channels, in: -1...1, seed: 41),
-        bias: Self.values(channels, in: -1...1, seed: 42), outputChannels: channels, kernel: 3,
-        stride: 2))
-    let input = Self.values(height * width * 3, in: -1...1, seed: 43)
+    let (shape, weights, bias, input) = try Self.stemData(
+      outputChannels: channels, kernel: 3, stride: 2, height: height, width: width, seed: 41)
+    let layer = try #require(QuantizedStemConvolution(shape, weights: weights, bias: bias))
     let one = Self.stem(layer, input, height: height, width: width, threads: 1)
     let two = Self.stem(layer, input, height: height, width: width, threads: 2)
     Mismatches.bits(two, one).expectNone("two threads against one")
@@ -576,22 +531,32 @@ import Testing
 
   @Test func int16StemOnZeroInputGivesTheBiasAndRejectsBadWeights() throws {
     let bias: [Float] = [-1, 0, 0.5, 2, 7, -3, 6, 1]
-    let layer = try #require(
-      QuantizedStemConvolution(
-        weights: Self.values(27 * 8, in: -1...1, seed: 1), bias: bias, outputChannels: 8,
-        kernel: 3, stride: 2))
+    let weights = Self.values(27 * 8, in: -1...1, seed: 1)
+    let shape = try #require(StemShape(outputChannels: 8, kernel: 3, stride: 2))
+    let layer = try #require(QuantizedStemConvolution(shape, weights: weights, bias: bias))
     let got = Self.stem(layer, [Float](repeating: 0, count: 4 * 4 * 3), height: 4, width: 4)
     let clamped = bias.map { min(max($0, 0), 6) }
     #expect(got == Array([[Float]](repeating: clamped, count: 4).joined()))
     var infinite = [Float](repeating: 0.5, count: 27 * 8)
     infinite[5] = .infinity
-    #expect(
-      QuantizedStemConvolution(
-        weights: infinite, bias: bias, outputChannels: 8, kernel: 3, stride: 2) == nil)
-    #expect(
-      QuantizedStemConvolution(
-        weights: Self.values(27 * 12, in: -1...1, seed: 2), bias: bias + [0, 0, 0, 0],
-        outputChannels: 12, kernel: 3, stride: 2) == nil)
+    #expect(QuantizedStemConvolution(shape, weights: infinite, bias: bias) == nil)
+    // Counts that are not the shape's, in either stem; 12 channels are not groups of eight.
+    #expect(QuantizedStemConvolution(shape, weights: Array(weights.dropLast()), bias: bias) == nil)
+    #expect(StemConvolution(shape, weights: weights, bias: bias + [0]) == nil)
+    #expect(StemShape(outputChannels: 12, kernel: 3, stride: 2) == nil)
+  }
+
+  /// A stem test's seeded data, all in `-1...1`: weights laid out
+  /// `[kernel][kernel][3][outputChannels]` (from `seed`), a bias per output channel (`seed + 1`),
+  /// their checked shape, and an `height × width × 3` input (`seed + 2`).
+  static func stemData(
+    outputChannels: Int, kernel: Int, stride: Int, height: Int, width: Int, seed: UInt64
+  ) throws -> (shape: StemShape, weights: [Float], bias: [Float], input: [Float]) {
+    let weights = values(kernel * kernel * 3 * outputChannels, in: -1...1, seed: seed)
+    let bias = values(outputChannels, in: -1...1, seed: seed + 1)
+    let shape = try #require(
+      StemShape(outputChannels: outputChannels, kernel: kernel, stride: stride))
+    return (shape, weights, bias, values(height * width * 3, in: -1...1, seed: seed + 2))
   }
 
   /// Runs the int16 stem on an `height × width × 3` input.
@@ -599,23 +564,16 @@ import Testing
     _ layer: QuantizedStemConvolution, _ input: [Float], height: Int, width: Int,
     threads: Int = 1
   ) -> [Float] {
-    let (oh, _) = DepthwiseConvolution.samePadding(
-      input: height, kernel: layer.kernel, stride: layer.stride)
-    let (ow, _) = DepthwiseConvolution.samePadding(
-      input: width, kernel: layer.kernel, stride: layer.stride)
-    var output = [Float](repeating: .nan, count: oh * ow * layer.outputChannels)
+    let windows = SameWindows(
+      height: height, width: width, kernel: layer.shape.kernel, stride: layer.shape.stride)
     let count = layer.scratchCount(height: height, width: width)
     let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: count)
     defer { scratch.deallocate() }
     // Garbage in the scratch: the layer must write every value it reads, padding included.
     scratch.initialize(repeating: 0x5A5A, count: count)
-    input.withUnsafeBufferPointer { x in
-      output.withUnsafeMutableBufferPointer { y in
-        _ = layer.apply(
-          x.baseAddress!, height: height, width: width, into: y.baseAddress!, scratch: scratch,
-          threads: threads)
-      }
+    return output(count: windows.outputPixels * layer.shape.outputChannels, from: input) { x, y in
+      _ = layer.apply(
+        x, height: height, width: width, into: y, scratch: scratch, threads: threads)
     }
-    return output
   }
 }

@@ -35,15 +35,8 @@ import Testing
     try await ProxyHarness.with(configure: { $0.dailyQuota = 1 }) { proxy in
       proxy.upstream.enqueue(.status(500))
       let session = try await proxy.rawSession()
-      var statuses: [Int] = []
-      for index in 0..<3 {
-        let body = try JSONEncoder().encode(
-          VisionRequest(image: sampleImage.base64EncodedString(), prompt: "r\(index)"))
-        let response = try await proxy.sendVision(
-          body, secret: session.sessionSecret, session: session.sessionID)
-        statuses.append(response.statusCode)
-      }
-      #expect(statuses == [502, 200, 429])
+      let responses = try await proxy.sendVisions(3, prompt: "r", under: session)
+      #expect(responses.map(\.statusCode) == [502, 200, 429])
       #expect(proxy.upstream.received.count == 2)
     }
   }
@@ -57,8 +50,7 @@ import Testing
         Data(#"{"image":"","prompt":"x"}"#.utf8), secret: session.sessionSecret,
         session: session.sessionID)
       #expect(invalid.statusCode == 400)
-      let body = try JSONEncoder().encode(
-        VisionRequest(image: sampleImage.base64EncodedString(), prompt: "valid"))
+      let body = try visionBody("valid")
       let valid = try await proxy.sendVision(
         body, secret: session.sessionSecret, session: session.sessionID)
       #expect(valid.statusCode == 200)
@@ -80,20 +72,11 @@ import Testing
   @Test func aSpentQuotaIsA429UntilTheNextDay() async throws {
     try await ProxyHarness.with(configure: { $0.dailyQuota = 1 }) { proxy in
       let session = try await proxy.rawSession()
-      var statuses: [Int] = []
-      for index in 0..<2 {
-        let body = try JSONEncoder().encode(
-          VisionRequest(image: sampleImage.base64EncodedString(), prompt: "q\(index)"))
-        let response = try await proxy.sendVision(
-          body, secret: session.sessionSecret, session: session.sessionID)
-        statuses.append(response.statusCode)
-        if index == 1 {
-          #expect(errorCode(response.body) == "quota_exceeded")
-          let retry = Int(response.value(forHeader: "Retry-After") ?? "") ?? 0
-          #expect((1...86_400).contains(retry))
-        }
-      }
-      #expect(statuses == [200, 429])
+      let responses = try await proxy.sendVisions(2, prompt: "q", under: session)
+      #expect(responses.map(\.statusCode) == [200, 429])
+      #expect(errorCode(responses[1].body) == "quota_exceeded")
+      let retry = Int(responses[1].value(forHeader: "Retry-After") ?? "") ?? 0
+      #expect((1...86_400).contains(retry))
     }
   }
 }

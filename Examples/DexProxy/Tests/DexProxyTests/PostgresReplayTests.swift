@@ -63,11 +63,6 @@ enum TestPostgres {
 /// Serialized because one test stops the shared server.
 @Suite(.serialized, .enabled(if: TestPostgres.enabled, TestPostgres.skipReason))
 struct PostgresReplayTests {
-  private func visionBody(_ prompt: String) throws -> Data {
-    try JSONEncoder().encode(
-      VisionRequest(image: sampleImage.base64EncodedString(), prompt: prompt))
-  }
-
   /// A fresh `/vision` body (its prompt made unique) and its signing headers under `session`.
   private func signedVision(
     _ prompt: String, _ session: AuthTokenResponse
@@ -78,14 +73,6 @@ struct PostgresReplayTests {
       ProxyHarness.signed(
         "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
     )
-  }
-
-  /// Expects a 401 `replayed_request`.
-  private func expectReplayed(
-    _ response: TransportResponse, sourceLocation: SourceLocation = #_sourceLocation
-  ) {
-    #expect(response.statusCode == 401, sourceLocation: sourceLocation)
-    #expect(errorCode(response.body) == "replayed_request", sourceLocation: sourceLocation)
   }
 
   /// Sends `count` fresh `/vision` requests under `session`, alternating between `proxies`;
@@ -235,11 +222,9 @@ struct PostgresReplayTests {
         try await b.send("POST", "/vision", headers: request.headers, body: request.body))
       let scrapeA = try await a.scrape()
       let scrapeB = try await b.scrape()
-      let requests = ProxyMetrics.Name.requests
-      let replayed = ["route": "/vision", "outcome": "replayed_request"]
-      #expect(scrapeB.value(requests, replayed) == 1)
-      #expect(scrapeA.value(requests, replayed) == nil)
-      #expect(scrapeA.value(requests, ["route": "/vision", "outcome": "ok"]) == 1)
+      #expect(scrapeB.requests(route: "/vision", outcome: "replayed_request") == 1)
+      #expect(scrapeA.requests(route: "/vision", outcome: "replayed_request") == nil)
+      #expect(scrapeA.requests(route: "/vision", outcome: "ok") == 1)
       let duration = ProxyMetrics.Name.storeDuration
       // A: the bootstrap request and the accepted one; B: the refused replay.
       #expect(scrapeA.value("\(duration)_count", ["operation": "insert"]) == 2)

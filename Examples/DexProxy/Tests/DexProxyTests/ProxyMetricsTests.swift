@@ -7,11 +7,6 @@ import Testing
 /// `GET /metrics`: off unless configured, and once on, counts that move with real signed
 /// requests over loopback HTTP, histograms with their buckets, and no secret in any label.
 @Suite struct ProxyMetricsTests {
-  private func visionBody(_ prompt: String = "What is it?") throws -> Data {
-    try JSONEncoder().encode(
-      VisionRequest(image: sampleImage.base64EncodedString(), prompt: prompt))
-  }
-
   /// A proxy with metrics on whose PostgreSQL store cannot be reached: nothing listens on
   /// port 9, so every store operation fails within `timeout`.
   @available(macOS 14, iOS 17, tvOS 17, *)
@@ -39,26 +34,17 @@ import Testing
   @Test func signedRequestsAndAReplayAreCounted() async throws {
     try await ProxyHarness.with(configure: { $0.servesMetrics = true }) { proxy in
       let before = try await proxy.scrape()
-      #expect(before.value(ProxyMetrics.Name.requests, ["route": "/vision"]) == nil)
+      #expect(before.requests(route: "/vision") == nil)
 
-      let session = try await proxy.rawSession()
-      let (first, replay) = try await proxy.sendVisionAndReplay(
-        try visionBody(), secret: session.sessionSecret, session: session.sessionID)
-      #expect(first.statusCode == 200)
-      #expect(replay.statusCode == 401)
-      #expect(errorCode(replay.body) == "replayed_request")
+      let session = try await proxy.expectAReplayIsRefused()
       let second = try await proxy.sendVision(
         try visionBody("Again?"), secret: session.sessionSecret, session: session.sessionID)
       #expect(second.statusCode == 200)
 
       let scrape = try await proxy.scrape()
-      let requests = ProxyMetrics.Name.requests
-      #expect(
-        scrape.value(requests, ["route": "/auth_token", "status": "2xx", "outcome": "issued"]) == 1)
-      #expect(scrape.value(requests, ["route": "/vision", "status": "2xx", "outcome": "ok"]) == 2)
-      #expect(
-        scrape.value(
-          requests, ["route": "/vision", "status": "4xx", "outcome": "replayed_request"]) == 1)
+      #expect(scrape.requests(route: "/auth_token", status: "2xx", outcome: "issued") == 1)
+      #expect(scrape.requests(route: "/vision", status: "2xx", outcome: "ok") == 2)
+      #expect(scrape.requests(route: "/vision", status: "4xx", outcome: "replayed_request") == 1)
       let upstream = ProxyMetrics.Name.upstreamDuration
       #expect(scrape.value("\(upstream)_count", ["outcome": "ok"]) == 2)
       #expect(scrape.value("\(upstream)_bucket", ["outcome": "ok", "le": "+Inf"]) == 2)
@@ -98,19 +84,11 @@ import Testing
       $0.dailyQuota = 1
     }) { proxy in
       let session = try await proxy.rawSession()
-      let statuses = [
-        try await proxy.sendVision(
-          try visionBody("one"), secret: session.sessionSecret, session: session.sessionID),
-        try await proxy.sendVision(
-          try visionBody("two"), secret: session.sessionSecret, session: session.sessionID),
-      ].map(\.statusCode)
-      #expect(statuses == [200, 429])
+      let responses = try await proxy.sendVisions(2, prompt: "quota", under: session)
+      #expect(responses.map(\.statusCode) == [200, 429])
       let scrape = try await proxy.scrape()
       #expect(scrape.value(ProxyMetrics.Name.quotaRefusals, [:]) == 1)
-      #expect(
-        scrape.value(
-          ProxyMetrics.Name.requests,
-          ["route": "/vision", "status": "4xx", "outcome": "quota_exceeded"]) == 1)
+      #expect(scrape.requests(route: "/vision", status: "4xx", outcome: "quota_exceeded") == 1)
       #expect(scrape.value(ProxyMetrics.Name.rateLimitRefusals, [:]) == nil)
     }
 
@@ -122,10 +100,7 @@ import Testing
       await #expect(throws: ProxyHarness.UnexpectedStatus.self) { try await proxy.rawSession() }
       let scrape = try await proxy.scrape()
       #expect(scrape.value(ProxyMetrics.Name.rateLimitRefusals, ["route": "/auth_token"]) == 1)
-      #expect(
-        scrape.value(
-          ProxyMetrics.Name.requests,
-          ["route": "/auth_token", "status": "4xx", "outcome": "rate_limited"]) == 1)
+      #expect(scrape.requests(route: "/auth_token", status: "4xx", outcome: "rate_limited") == 1)
     }
   }
 
@@ -147,9 +122,8 @@ import Testing
         (scrape.value(
           "\(ProxyMetrics.Name.storeDuration)_count", ["operation": "insert"]) ?? 0) >= 1)
       #expect(
-        scrape.value(
-          ProxyMetrics.Name.requests,
-          ["route": "/auth_token", "status": "5xx", "outcome": "replay_store_unavailable"]) == 1)
+        scrape.requests(
+          route: "/auth_token", status: "5xx", outcome: "replay_store_unavailable") == 1)
     }
   }
 
@@ -168,10 +142,7 @@ import Testing
       #expect(error?.isTransient == true)
       let scrape = try await proxy.scrape()
       // maximumAttempts 2: the first attempt and one retry, both on /auth_token.
-      #expect(
-        scrape.value(
-          ProxyMetrics.Name.requests,
-          ["route": "/auth_token", "outcome": "replay_store_unavailable"]) == 2)
+      #expect(scrape.requests(route: "/auth_token", outcome: "replay_store_unavailable") == 2)
       #expect(proxy.upstream.received.isEmpty)
     }
   }

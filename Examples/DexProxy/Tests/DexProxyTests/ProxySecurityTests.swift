@@ -6,11 +6,6 @@ import Testing
 
 /// Authentication, replay, body-size and rate limits, checked with raw, hand-signed requests.
 @Suite struct ProxySecurityTests {
-  private func visionBody() throws -> Data {
-    try JSONEncoder().encode(
-      VisionRequest(image: sampleImage.base64EncodedString(), prompt: "What is it?"))
-  }
-
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func healthAnswers() async throws {
     try await ProxyHarness.with { proxy in
@@ -89,12 +84,7 @@ import Testing
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func replayedRequestIsRefused() async throws {
     try await ProxyHarness.with { proxy in
-      let session = try await proxy.rawSession()
-      let (first, replay) = try await proxy.sendVisionAndReplay(
-        try visionBody(), secret: session.sessionSecret, session: session.sessionID)
-      #expect(first.statusCode == 200)
-      #expect(replay.statusCode == 401)
-      #expect(errorCode(replay.body) == "replayed_request")
+      try await proxy.expectAReplayIsRefused()
       #expect(proxy.upstream.received.count == 1)
     }
   }
@@ -159,19 +149,9 @@ import Testing
       $0.rateLimit = RateLimit(burst: 2, refillPerSecond: 0.05)
     }) { proxy in
       let session = try await proxy.rawSession()  // one of the address's two tokens
-      var statuses: [Int] = []
-      for index in 0..<3 {
-        // Distinct bodies, so no request is a replay of another signed in the same second.
-        let body = try JSONEncoder().encode(
-          VisionRequest(image: sampleImage.base64EncodedString(), prompt: "Request \(index)"))
-        statuses.append(
-          try await proxy.sendVision(
-            body, secret: session.sessionSecret, session: session.sessionID
-          )
-          .statusCode)
-      }
+      let responses = try await proxy.sendVisions(3, prompt: "Request", under: session)
       // The session has its own bucket of two; the address still has one token left.
-      #expect(statuses == [200, 200, 429])
+      #expect(responses.map(\.statusCode) == [200, 200, 429])
       #expect(try await proxy.send("POST", "/auth_token", body: Data("{}".utf8)).statusCode == 401)
       #expect(try await proxy.send("POST", "/auth_token", body: Data("{}".utf8)).statusCode == 429)
       // A made-up session id is charged to the address, which is now empty.

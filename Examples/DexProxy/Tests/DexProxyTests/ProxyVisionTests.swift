@@ -50,8 +50,7 @@ import Testing
     let truncated = #"{"commonName":"Clownfish","category":"fish","summary":"An orange reef fi"#
     try await ProxyHarness.with { proxy in
       proxy.upstream.enqueue(.content(truncated, finishReason: "length"))
-      let body = try JSONEncoder().encode(
-        VisionRequest(image: sampleImage.base64EncodedString(), prompt: "What is it?"))
+      let body = try visionBody()
       let reply = try await proxy.client().send(
         Endpoints.vision, body: body, as: VisionResponse.self)
       #expect(reply == VisionResponse(role: "assistant", content: truncated))

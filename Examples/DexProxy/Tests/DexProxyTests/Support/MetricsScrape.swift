@@ -1,3 +1,4 @@
+import DexProxy
 import Foundation
 import Testing
 
@@ -25,6 +26,15 @@ struct MetricsScrape: Sendable {
       sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value }
     }
     return matching.isEmpty ? nil : matching.reduce(0) { $0 + $1.value }
+  }
+
+  /// The request counter (``ProxyMetrics/Name/requests``) of the requests to `route` with this
+  /// status class (`"2xx"`, `"4xx"`…) and outcome (`nil`: any); `nil` when none was counted.
+  func requests(route: String, status: String? = nil, outcome: String? = nil) -> Double? {
+    var labels = ["route": route]
+    labels["status"] = status
+    labels["outcome"] = outcome
+    return value(ProxyMetrics.Name.requests, labels)
   }
 
   /// The sample lines whose name starts with `prefix`.

@@ -131,6 +131,22 @@ struct ProxyHarness: Sendable {
       headers: Self.signed("/vision", body: body, secret: secret, session: session), body: body)
   }
 
+  /// `count` `/vision` requests with distinct prompts (`"<prompt> 0"`, `"<prompt> 1"`…, so that
+  /// none is a replay of another), sent one after another under `session`: the responses, in
+  /// order.
+  func sendVisions(
+    _ count: Int, prompt: String, under session: AuthTokenResponse
+  ) async throws -> [TransportResponse] {
+    var responses: [TransportResponse] = []
+    for index in 0..<count {
+      responses.append(
+        try await sendVision(
+          try visionBody("\(prompt) \(index)"), secret: session.sessionSecret,
+          session: session.sessionID))
+    }
+    return responses
+  }
+
   /// A session obtained with a raw, bootstrap-signed `/auth_token` request.
   func rawSession() async throws -> AuthTokenResponse {
     let body = try JSONEncoder().encode(AuthTokenRequest(subject: "raw-test"))
@@ -163,3 +179,9 @@ func errorCode(_ body: Data) -> String? {
 let sampleImage = Data(
   [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00]
     + Array(repeating: 0x5A, count: 2048) + [0xFF, 0xD9])
+
+/// A `/vision` body: ``sampleImage`` and `prompt` (distinct prompts make distinct requests, so
+/// that none is a replay of another signed in the same second).
+func visionBody(_ prompt: String = "What is it?") throws -> Data {
+  try JSONEncoder().encode(VisionRequest(image: sampleImage.base64EncodedString(), prompt: prompt))
+}
