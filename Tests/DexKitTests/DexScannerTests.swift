@@ -151,7 +151,7 @@ struct DexScannerTests {
     #expect(final.result?.dexCategory == .food)
   }
 
-  /// ImageNet has almost no flowers: the flower is a plant (calibrated 0.66 on the reference
+  /// ImageNet has almost no flowers: the flower is a plant (calibrated 0.79 on the reference
   /// pixels, about one half from this JPEG) whose best plant class ("daisy", about 0.35) is too
   /// unlikely to be its name.
   @Test func anOfflineFlowerIsNamedOnlyAsAPlantAndKeepsItsLabel() async throws {

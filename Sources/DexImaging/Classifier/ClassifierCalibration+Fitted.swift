@@ -4,23 +4,24 @@ import DexModel
 
 extension ClassifierCalibration {
   /// The calibration fitted on the evaluation set's tune split (116 photos with a
-  /// subject, Benchmarks/DexImaging-classifier/evalset): a log prior weight per category
-  /// and a temperature on the category distribution.
+  /// subject, Benchmarks/DexImaging-classifier/evalset): a log prior weight per category,
+  /// a temperature on the category distribution and one on the class distribution.
   public static let fitted = ClassifierCalibration(
     logWeights: [
-      .plant: 0.4454,
-      .animal: -0.1092,
-      .fish: 0.2976,
-      .bird: -0.0382,
-      .insect: 0.1549,
-      .reptile: -0.0949,
-      .mineral: 0.0000,
-      .fungus: -0.0189,
-      .food: 0.1440,
-      .pokemon: 0.0000,
-      .object: -0.4036,
-      .unknown: -0.3772,
+      .plant: 27.4081,
+      .animal: 3.5152,
+      .fish: 21.8993,
+      .bird: -5.1484,
+      .insect: 12.0988,
+      .reptile: -12.1083,
+      .mineral: -0.0029,
+      .fungus: -4.0061,
+      .food: 3.9678,
+      .pokemon: -0.0029,
+      .object: -4.1840,
+      .unknown: -43.4366,
     ],
-    temperature: 0.7040
+    temperature: 50.8498,
+    classTemperature: 0.0182
   )
 }
