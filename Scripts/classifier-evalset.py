@@ -471,8 +471,9 @@ def fixtures(dest):
     matrix = class_mass_matrix(cats)
     cache = json.load(open(os.path.join(dest, "logits.json")))
     tune = [r for r in read_manifest() if r["sha"] in cache and r["split"] == "tune" and r["expected"] != "scene"]
-    fitted = fit_class_temperature(np.array([cache[r["sha"]]["logits"] for r in tune]),
-                                   [r["expected"] for r in tune], matrix)
+    b, t, t1 = fit_class_temperature(np.array([cache[r["sha"]]["logits"] for r in tune]),
+                                     [r["expected"] for r in tune], matrix)
+    fitted = (np.round(b, 6), round(t, 6), round(t1, 6))  # as write_swift writes them
     for image in json.load(open(FIXTURES))["images"]:
         logits = np.array(image["logits"], dtype=np.float64)
         q = calibrated_logits(logits, matrix, fitted)[0]
@@ -496,8 +497,8 @@ def write_swift(log_weights, temperature, class_temperature, count):
         "    logWeights: [",
     ]
     for c, v in zip(CATEGORIES, log_weights):
-        lines.append(f"      .{c}: {0.0 if abs(v) < 5e-5 else float(v):.4f},")
-    lines += ["    ],", f"    temperature: {temperature:.4f},", f"    classTemperature: {class_temperature:.4f}",
+        lines.append(f"      .{c}: {0.0 if abs(v) < 5e-7 else float(v):.6f},")
+    lines += ["    ],", f"    temperature: {temperature:.6f},", f"    classTemperature: {class_temperature:.6f}",
               "  )", "}", ""]
     with open(SWIFT_OUT, "w") as f:
         f.write("\n".join(lines))

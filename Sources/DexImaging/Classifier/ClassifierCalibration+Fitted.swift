@@ -8,20 +8,20 @@ extension ClassifierCalibration {
   /// a temperature on the category distribution and one on the class distribution.
   public static let fitted = ClassifierCalibration(
     logWeights: [
-      .plant: 27.4081,
-      .animal: 3.5152,
-      .fish: 21.8993,
-      .bird: -5.1484,
-      .insect: 12.0988,
-      .reptile: -12.1083,
-      .mineral: -0.0029,
-      .fungus: -4.0061,
-      .food: 3.9678,
-      .pokemon: -0.0029,
-      .object: -4.1840,
-      .unknown: -43.4366,
+      .plant: 27.408142,
+      .animal: 3.515233,
+      .fish: 21.899257,
+      .bird: -5.148444,
+      .insect: 12.098769,
+      .reptile: -12.108335,
+      .mineral: -0.002884,
+      .fungus: -4.006068,
+      .food: 3.967785,
+      .pokemon: -0.002886,
+      .object: -4.184005,
+      .unknown: -43.436585,
     ],
-    temperature: 50.8498,
-    classTemperature: 0.0182
+    temperature: 50.849815,
+    classTemperature: 0.018153
   )
 }
