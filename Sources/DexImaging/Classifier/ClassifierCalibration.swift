@@ -8,10 +8,12 @@ import Foundation
 /// classes, a handful of plant classes), so summing the top few classes favours objects and
 /// reports the sum as if it were a probability. The calibrated decision instead:
 ///
-/// 1. sums the probability of **all** classes per category, `P(c)`;
-/// 2. multiplies each by a prior weight `exp(logWeights[c])` that corrects for the category's
+/// 1. sharpens (or softens) the class distribution with a class temperature `t`,
+///    `p'(i) ∝ p(i)^(1/t)`, the same as dividing the network's logits by `t`;
+/// 2. sums `p'` over **all** classes per category, `P(c)`;
+/// 3. multiplies each by a prior weight `exp(logWeights[c])` that corrects for the category's
 ///    share of the label space;
-/// 3. applies a temperature `T` to the result and renormalises:
+/// 4. applies a temperature `T` to the result and renormalises:
 ///    `q(c) = (exp(logWeights[c]) · P(c))^(1/T) / Σ`.
 ///
 /// `q(c)` of the winning category is the ``/DexModel/LocalGuess/confidence``: a probability
@@ -23,28 +25,48 @@ public struct ClassifierCalibration: Sendable, Hashable {
   public var logWeights: [DexCategory: Double]
   /// The temperature on the category distribution: above 1 softens, below 1 sharpens.
   public var temperature: Double
+  /// The temperature on the class distribution before it is summed per category: below 1 lets
+  /// the most probable classes count for more than a long tail of improbable ones.
+  public var classTemperature: Double
 
   /// Creates a calibration; a temperature that is not a positive finite number becomes 1, and
   /// non-finite weights become 0.
-  public init(logWeights: [DexCategory: Double], temperature: Double) {
+  public init(
+    logWeights: [DexCategory: Double], temperature: Double, classTemperature: Double = 1
+  ) {
     self.logWeights = logWeights.mapValues { $0.isFinite ? $0 : 0 }
-    self.temperature = temperature.isFinite && temperature > 0 ? temperature : 1
+    self.temperature = Self.sanitised(temperature)
+    self.classTemperature = Self.sanitised(classTemperature)
   }
 
   /// No correction: the plain sum of class probabilities per category.
   public static let identity = ClassifierCalibration(logWeights: [:], temperature: 1)
 
+  private static func sanitised(_ temperature: Double) -> Double {
+    temperature.isFinite && temperature > 0 ? temperature : 1
+  }
+
   /// The calibrated probability of every category that holds any probability, given the
   /// probability of each class (``ClassificationLabel/confidence``) and its category.
   ///
-  /// Categories without any class probability get none. The result sums to 1 unless `labels`
-  /// is empty (then it is empty).
-  public func categoryProbabilities(_ labels: [ClassificationLabel]) -> [DexCategory: Double] {
-    var mass: [DexCategory: Double] = [:]
-    for label in labels where label.confidence > 0 {
-      mass[label.category, default: 0] += label.confidence
+  /// Categories without any class probability get none. The result sums to 1 unless no class
+  /// has any probability (then it is empty).
+  public func categoryProbabilities(
+    _ distribution: [ClassificationLabel]
+  ) -> [DexCategory: Double] {
+    // log P(c) = log Σ p(i)^(1/t) over the category's classes, summed from the largest term
+    // so that a small class temperature cannot underflow.
+    let exponent = 1 / classTemperature
+    var largest = -Double.infinity
+    for label in distribution where label.confidence > 0 {
+      largest = max(largest, Foundation.log(label.confidence) * exponent)
     }
-    guard !mass.isEmpty else { return [:] }
+    guard largest.isFinite else { return [:] }
+    var mass: [DexCategory: Double] = [:]
+    for label in distribution where label.confidence > 0 {
+      mass[label.category, default: 0] += Foundation.exp(
+        Foundation.log(label.confidence) * exponent - largest)
+    }
     var scores: [DexCategory: Double] = [:]
     for (category, total) in mass {
       scores[category] = (Foundation.log(total) + (logWeights[category] ?? 0)) / temperature

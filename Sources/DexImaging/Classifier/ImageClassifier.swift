@@ -10,11 +10,11 @@ import Logging
 /// ``ImageDecoding`` (orientation applied, DCT-scaled to a short side of
 /// ``decodingShortSide``), takes the standard centre crop, runs the network and turns the whole
 /// 1000-way distribution into a ``/DexModel/LocalGuess`` (``guess(fromDistribution:calibration:minimumConfidence:)``):
-/// every class's probability counts for its category (so "tabby 0.3, tiger cat 0.25, Egyptian
-/// cat 0.2" is a confident animal even though no single class is), corrected for how many classes
-/// each category has and calibrated (``ClassifierCalibration``), so that the confidence is the
-/// probability that the category is right. The label is that category's best class, with its
-/// own probability as ``/DexModel/LocalGuess/labelConfidence``.
+/// each category pools the probability of all its classes (with the fitted class temperature,
+/// in effect its best class's), corrected for how many classes each category has and
+/// calibrated (``ClassifierCalibration``), so that the confidence is the probability that the
+/// category is right. The label is that category's best class, with its own probability as
+/// ``/DexModel/LocalGuess/labelConfidence``.
 ///
 /// The bundled weights are loaded on first use and shared; the classifier is a small value that
 /// is safe to copy and to call from many tasks at once. Work runs off the caller's executor and
