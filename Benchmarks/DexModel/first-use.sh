@@ -10,8 +10,6 @@ cd "$(dirname "$0")/../.."
 source Benchmarks/DexModel/swiftc-dexmodel.sh
 rev="${1:?usage: first-use.sh REV [pairs]}"
 pairs="${2:-15}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 dexmodel_revision "$rev" "$work/old"
 dexmodel_binary "$work/old" FirstUse Benchmarks/DexModel/FirstUse.swift "$work/first-old"
 dexmodel_binary "$PWD" FirstUse Benchmarks/DexModel/FirstUse.swift "$work/first-new"

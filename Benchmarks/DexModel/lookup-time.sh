@@ -11,8 +11,6 @@ source Benchmarks/DexModel/swiftc-dexmodel.sh
 rounds="${1:-15}"
 rev="${2:-}"
 runs="${3:-3}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 dexmodel_binary "$PWD" LookupTime Benchmarks/DexModel/LookupTime.swift "$work/lookup-new"
 fixtures=(Tests/DexModelTests/Fixtures/Taxonomies/*.tsv)
 if [[ -z "$rev" ]]; then

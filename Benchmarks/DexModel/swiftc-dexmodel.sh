@@ -17,3 +17,7 @@ dexmodel_revision() {
   mkdir -p "$2"
   git archive "$1" Sources/DexModel | tar -x -C "$2"
 }
+
+# A scratch folder for the binaries, removed when the sourcing script exits.
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT

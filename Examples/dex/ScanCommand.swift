@@ -77,7 +77,12 @@ struct ScanCommand: AsyncParsableCommand {
             guess.isCategoryLikely
             ? "Looks like \(EntryCard.article(for: guess.category.title)) \(guess.category.title)"
             : guess.offlineName
-          console.line("  \(headline)… (\(guess.label), \(percent)%)")
+          // The percentage is the category's; the fine label carries its own, so "73%" next
+          // to "daisy" never reads as the daisy's probability.
+          let label = guess.labelConfidence.map {
+            "\(guess.label), \(Int(($0 * 100).rounded()))%"
+          }
+          console.line("  \(headline)… \(percent)% (on-device label: \(label ?? guess.label))")
         } else {
           console.line("  Analyzing…")
         }

@@ -94,6 +94,8 @@ struct DexCommandLineTests {
         || scan.output.contains("│ Not sure — maybe a plant"),
       "\(scan.output)")
     #expect(scan.output.contains("Daisy") == false, "\(scan.output)")
+    // The headline's percentage is the category's; the fine label is shown apart with its own.
+    #expect(scan.output.contains("% (on-device label: "), "\(scan.output)")
   }
 
   @Test func scanListShowExportImportDelete() async throws {
