@@ -42,3 +42,10 @@ dexkit_bootstrap() {
 }
 
 dexkit_bootstrap
+
+# The flags of every test build (Scripts/test.sh, and the benchmarks' build in .ci/run, which
+# shares its scratch folder): no index store (nothing here reads it) and line tables only
+# (backtraces keep file and line). About 16 % less compile time than the defaults, measured on
+# the Hummingbird target (user+sys 110 s against 131 s).
+# shellcheck disable=SC2034  # used by the scripts that source this one
+dexkit_test_build_flags=(--disable-index-store -Xswiftc -gline-tables-only)

@@ -5,9 +5,11 @@
 #   Examples          the dex command-line app, dex-demo, custom-classifier
 #   Examples/DexProxy the dex-proxy backend (against a real PostgreSQL started here), and DexCloud's
 #                     client against real loopback servers
-#   Benchmarks        built only (the benchmarks themselves run from their scripts)
-# and the SDK's classifier tests once more with the opt-in XNNPACK trait.
 # Every package runs even when an earlier one fails; the last line sums them up.
+# All three build into one scratch folder ($DEX_TEST_SCRATCH, default .build): the SDK, swift-crypto,
+# GRDB and the other shared dependencies are compiled once, not once per package (the compile
+# commands are the same, so the build system finds them up to date). The benchmarks are not
+# built here: they run no test (.ci/run builds them before this script).
 # Extra arguments go to every `swift test` (for example `--filter DexScanner`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,33 +29,26 @@ DEX_TEST_POSTGRES_URL="$(bash Scripts/postgres.sh start)"
 export DEX_TEST_POSTGRES_URL
 trap 'bash Scripts/postgres.sh stop >/dev/null 2>&1 || true; rm -rf "$logs" "$DEX_POSTGRES_DIR"' EXIT
 failed_packages=()
+scratch="$(realpath -m "${DEX_TEST_SCRATCH:-.build}")"
 run_package() {  # $1: package path
-  local name="${1//\//-}"
+  local name="${1//\//-}" started=$SECONDS
   if [ "$name" = . ]; then name=root; fi
   echo "== $1: build"
-  if ! swift build --package-path "$1" --build-tests; then
+  if ! swift build --package-path "$1" --scratch-path "$scratch" "${dexkit_test_build_flags[@]}" \
+    --build-tests; then
     failed_packages+=("$1 (build)")
     return
   fi
-  echo "== $1: test"
-  swift test --package-path "$1" --skip-build "${@:2}" 2>&1 | tee "$logs/$name.log" \
-    || failed_packages+=("$1")
+  echo "== $1: test (built in $((SECONDS - started)) s)"
+  started=$SECONDS
+  swift test --package-path "$1" --scratch-path "$scratch" "${dexkit_test_build_flags[@]}" \
+    --skip-build "${@:2}" 2>&1 \
+    | tee "$logs/$name.log" || failed_packages+=("$1")
+  echo "== $1: tested in $((SECONDS - started)) s"
 }
 run_package . "$@"
-# The classifier's opt-in XNNPACK backend (package trait), against the portable path it must
-# match; a build of its own so that the default build above stays free of it.
-echo "== . with the XNNPACK trait: classifier tests"
-if swift build --scratch-path .build-xnnpack --traits XNNPACK --build-tests; then
-  swift test --scratch-path .build-xnnpack --traits XNNPACK --skip-build \
-    --filter 'ClassifierBackend|ReferenceLogits|ImageClassifierTests|EfficientNetLite0Loading' 2>&1 | tee "$logs/xnnpack.log" \
-    || failed_packages+=(". (XNNPACK trait)")
-else
-  failed_packages+=(". (XNNPACK trait, build)")
-fi
 run_package Examples "$@"
 run_package Examples/DexProxy "$@"
-echo "== Benchmarks: build"
-swift build --package-path Benchmarks || failed_packages+=("Benchmarks (build)")
 
 # One closing line over all packages, from Swift Testing's own summaries.
 total=$(cat "$logs"/*.log 2>/dev/null | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .*/\1/p' \
