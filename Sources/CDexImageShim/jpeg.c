@@ -5,6 +5,7 @@
 // DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty so
 // that building every target of the package does not need libjpeg/libpng headers.
 #if defined(__linux__) || defined(__ANDROID__)
+#include <limits.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,9 +19,6 @@
 #include "CDexImageShim.h"
 #include "resample.h"
 
-/// Progressive files can hold thousands of tiny scans that make decoding quadratic; real
-/// encoders emit about ten. Refuse more than this many scans.
-#define DEX_MAX_SCANS 1000
 #define DEX_BATCH_ROWS DEX_PIPELINE_ROWS
 /// Below this many decoded pixels a worker thread costs more than it saves.
 #define DEX_THREADED_MIN_PIXELS 1000000
@@ -88,11 +86,11 @@ static void on_progress(j_common_ptr cinfo) {
   if (!cinfo->is_decompressor) return;
   j_decompress_ptr d = (j_decompress_ptr)cinfo;
   dex_jpeg_progress *p = (dex_jpeg_progress *)cinfo->progress;
-  if (d->input_scan_number > DEX_MAX_SCANS) {
+  if (d->input_scan_number > DEX_MAX_JPEG_SCANS) {
     p->too_many_scans = 1;
     dex_jpeg_error *err = (dex_jpeg_error *)cinfo->err;
     snprintf(err->message, DEX_MESSAGE_CAPACITY, "Too many progressive scans (more than %d)",
-             DEX_MAX_SCANS);
+             DEX_MAX_JPEG_SCANS);
     longjmp(err->jump, 1);
   }
 }
@@ -201,6 +199,31 @@ void dex_jpeg_decoder_set_huge_pages(dex_jpeg_decoder *d, int32_t enabled) {
   if (d) d->advises_huge_pages = enabled ? 1 : 0;
 }
 
+void dex_jpeg_decoder_set_memory_limit(dex_jpeg_decoder *d, uint64_t max_bytes) {
+  if (!d || !d->cinfo.mem) return;
+  // jpeg_mem_available (jmemnobs.c) then refuses whole-image arrays beyond the cap, and with no
+  // backing store libjpeg fails with JERR_NO_BACKING_STORE instead of allocating them.
+  const uint64_t cap = max_bytes > (uint64_t)LONG_MAX ? (uint64_t)LONG_MAX : max_bytes;
+  d->cinfo.mem->max_memory_to_use = (long)cap;
+}
+
+/// The whole-image coefficient buffer a buffered decode (progressive, or a sequential file whose
+/// first scan does not hold every component) allocates: per component, its blocks rounded up to
+/// whole iMCUs (jdcoefct.c), 128 bytes each. 0 for a single-scan baseline file.
+static uint64_t coefficient_bytes(const struct jpeg_decompress_struct *cinfo) {
+  if (!cinfo->progressive_mode && cinfo->comps_in_scan >= cinfo->num_components) return 0;
+  uint64_t total = 0;
+  for (int i = 0; i < cinfo->num_components; i++) {
+    const jpeg_component_info *c = &cinfo->comp_info[i];
+    const uint64_t h = c->h_samp_factor > 0 ? (uint64_t)c->h_samp_factor : 1;
+    const uint64_t v = c->v_samp_factor > 0 ? (uint64_t)c->v_samp_factor : 1;
+    const uint64_t columns = ((uint64_t)c->width_in_blocks + h - 1) / h * h;
+    const uint64_t rows = ((uint64_t)c->height_in_blocks + v - 1) / v * v;
+    total += columns * rows * (uint64_t)sizeof(JBLOCK);
+  }
+  return total;
+}
+
 const char *dex_jpeg_decoder_message(const dex_jpeg_decoder *d) { return d ? d->error.message : ""; }
 
 int32_t dex_jpeg_decoder_warning_count(const dex_jpeg_decoder *d) { return d ? d->error.warnings : 0; }
@@ -236,6 +259,7 @@ int32_t dex_jpeg_read_header(dex_jpeg_decoder *d, const uint8_t *data, size_t si
     h.h_samp = d->cinfo.comp_info[0].h_samp_factor;
     h.v_samp = d->cinfo.comp_info[0].v_samp_factor;
   }
+  h.coefficient_bytes = coefficient_bytes(&d->cinfo);
   d->header = h;
   *header = h;
   return DEX_STATUS_OK;

@@ -38,6 +38,13 @@ struct dex_png_decoder {
 };
 
 #define DEX_THREADED_MIN_PIXELS 1000000
+/// The largest ancillary chunk libpng may buffer, and how many it may keep.
+#define DEX_PNG_MAX_CHUNK_BYTES (8u << 20)
+#define DEX_PNG_MAX_CHUNKS 1000
+
+static uint32_t read_be32(const uint8_t *p) {
+  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
 
 static void on_png_error(png_structp png, png_const_charp message) {
   dex_png_decoder *d = (dex_png_decoder *)png_get_error_ptr(png);
@@ -110,10 +117,26 @@ int32_t dex_png_read_header(dex_png_decoder *d, const uint8_t *data, size_t size
   d->data = data;
   d->size = size;
   d->position = 0;
+  if (max_dimension == 0 || max_dimension > DEX_MAX_IMAGE_SIDE) max_dimension = DEX_MAX_IMAGE_SIDE;
+  // The limits are checked on the IHDR chunk itself (always first, right after the signature),
+  // before libpng parses anything: its own refusal of an over-limit size does not say the size.
+  if (size >= 24 && memcmp(data + 12, "IHDR", 4) == 0) {
+    const uint32_t width = read_be32(data + 16), height = read_be32(data + 20);
+    if (width > max_dimension || height > max_dimension ||
+        (uint64_t)width * (uint64_t)height > max_pixels) {
+      memset(header, 0, sizeof *header);
+      header->width = width > 0x7fffffffu ? 0x7fffffff : (int32_t)width;
+      header->height = height > 0x7fffffffu ? 0x7fffffff : (int32_t)height;
+      snprintf(d->message, DEX_MESSAGE_CAPACITY, "PNG is %ux%u", width, height);
+      return DEX_STATUS_TOO_LARGE;
+    }
+  }
   if (setjmp(d->jump)) return d->hit_eof ? DEX_STATUS_TRUNCATED : DEX_STATUS_LIBRARY_ERROR;
   png_set_read_fn(d->png, d, on_png_read);
-  if (max_dimension > 0 && max_dimension < 0x7fffffffu)
-    png_set_user_limits(d->png, max_dimension, max_dimension);
+  png_set_user_limits(d->png, max_dimension, max_dimension);
+  // Ancillary chunks (text, ICC, eXIf...) are held in memory: bound their size and count.
+  png_set_chunk_malloc_max(d->png, DEX_PNG_MAX_CHUNK_BYTES);
+  png_set_chunk_cache_max(d->png, DEX_PNG_MAX_CHUNKS);
   png_read_info(d->png, d->info);
   d->have_header = 1;
   dex_png_header h;

@@ -9,6 +9,10 @@
 // full-width window (two rows per pmaddwd), then the horizontal pass on that single row (two taps
 // per pmaddwd). Doing the vertical pass first means the costlier horizontal pass only runs on
 // output rows. Memory is O(taps x source width), independent of the source height.
+//
+// An axis reduced by more than DEX_MAX_FILTER_SCALE is first box-averaged by an integer factor
+// (streaming, as rows arrive), so that the filter never reduces by more than that: its taps,
+// coefficient tables and ring of rows are then bounded by the output size, whatever the source.
 
 // DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty so
 // that building every target of the package does not need libjpeg/libpng headers.
@@ -24,6 +28,9 @@
 #endif
 
 #define VERTICAL_BITS 14
+/// The largest reduction, per axis, that the Lanczos filter does by itself (at most 6 * 16 + 1
+/// taps); beyond it a box pre-reduction takes over.
+#define DEX_MAX_FILTER_SCALE 16
 #define LANCZOS_SUPPORT 3.0
 
 static double sinc(double x) {
@@ -90,6 +97,9 @@ static int precompute(int32_t in_size, int32_t out_size, int bits, int32_t *taps
 
 struct dex_resizer {
   int32_t sw, sh, dw, dh;
+  /// Box pre-reduction factors (1 = none) and the box-reduced source size the Lanczos filter
+  /// sees: bw = ceil(sw / kx), bh = ceil(sh / ky).
+  int32_t kx, ky, bw, bh;
   uint8_t *dst;
   size_t dst_stride;
   int32_t htaps, vtaps;
@@ -97,10 +107,15 @@ struct dex_resizer {
   int16_t *vcoeffs16;
   int16_t *hcoeffs16;
   int32_t ring_rows;
-  uint8_t *ring;          // ring_rows x (sw * 3) source rows
-  uint8_t *mid;           // sw * 3: one vertically resampled row
+  uint8_t *ring;          // ring_rows x (bw * 3) box-reduced rows
+  uint8_t *mid;           // bw * 3 (+ padding): one vertically resampled row
   const uint8_t **window; // vtaps row pointers
-  int32_t rows_in;
+  uint8_t *hbox;          // bw * 3 (+ padding): one horizontally box-reduced row (kx > 1)
+  uint32_t *vsum;         // bw * 3: running sums of up to ky rows (ky > 1)
+  uint8_t *vbox;          // bw * 3 (+ padding): the averaged row of a vertical box (ky > 1)
+  int32_t vsum_rows;      // rows summed into vsum so far
+  int32_t rows_in;        // source rows pushed
+  int32_t reduced_in;     // box-reduced rows fed to the Lanczos stage
   int32_t next_out;
 };
 
@@ -115,7 +130,22 @@ void dex_resizer_destroy(dex_resizer *r) {
   free(r->ring);
   free(r->mid);
   free(r->window);
+  free(r->hbox);
+  free(r->vsum);
+  free(r->vbox);
   free(r);
+}
+
+/// The integer box factor applied before the Lanczos filter on an axis reduced from `in` to
+/// `out`: 1 while the reduction is at most DEX_MAX_FILTER_SCALE, else the factor that leaves
+/// the filter a reduction of at least DEX_MAX_FILTER_SCALE / 2. Lanczos-3 over a reduction of
+/// s reads 6 s + 1 source samples per output sample, so without this the filter's taps (and
+/// the ring of source rows the vertical pass keeps) would grow with the source, not the
+/// output: a 1 x 100 000 000 image headed for 1024 rows would need 586 000 taps per row.
+static int32_t box_factor(int32_t in, int32_t out) {
+  const int64_t limit = (int64_t)out * DEX_MAX_FILTER_SCALE;
+  if ((int64_t)in <= limit) return 1;
+  return (int32_t)((int64_t)in / ((int64_t)out * (DEX_MAX_FILTER_SCALE / 2)));
 }
 
 dex_resizer *dex_resizer_create(int32_t sw, int32_t sh, int32_t dw, int32_t dh, uint8_t *dst,
@@ -129,8 +159,22 @@ dex_resizer *dex_resizer_create(int32_t sw, int32_t sh, int32_t dw, int32_t dh, 
   r->dh = dh;
   r->dst = dst;
   r->dst_stride = dst_stride;
-  if (dw != sw) {
-    if (precompute(sw, dw, VERTICAL_BITS, &r->htaps, &r->hbounds, &r->hcoeffs) != 0) goto fail;
+  r->kx = box_factor(sw, dw);
+  r->ky = box_factor(sh, dh);
+  r->bw = (int32_t)(((int64_t)sw + r->kx - 1) / r->kx);
+  r->bh = (int32_t)(((int64_t)sh + r->ky - 1) / r->ky);
+  const size_t reduced_bytes = (size_t)r->bw * 3;
+  if (r->kx > 1) {
+    r->hbox = calloc(reduced_bytes + 16, 1);
+    if (!r->hbox) goto fail;
+  }
+  if (r->ky > 1) {
+    r->vsum = calloc(reduced_bytes, sizeof(uint32_t));
+    r->vbox = calloc(reduced_bytes + 16, 1);
+    if (!r->vsum || !r->vbox) goto fail;
+  }
+  if (dw != r->bw) {
+    if (precompute(r->bw, dw, VERTICAL_BITS, &r->htaps, &r->hbounds, &r->hcoeffs) != 0) goto fail;
     const size_t total = (size_t)r->htaps * (size_t)dw;
     r->hcoeffs16 = malloc(sizeof(int16_t) * total);
     if (!r->hcoeffs16) goto fail;
@@ -140,14 +184,14 @@ dex_resizer *dex_resizer_create(int32_t sw, int32_t sh, int32_t dw, int32_t dh, 
     }
   }
   // Padded so that 8-byte SIMD loads past the last pixel stay inside the allocation.
-  r->mid = calloc((size_t)sw * 3 + 16, 1);
+  r->mid = calloc(reduced_bytes + 16, 1);
   if (!r->mid) goto fail;
-  if (dh != sh) {
-    if (precompute(sh, dh, VERTICAL_BITS, &r->vtaps, &r->vbounds, &r->vcoeffs) != 0) goto fail;
+  if (dh != r->bh) {
+    if (precompute(r->bh, dh, VERTICAL_BITS, &r->vtaps, &r->vbounds, &r->vcoeffs) != 0) goto fail;
     const size_t total = (size_t)r->vtaps * (size_t)dh;
     r->vcoeffs16 = malloc(sizeof(int16_t) * total);
     r->ring_rows = r->vtaps + 2;
-    r->ring = malloc((size_t)r->ring_rows * (size_t)sw * 3);
+    r->ring = malloc((size_t)r->ring_rows * reduced_bytes);
     r->window = malloc(sizeof(uint8_t *) * (size_t)r->vtaps);
     if (!r->vcoeffs16 || !r->ring || !r->window) goto fail;
     for (size_t i = 0; i < total; i++) {
@@ -166,7 +210,7 @@ static inline uint8_t clip14(int32_t v) {
   return v < 0 ? 0 : (v > 255 ? 255 : (uint8_t)v);
 }
 
-// `src` must be readable for 16 bytes past sw * 3 (the padded `mid` buffer).
+// `src` must be readable for 16 bytes past bw * 3 (a padded buffer: `mid`, `hbox` or `vbox`).
 static void horizontal_row(const dex_resizer *r, const uint8_t *src, uint8_t *out) {
   if (!r->hcoeffs) {
     memcpy(out, src, (size_t)r->dw * 3);
@@ -258,11 +302,11 @@ static void vertical_row(const uint8_t *const *rows, const int16_t *k, int32_t t
 }
 
 static void emit_ready_rows(dex_resizer *r) {
-  const size_t src_bytes = (size_t)r->sw * 3;
+  const size_t src_bytes = (size_t)r->bw * 3;
   while (r->next_out < r->dh) {
     const int32_t ymin = r->vbounds[r->next_out * 2];
     const int32_t count = r->vbounds[r->next_out * 2 + 1];
-    if (ymin + count > r->rows_in) return;
+    if (ymin + count > r->reduced_in) return;
     for (int32_t y = 0; y < count; y++)
       r->window[y] = r->ring + (size_t)((ymin + y) % r->ring_rows) * src_bytes;
     vertical_row(r->window, r->vcoeffs16 + (size_t)r->next_out * (size_t)r->vtaps, count, r->mid,
@@ -272,21 +316,70 @@ static void emit_ready_rows(dex_resizer *r) {
   }
 }
 
-void dex_resizer_push_row(dex_resizer *r, const uint8_t *row) {
-  if (r->rows_in >= r->sh) return;
+/// Feeds one box-reduced row (bw pixels) to the Lanczos stage. `padded` says whether `row` is
+/// readable 16 bytes past its end, as the SIMD horizontal pass needs.
+static void push_reduced_row(dex_resizer *r, const uint8_t *row, int padded) {
+  const size_t bytes = (size_t)r->bw * 3;
   if (!r->vcoeffs) {
     const uint8_t *src = row;
-    if (r->hcoeffs) {  // copy into the padded buffer the SIMD loads need
-      memcpy(r->mid, row, (size_t)r->sw * 3);
+    if (r->hcoeffs && !padded) {  // copy into the padded buffer the SIMD loads need
+      memcpy(r->mid, row, bytes);
       src = r->mid;
     }
-    horizontal_row(r, src, r->dst + (size_t)r->rows_in * r->dst_stride);
-    r->rows_in++;
+    horizontal_row(r, src, r->dst + (size_t)r->reduced_in * r->dst_stride);
+    r->reduced_in++;
     return;
   }
-  memcpy(r->ring + (size_t)(r->rows_in % r->ring_rows) * (size_t)r->sw * 3, row, (size_t)r->sw * 3);
-  r->rows_in++;
+  memcpy(r->ring + (size_t)(r->reduced_in % r->ring_rows) * bytes, row, bytes);
+  r->reduced_in++;
   emit_ready_rows(r);
+}
+
+/// Averages each run of kx pixels of `row` (the last run may be shorter) into r->hbox.
+static void box_row(const dex_resizer *r, const uint8_t *row) {
+  const int32_t kx = r->kx;
+  for (int32_t x = 0; x < r->bw; x++) {
+    const int32_t start = x * kx;
+    const int32_t n = start + kx <= r->sw ? kx : r->sw - start;
+    const uint8_t *p = row + (size_t)start * 3;
+    uint32_t a0 = 0, a1 = 0, a2 = 0;
+    for (int32_t i = 0; i < n; i++) {
+      a0 += p[i * 3 + 0];
+      a1 += p[i * 3 + 1];
+      a2 += p[i * 3 + 2];
+    }
+    const uint32_t half = (uint32_t)n / 2;
+    r->hbox[x * 3 + 0] = (uint8_t)((a0 + half) / (uint32_t)n);
+    r->hbox[x * 3 + 1] = (uint8_t)((a1 + half) / (uint32_t)n);
+    r->hbox[x * 3 + 2] = (uint8_t)((a2 + half) / (uint32_t)n);
+  }
+}
+
+void dex_resizer_push_row(dex_resizer *r, const uint8_t *row) {
+  if (r->rows_in >= r->sh) return;
+  r->rows_in++;
+  const uint8_t *src = row;
+  int padded = 0;
+  if (r->kx > 1) {
+    box_row(r, row);
+    src = r->hbox;
+    padded = 1;
+  }
+  if (r->ky == 1) {
+    push_reduced_row(r, src, padded);
+    return;
+  }
+  const size_t bytes = (size_t)r->bw * 3;
+  for (size_t i = 0; i < bytes; i++) r->vsum[i] += src[i];
+  r->vsum_rows++;
+  if (r->vsum_rows < r->ky && r->rows_in < r->sh) return;
+  const uint32_t n = (uint32_t)r->vsum_rows, half = n / 2;
+  for (size_t i = 0; i < bytes; i++) {
+    r->vbox[i] = (uint8_t)((r->vsum[i] + half) / n);
+    r->vsum[i] = 0;
+  }
+  r->vsum_rows = 0;
+  push_reduced_row(r, r->vbox, 1);
 }
 
 int32_t dex_resizer_rows_pushed(const dex_resizer *r) { return r->rows_in; }

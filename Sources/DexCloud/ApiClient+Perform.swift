@@ -2,6 +2,12 @@ import Foundation
 import Logging
 
 extension ApiClient {
+  /// Whether a server-minus-local clock `offset` is small enough to adopt.
+  static func isAdoptable(_ offset: TimeInterval, bound: Duration) -> Bool {
+    let limit = Double(bound.components.seconds) + Double(bound.components.attoseconds) * 1e-18
+    return offset.isFinite && abs(offset) <= limit
+  }
+
   /// The attempt loop: sign, send, classify, then retry, refresh, correct the clock, or fail.
   func perform(
     _ endpoint: Endpoint, url: URL, body: Data, timeout: Duration, session: SessionCredential?
@@ -62,7 +68,17 @@ extension ApiClient {
           let serverDate = HTTPDate.parse(dateText)
         {
           correctedClock = true
-          clockOffset = serverDate.timeIntervalSince(now())
+          let offset = serverDate.timeIntervalSince(now())
+          guard Self.isAdoptable(offset, bound: configuration.maximumClockCorrection) else {
+            logger.warning(
+              "Server refused our timestamp; its clock is too far from ours to adopt",
+              metadata: [
+                "endpoint": "\(endpoint.path)",
+                "offset_s": "\(offset.isFinite ? Int(offset) : 0)",
+              ])
+            throw failure
+          }
+          clockOffset = offset
           attempt -= 1
           logger.notice(
             "Server refused our timestamp; adopting its clock",

@@ -11,7 +11,9 @@ import Logging
 /// - Network errors, timeouts and 408/429/500/502/503/504 are retried per ``RetryPolicy``,
 ///   honouring `Retry-After`; every attempt is re-signed with a fresh timestamp.
 /// - When the server refuses the timestamp (`timestamp_out_of_window`) and sends `Date`, the
-///   client adopts the offset and retries once.
+///   client adopts the offset and retries once, if the offset is within
+///   ``DexCloudConfiguration/maximumClockCorrection`` (24 h by default); otherwise the 401 is
+///   returned.
 /// - Cancelling the calling task stops the request and any pending retry.
 ///
 /// Nothing secret is logged or put in an error: see <doc:RequestSigning>.

@@ -25,6 +25,12 @@ public struct DexCloudConfiguration: Sendable {
   /// Allows plain `http` to non-loopback hosts (off by default; request signing does not hide
   /// the image or the reply from an eavesdropper).
   public var allowsInsecureHTTP: Bool
+  /// The largest clock correction the client adopts from a server's `Date` header after a
+  /// `timestamp_out_of_window` refusal (default 24 hours, either way). A larger one is refused
+  /// (the 401 is returned): a device clock off by days is better fixed than trusted, and a
+  /// reply on a hijacked or misconfigured path must not move every later signature's timestamp
+  /// arbitrarily far.
+  public var maximumClockCorrection: Duration
 
   /// Creates a configuration.
   public init(
@@ -35,7 +41,8 @@ public struct DexCloudConfiguration: Sendable {
     retryPolicy: RetryPolicy = .default,
     maximumRequestBodyBytes: Int = 6 << 20,
     refreshMargin: Duration = .seconds(60),
-    allowsInsecureHTTP: Bool = false
+    allowsInsecureHTTP: Bool = false,
+    maximumClockCorrection: Duration = .seconds(24 * 60 * 60)
   ) {
     self.baseURL = baseURL
     self.bootstrapKey = bootstrapKey
@@ -45,6 +52,7 @@ public struct DexCloudConfiguration: Sendable {
     self.maximumRequestBodyBytes = maximumRequestBodyBytes
     self.refreshMargin = refreshMargin
     self.allowsInsecureHTTP = allowsInsecureHTTP
+    self.maximumClockCorrection = maximumClockCorrection
   }
 
   /// The environment variable holding the base URL.

@@ -84,6 +84,12 @@ public struct FileTokenStore: TokenStore {
         throw Self.storeError("Cannot replace the token file.")
       }
       try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: fileURL.path)
+      // The rename is durable once the folder is synced.
+      let folder = open(directory.path, O_RDONLY | O_CLOEXEC)
+      if folder >= 0 {
+        _ = fsync(folder)
+        _ = close(folder)
+      }
     } catch {
       try? manager.removeItem(at: temporary)
       throw Self.storeError("Cannot write the token file.")

@@ -1,19 +1,43 @@
-/// Upper bounds that keep hostile or absurd input from exhausting memory.
+/// Upper bounds that keep hostile or absurd input from exhausting memory or time.
 ///
 /// Checked against the header before any pixel buffer is allocated: a file claiming
-/// 100000 x 100000 pixels is refused with ``ImagingError/imageTooLarge(width:height:maxPixelCount:)``.
+/// 100000 x 100000 pixels is refused with ``ImagingError/imageTooLarge(width:height:maxPixelCount:)``,
+/// a 100 000 000 x 1 strip with ``ImagingError/dimensionTooLarge(width:height:maxDimension:)``, and
+/// a progressive JPEG whose coefficient buffer would outgrow ``maxMemoryByteCount`` with
+/// ``ImagingError/decodingMemoryTooLarge(byteCount:maxByteCount:)``.
 public struct DecodingLimits: Sendable, Hashable {
+  /// The largest side any format can have here: JPEG's own limit, applied to PNG too.
+  public static let largestDimension = 65_535
+
   /// Largest accepted `width * height` of the stored image (default 100 megapixels).
   public var maxPixelCount: Int
   /// Largest accepted input size in bytes (default 100 MiB).
   public var maxByteCount: Int
+  /// Largest accepted width or height of the stored image (default and at most
+  /// ``largestDimension``, 65 535): a long, thin image would otherwise need rows of hundreds of
+  /// megabytes, or a resampler window as tall as the image.
+  public var maxDimension: Int
+  /// Largest whole-image buffer a decode may allocate before its first output row (default
+  /// 256 MiB): a progressive or multi-scan JPEG keeps every DCT coefficient (128 bytes per 8 x 8
+  /// block and component, so 300 MB for a 100 MP 4:2:0 photo and 800 MB for a 100 MP CMYK one),
+  /// an interlaced PNG every pixel (4 bytes each). Baseline JPEGs and non-interlaced PNGs stream
+  /// and stay far below it.
+  public var maxMemoryByteCount: Int
 
   /// Creates limits; the defaults suit phone and camera photos.
-  public init(maxPixelCount: Int = 100_000_000, maxByteCount: Int = 100 * 1024 * 1024) {
+  public init(
+    maxPixelCount: Int = 100_000_000, maxByteCount: Int = 100 * 1024 * 1024,
+    maxDimension: Int = DecodingLimits.largestDimension, maxMemoryByteCount: Int = 256 << 20
+  ) {
     self.maxPixelCount = maxPixelCount
     self.maxByteCount = maxByteCount
+    self.maxDimension = maxDimension
+    self.maxMemoryByteCount = maxMemoryByteCount
   }
 
-  /// 100 megapixels and 100 MiB.
+  /// 100 megapixels, 100 MiB of input, 65 535 pixels a side and 256 MiB of decode buffers.
   public static let `default` = DecodingLimits()
+
+  /// ``maxDimension`` within `1...largestDimension`.
+  var effectiveMaxDimension: Int { maxDimension.clamped(to: 1...Self.largestDimension) }
 }

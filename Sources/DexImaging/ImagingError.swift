@@ -17,6 +17,11 @@ public enum ImagingError: Error, Sendable, Hashable {
   case truncatedData(format: ImageFormat)
   /// The header claims more pixels than ``DecodingLimits/maxPixelCount`` allows.
   case imageTooLarge(width: Int, height: Int, maxPixelCount: Int)
+  /// The header claims a side longer than ``DecodingLimits/maxDimension`` allows.
+  case dimensionTooLarge(width: Int, height: Int, maxDimension: Int)
+  /// Decoding would need a whole-image buffer of `byteCount` bytes (a progressive JPEG's
+  /// coefficients, an interlaced PNG's pixels), more than ``DecodingLimits/maxMemoryByteCount``.
+  case decodingMemoryTooLarge(byteCount: Int, maxByteCount: Int)
   /// The input is longer than ``DecodingLimits/maxByteCount``.
   case inputTooLarge(byteCount: Int, maxByteCount: Int)
   /// A caller-supplied value is out of range (for example a zero `maxDimension`).
@@ -42,6 +47,12 @@ extension ImagingError: CustomStringConvertible, LocalizedError {
     case .imageTooLarge(let width, let height, let maxPixelCount):
       return
         "The image is \(width) x \(height) = \(width.multipliedReportingOverflow(by: height).partialValue) pixels, more than the limit of \(maxPixelCount)."
+    case .dimensionTooLarge(let width, let height, let maxDimension):
+      return
+        "The image is \(width) x \(height) pixels; a side longer than \(maxDimension) pixels is not accepted."
+    case .decodingMemoryTooLarge(let byteCount, let maxByteCount):
+      return
+        "Decoding the image would need a \(byteCount)-byte buffer, more than the limit of \(maxByteCount) bytes."
     case .inputTooLarge(let byteCount, let maxByteCount):
       return "The image data is \(byteCount) bytes, more than the limit of \(maxByteCount)."
     case .invalidArgument(let message):

@@ -12,6 +12,12 @@
       guard let decoder = dex_jpeg_decoder_create() else { throw .outOfMemory }
       defer { dex_jpeg_decoder_destroy(decoder) }
       dex_jpeg_decoder_set_huge_pages(decoder, options.advisesHugePages ? 1 : 0)
+      // libjpeg's own cap backs up the check below, with room for its small row buffers, so
+      // that what a caller sees for an over-limit file is the typed error, not libjpeg's.
+      dex_jpeg_decoder_set_memory_limit(
+        decoder,
+        UInt64(clamping: Swift.max(1, options.limits.maxMemoryByteCount))
+          .addingReportingOverflow(32 << 20).partialValue)
       func libraryMessage() -> String { String(cString: dex_jpeg_decoder_message(decoder)) }
 
       var header = dex_jpeg_header()
@@ -21,6 +27,7 @@
       }
       let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
       try checkLimits(stored, options.limits)
+      try checkMemory(Int(clamping: header.coefficient_bytes), options.limits)
       let orientation = EXIFOrientationReader.orientation(inJPEG: bytes) ?? .up
 
       var scaleFailure = false
@@ -76,12 +83,24 @@
     }
   }
 
-  /// Refuses sizes beyond `limits` (and degenerate ones) before anything big is allocated.
+  /// Refuses sizes beyond `limits` (and degenerate ones) before anything big is allocated: the
+  /// pixel count first, then each side.
   func checkLimits(_ size: DownscaleGeometry.Size, _ limits: DecodingLimits) throws(ImagingError) {
     let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
     guard size.width > 0, size.height > 0, !overflow, pixels <= limits.maxPixelCount else {
       throw .imageTooLarge(
         width: size.width, height: size.height, maxPixelCount: limits.maxPixelCount)
+    }
+    let maxDimension = limits.effectiveMaxDimension
+    guard size.width <= maxDimension, size.height <= maxDimension else {
+      throw .dimensionTooLarge(width: size.width, height: size.height, maxDimension: maxDimension)
+    }
+  }
+
+  /// Refuses a decode whose whole-image buffer of `byteCount` bytes exceeds `limits`.
+  func checkMemory(_ byteCount: Int, _ limits: DecodingLimits) throws(ImagingError) {
+    guard byteCount <= limits.maxMemoryByteCount else {
+      throw .decodingMemoryTooLarge(byteCount: byteCount, maxByteCount: limits.maxMemoryByteCount)
     }
   }
 #endif

@@ -15,13 +15,14 @@
 
       var header = dex_png_header()
       let limits = options.limits
-      let maxSide = UInt32(clamping: Swift.min(limits.maxPixelCount, Int(Int32.max)))
+      let maxSide = UInt32(clamping: limits.effectiveMaxDimension)
       let headerStatus = dex_png_read_header(
         decoder, base, bytes.count, maxSide, UInt64(clamping: limits.maxPixelCount), &header)
       let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
       switch Int(headerStatus) {
       case Int(DEX_STATUS_OK): break
       case Int(DEX_STATUS_TOO_LARGE):
+        try checkLimits(stored, limits)  // says which limit
         throw .imageTooLarge(
           width: stored.width, height: stored.height, maxPixelCount: limits.maxPixelCount)
       case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .png)
@@ -35,6 +36,10 @@
         throw .corruptData(format: .png, message: message)
       }
       try checkLimits(stored, limits)
+      if header.interlaced != 0 {
+        // Adam7 is decoded into one whole-image buffer of up to 4 bytes a pixel.
+        try checkMemory(stored.width * stored.height * 4, limits)
+      }
 
       var orientation = ImageOrientation.up
       if header.exif_size > 0 {

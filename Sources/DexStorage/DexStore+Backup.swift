@@ -8,8 +8,9 @@ extension DexStore {
 
   /// Writes the whole collection to one portable archive at `url` and returns its manifest.
   ///
-  /// The archive is written to a temporary file beside `url`, fsynced and renamed into place,
-  /// so an interrupted export never leaves a truncated archive under the final name. Entries are
+  /// The archive is written to a temporary file beside `url` (readable by its owner only), fsynced
+  /// and renamed into place, and the folder is synced, so an interrupted export never leaves a
+  /// truncated archive under the final name. Entries are
   /// taken from one consistent snapshot; images are streamed one at a time.
   @discardableResult
   public func exportArchive(to url: URL) async throws -> DexArchiveManifest {
@@ -39,11 +40,10 @@ extension DexStore {
 
     let destination = url.standardizedFileURL.path
     let partial = destination + ".partial-\(UUID().uuidString)"
-    guard FileManager.default.createFile(atPath: partial, contents: nil) else {
-      throw StoreFiles.error(errno, "create the archive", partial)
-    }
+    let files = files
+    // Private (0600) like the store itself: the archive holds every photo of the collection.
+    let handle = try files.createPrivateFile(partial)
     do {
-      let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
       defer { try? handle.close() }
       let modified = manifest.exportedAt
       // Every write runs on the store's file queue, never on the calling task's thread.
@@ -66,11 +66,10 @@ extension DexStore {
           try await add(name, data)
         }
       }
-      let files = files
       try await Self.offload {
         try handle.write(contentsOf: Data(count: TarArchive.blockSize * 2))
         try handle.synchronize()
-        try files.rename(partial, to: destination)
+        try files.renameDurably(partial, to: destination)
       }
     } catch {
       try? files.remove(partial)
@@ -91,6 +90,11 @@ extension DexStore {
   /// duplicate policy applies to new saves, not to restores). Entries are committed in batches,
   /// so a failure part-way keeps what was imported and a retry completes the rest.
   ///
+  /// Members may come in any order (the manifest, an entry's image and its thumbnail anywhere):
+  /// each is streamed into the store's `tmp/` folder, hashed on the way, and read back only when
+  /// its entry is complete, so memory stays bounded by the largest member (and a batch of at most
+  /// 8 MiB), not by the archive. The manifest is read and decoded once.
+  ///
   /// - Throws: ``DexStoreError/invalidArchive(_:)``, ``DexStoreError/unsupportedArchiveVersion(_:)``
   ///   or any insert error.
   @discardableResult
@@ -98,31 +102,20 @@ extension DexStore {
     try checkOpen()
     let reader = try TarReader(url: url)
     defer { reader.close() }
-    // Reads (and the hashing of what they read) run on the store's file queue.
-    func nextMember(maximumBytes: Int) async throws -> (name: String, data: Data, hash: String)? {
-      try await Self.offload {
-        try reader.next(maximumBytes: maximumBytes).map {
-          ($0.name, $0.data, $0.data.sha256Hex)
-        }
-      }
-    }
-    guard let first = try await nextMember(maximumBytes: Self.maximumManifestBytes),
-      first.name == "manifest.json"
-    else {
-      throw DexStoreError.invalidArchive("it does not start with manifest.json")
-    }
-    let manifest = try Self.decodeManifest(first.data)
-
+    let files = files
+    let maximumImageBytes = configuration.maximumImageBytes
+    let spillPrefix = files.tmpPath + "/import-\(UUID().uuidString)-"
+    // Members copied to tmp/ and not yet inserted, by member name; removed however this ends.
+    var spilled: [String: (path: String, hash: String)] = [:]
+    defer { for member in spilled.values { try? files.remove(member.path) } }
+    var seen = Set<String>()
+    var manifest: DexArchiveManifest?
     var itemsByMember: [String: (index: Int, isThumbnail: Bool)] = [:]
-    for (index, item) in manifest.items.enumerated() {
-      itemsByMember[item.image] = (index, false)
-      if let thumbnail = item.thumbnail { itemsByMember[thumbnail] = (index, true) }
-    }
-    var images: [Int: Data] = [:]
-    var thumbnails: [Int: Data] = [:]
     var batch: [DexInsertion] = []
+    var batchBytes = 0
+    var batchMembers: [String] = []
     var report = DexImportReport()
-    var completed = Set<Int>()
+    var completed = 0
 
     func flush() async throws {
       if batch.isEmpty { return }
@@ -139,35 +132,100 @@ extension DexStore {
       _ = try await insert(contentsOf: fresh, policy: .keepBoth)
       report.inserted += fresh.count
       batch.removeAll()
+      batchBytes = 0
+      for name in batchMembers {
+        if let member = spilled.removeValue(forKey: name) { try? files.remove(member.path) }
+      }
+      batchMembers.removeAll()
     }
 
-    while let member = try await nextMember(maximumBytes: configuration.maximumImageBytes) {
-      try Task.checkCancellation()
-      guard let (index, isThumbnail) = itemsByMember[member.name] else {
-        throw DexStoreError.invalidArchive("the member \(member.name) is not in the manifest")
+    /// Checks a spilled member against the manifest.
+    func verify(_ name: String, hash: String, in manifest: DexArchiveManifest) throws {
+      guard let (index, isThumbnail) = itemsByMember[name] else {
+        throw DexStoreError.invalidArchive("the member \(name) is not in the manifest")
       }
       let item = manifest.items[index]
-      let expected = isThumbnail ? item.thumbnailSHA256 : item.imageSHA256
-      guard member.hash == expected else {
-        throw DexStoreError.invalidArchive("the member \(member.name) does not match its hash")
+      guard hash == (isThumbnail ? item.thumbnailSHA256 : item.imageSHA256) else {
+        throw DexStoreError.invalidArchive("the member \(name) does not match its hash")
       }
-      if isThumbnail { thumbnails[index] = member.data } else { images[index] = member.data }
-      guard let image = images[index], item.thumbnail == nil || thumbnails[index] != nil else {
+    }
+
+    /// Adds item `index` to the batch once its image (and thumbnail, if it has one) are spilled.
+    func stageIfComplete(_ index: Int, of manifest: DexArchiveManifest) async throws {
+      let item = manifest.items[index]
+      guard let image = spilled[item.image] else { return }
+      let thumbnail = item.thumbnail.flatMap { spilled[$0] }
+      if item.thumbnail != nil && thumbnail == nil { return }
+      let data = try await Self.offload { () throws -> (Data, Data?) in
+        func load(_ path: String) throws -> Data {
+          guard let data = try files.read(path, maximumBytes: maximumImageBytes) else {
+            throw StoreFiles.error(ENOENT, "read", path)
+          }
+          return data
+        }
+        return (try load(image.path), try thumbnail.map { try load($0.path) })
+      }
+      batch.append(DexInsertion(entry: item.entry, image: data.0, thumbnail: data.1))
+      batchBytes += data.0.count + (data.1?.count ?? 0)
+      batchMembers.append(item.image)
+      if let name = item.thumbnail { batchMembers.append(name) }
+      completed += 1
+      if batch.count >= Self.importBatchCount || batchBytes >= Self.importBatchBytes {
+        try await flush()
+      }
+    }
+
+    let largestMember = max(Self.maximumManifestBytes, maximumImageBytes)
+    while let member = try await Self.offload({ try reader.nextMember(maximumBytes: largestMember) })
+    {
+      try Task.checkCancellation()
+      guard seen.insert(member.name).inserted else {
+        throw DexStoreError.invalidArchive("the member \(member.name) appears twice")
+      }
+      if member.name == "manifest.json" {
+        let decoded = try await Self.offload { try Self.decodeManifest(try reader.read(member)) }
+        manifest = decoded
+        for (index, item) in decoded.items.enumerated() {
+          itemsByMember[item.image] = (index, false)
+          if let thumbnail = item.thumbnail { itemsByMember[thumbnail] = (index, true) }
+        }
+        // Members that came before the manifest are checked now.
+        for (name, member) in spilled { try verify(name, hash: member.hash, in: decoded) }
+        for index in decoded.items.indices { try await stageIfComplete(index, of: decoded) }
         continue
       }
-      batch.append(DexInsertion(entry: item.entry, image: image, thumbnail: thumbnails[index]))
-      images[index] = nil
-      thumbnails[index] = nil
-      completed.insert(index)
-      if batch.count >= 32 { try await flush() }
+      guard member.size <= maximumImageBytes else {
+        throw DexStoreError.invalidArchive(
+          "the member \(member.name) has \(member.size) bytes, more than the \(maximumImageBytes) allowed"
+        )
+      }
+      if manifest != nil, itemsByMember[member.name] == nil {
+        throw DexStoreError.invalidArchive("the member \(member.name) is not in the manifest")
+      }
+      let path = spillPrefix + "\(seen.count)"
+      spilled[member.name] = (path, "")
+      let hash = try await Self.offload { try reader.spill(member, to: path, files: files) }
+      spilled[member.name] = (path, hash)
+      if let manifest, let (index, _) = itemsByMember[member.name] {
+        try verify(member.name, hash: hash, in: manifest)
+        try await stageIfComplete(index, of: manifest)
+      }
+    }
+    guard let manifest else {
+      throw DexStoreError.invalidArchive("it has no manifest.json")
     }
     try await flush()
-    if completed.count != manifest.items.count {
+    if completed != manifest.items.count {
       throw DexStoreError.invalidArchive(
-        "\(manifest.items.count - completed.count) entries have no image in the archive")
+        "\(manifest.items.count - completed) entries have no image in the archive")
     }
     return report
   }
+
+  /// An import commits its entries in batches of at most this many...
+  static let importBatchCount = 32
+  /// ...or this many bytes of images, whichever comes first.
+  static let importBatchBytes = 8 << 20
 
   /// Blocking file work of archive export and import, on a queue of the store's own: a thread
   /// outside Swift's cooperative pool, which has one thread per core, and outside the caller's
@@ -185,22 +243,18 @@ extension DexStore {
   }
 
   private static func decodeManifest(_ data: Data) throws -> DexArchiveManifest {
-    struct Header: Decodable {
-      var format: String
-      var schemaVersion: Int
-    }
-    guard let header = try? JSONDecoder().decode(Header.self, from: data),
-      header.format == DexArchiveManifest.formatName
-    else {
-      throw DexStoreError.invalidArchive("manifest.json is not a DexKit collection manifest")
-    }
-    guard header.schemaVersion <= DexArchiveManifest.currentSchemaVersion, header.schemaVersion >= 1
-    else {
-      throw DexStoreError.unsupportedArchiveVersion(header.schemaVersion)
-    }
     var manifest: DexArchiveManifest
     do {
-      manifest = try JSONDecoder().decode(DexArchiveManifest.self, from: data)
+      manifest = try JSONDecoder().decode(CheckedManifest.self, from: data).manifest
+    } catch let refusal as ManifestRefusal {
+      switch refusal {
+      case .notACollection:
+        throw DexStoreError.invalidArchive("manifest.json is not a DexKit collection manifest")
+      case .unsupportedVersion(let version):
+        throw DexStoreError.unsupportedArchiveVersion(version)
+      }
+    } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+      throw DexStoreError.invalidArchive("manifest.json is not a DexKit collection manifest")
     } catch {
       throw DexStoreError.invalidArchive("manifest.json cannot be read (\(error))")
     }
@@ -212,5 +266,36 @@ extension DexStore {
       manifest.items[index].entry.id = id
     }
     return manifest
+  }
+
+  /// Why a manifest was refused before its items were read.
+  private enum ManifestRefusal: Error {
+    case notACollection
+    case unsupportedVersion(Int)
+  }
+
+  /// A manifest decoded in one pass: the format and version are checked first, so an unrelated
+  /// or newer file is refused clearly, and only then are the items decoded.
+  private struct CheckedManifest: Decodable {
+    var manifest: DexArchiveManifest
+
+    private enum Keys: String, CodingKey {
+      case format, schemaVersion, exportedAt, items
+    }
+
+    init(from decoder: any Decoder) throws {
+      guard let container = try? decoder.container(keyedBy: Keys.self),
+        let format = try? container.decode(String.self, forKey: .format),
+        format == DexArchiveManifest.formatName,
+        let version = try? container.decode(Int.self, forKey: .schemaVersion)
+      else { throw ManifestRefusal.notACollection }
+      guard version >= 1, version <= DexArchiveManifest.currentSchemaVersion else {
+        throw ManifestRefusal.unsupportedVersion(version)
+      }
+      manifest = DexArchiveManifest(
+        format: format, schemaVersion: version,
+        exportedAt: try container.decode(Date.self, forKey: .exportedAt),
+        items: try container.decode([DexArchiveManifest.Item].self, forKey: .items))
+    }
   }
 }

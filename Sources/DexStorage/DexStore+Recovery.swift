@@ -28,7 +28,7 @@ extension DexStore {
         if let relative, StoreFiles.isSafeRelativePath(relative),
           !files.fileExists(files.absolute(relative))
         {
-          try files.rename(path, to: files.absolute(relative))
+          try files.renameDurably(path, to: files.absolute(relative))
           restored += 1
         } else {
           try files.remove(path)

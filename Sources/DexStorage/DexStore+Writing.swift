@@ -98,12 +98,25 @@ extension DexStore {
       }
       // Committed: the rows are durable and the staged files fsynced. Publishing is a rename;
       // should one fail, readers still find the file in tmp/ and the next recovery finishes it.
+      var published = Set<String>()
       for publication in publications {
         do {
           try files.rename(publication.staged, to: publication.published)
+          published.insert(StoreFiles.parentDirectory(of: publication.published))
         } catch {
           self.logger.warning(
             "Could not publish a saved image; it stays staged until the next open",
+            metadata: ["error": "\(error)"])
+        }
+      }
+      // The new names made durable, one sync per shard (were one lost, the next exclusive open
+      // would find the file still staged and publish it again).
+      for directory in published.sorted() {
+        do {
+          try files.syncDirectory(directory)
+        } catch {
+          self.logger.warning(
+            "Could not sync an image directory after publishing",
             metadata: ["error": "\(error)"])
         }
       }

@@ -70,6 +70,7 @@ public final class DexStore: DexStoring {
     }
     let databasePath = files.databasePath
     do {
+      try files.createDatabaseFileIfMissing()
       pool = try DatabasePool(path: databasePath, configuration: grdb)
       let migrator = Self.migrator
       let superseded = try pool.read { db in try migrator.hasBeenSuperseded(db) }

@@ -11,6 +11,10 @@ import Foundation
 /// The store directory's layout and the few POSIX file operations the store needs to be
 /// crash-safe: durable writes (write, fsync, then rename), directory syncs and typed errors.
 ///
+/// Everything the store creates is private to its owner: directories ``directoryMode`` (0700),
+/// files ``fileMode`` (0600), whatever the process umask; photos and the collection's metadata
+/// are personal data.
+///
 /// Layout, all paths relative to the store directory so a moved or restored store keeps working:
 /// - `Dex.sqlite` (+ `-wal`, `-shm`): metadata.
 /// - `images/<xx>/<ID>.image|.thumbnail`: published image files, sharded by the id's first byte.
@@ -24,6 +28,11 @@ struct StoreFiles: Sendable {
   }
 
   let root: String
+
+  /// The mode of every directory the store creates: owner only.
+  static let directoryMode: mode_t = 0o700
+  /// The mode of every file the store (and an archive export) creates: owner read/write.
+  static let fileMode: mode_t = 0o600
 
   init(root: URL) {
     var path = root.standardizedFileURL.path
@@ -91,7 +100,7 @@ struct StoreFiles: Sendable {
     }
     if created { try syncDirectory(imagesPath) }
     let probe = tmpPath + "/.probe-\(getpid())-\(UInt32.random(in: .min ... .max))"
-    let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, Self.fileMode)
     guard fd >= 0 else { throw Self.error(errno, "create a file in", tmpPath) }
     _ = close(fd)
     _ = unlink(probe)
@@ -108,14 +117,16 @@ struct StoreFiles: Sendable {
   }
 
   private func makeDirectory(_ path: String, intermediate: Bool) throws {
-    if mkdir(path, 0o755) == 0 { return }
+    if mkdir(path, Self.directoryMode) == 0 { return }
     let code = errno
     if code == EEXIST && directoryExists(path) { return }
     if code == ENOENT && intermediate {
       let parent = (path as NSString).deletingLastPathComponent
       if !parent.isEmpty && parent != path {
         try makeDirectory(parent, intermediate: true)
-        if mkdir(path, 0o755) == 0 || (errno == EEXIST && directoryExists(path)) { return }
+        if mkdir(path, Self.directoryMode) == 0 || (errno == EEXIST && directoryExists(path)) {
+          return
+        }
         throw Self.error(errno, "create the directory", path)
       }
     }
@@ -126,7 +137,7 @@ struct StoreFiles: Sendable {
 
   /// Writes `data` to `path` (replacing it) and fsyncs it before returning.
   func writeDurably(_ data: Data, to path: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, Self.fileMode)
     guard fd >= 0 else { throw Self.error(errno, "create", path) }
     var failure: (any Error)?
     data.withUnsafeBytes { raw in
@@ -195,11 +206,49 @@ struct StoreFiles: Sendable {
     return data
   }
 
-  /// Renames atomically, replacing `destination`.
+  /// Renames atomically, replacing `destination`. The rename itself is durable only once the
+  /// destination's directory is synced: see ``renameDurably(_:to:)``.
   func rename(_ source: String, to destination: String) throws {
     if posixRename(source, destination) != 0 {
       throw Self.error(errno, "move", source)
     }
+  }
+
+  /// Renames atomically and then fsyncs the destination's directory, so that the new name
+  /// survives a power cut (ext4 and XFS may otherwise forget the rename of a file fsynced before).
+  func renameDurably(_ source: String, to destination: String) throws {
+    try rename(source, to: destination)
+    try syncDirectory(Self.parentDirectory(of: destination))
+  }
+
+  /// The directory holding `path` (`.` for a bare name, `/` for a name in the root). Plain
+  /// string work: corelibs Foundation's `deletingLastPathComponent` traps on a bare name.
+  static func parentDirectory(of path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+    guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+    if slash == trimmed.startIndex { return "/" }
+    return String(trimmed[..<slash])
+  }
+
+  /// Creates `path` for writing with ``fileMode``, failing if it exists.
+  func createPrivateFile(_ path: String) throws -> FileHandle {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, Self.fileMode)
+    guard fd >= 0 else { throw Self.error(errno, "create", path) }
+    return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+  }
+
+  /// Creates the database file empty with ``fileMode`` when it does not exist yet, so that
+  /// SQLite (which gives new files 0644, and its `-wal` and `-shm` files the database's mode)
+  /// never makes the collection readable by other users. An empty file is an empty database.
+  func createDatabaseFileIfMissing() throws {
+    let fd = open(databasePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, Self.fileMode)
+    if fd >= 0 {
+      _ = close(fd)
+      try syncDirectory(root)
+      return
+    }
+    if errno != EEXIST { throw Self.error(errno, "create", databasePath) }
   }
 
   /// Removes a file; a file that is already gone is not an error.

@@ -22,7 +22,7 @@ final class StoreLock: @unchecked Sendable {
   /// Opens the lock file and takes the exclusive lock if possible.
   /// - Returns: the lock and whether it is exclusive.
   static func acquire(path: String, timeout: TimeInterval) throws -> (StoreLock, exclusive: Bool) {
-    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, StoreFiles.fileMode)
     guard fd >= 0 else { throw StoreFiles.error(errno, "open the lock file", path) }
     let lock = StoreLock(descriptor: fd)
     if flock(fd, LOCK_EX | LOCK_NB) == 0 { return (lock, true) }

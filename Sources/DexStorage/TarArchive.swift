@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A minimal POSIX ustar writer and reader for DexKit backup archives.
@@ -92,8 +93,12 @@ enum TarArchive {
   }
 }
 
-/// Reads an archive member by member from a file handle, never more than one member in memory.
+/// Reads an archive member by member from a file handle: a member's bytes are either read into
+/// memory (bounded by the caller) or streamed to a file in fixed-size chunks.
 struct TarReader: Sendable {
+  /// The chunk in which ``spill(_:to:files:)`` copies a member (1 MiB).
+  static let chunkSize = 1 << 20
+
   private let handle: FileHandle
   private let path: String
 
@@ -109,21 +114,55 @@ struct TarReader: Sendable {
 
   func close() { try? handle.close() }
 
-  /// The next member's name and bytes, refusing members larger than `maximumBytes`;
-  /// `nil` at the end of the archive.
-  func next(maximumBytes: Int) throws -> (name: String, data: Data)? {
-    let headerBlock = try read(TarArchive.blockSize)
+  /// The next member's header, refusing members larger than `maximumBytes`; `nil` at the end
+  /// of the archive. Its bytes must then be consumed with ``read(_:)`` or ``spill(_:to:files:)``.
+  func nextMember(maximumBytes: Int) throws -> TarArchive.Member? {
+    let headerBlock = try read(count: TarArchive.blockSize)
     guard let member = try TarArchive.parseHeader(headerBlock) else { return nil }
     guard member.size <= maximumBytes else {
       throw DexStoreError.invalidArchive(
         "the member \(member.name) has \(member.size) bytes, more than the \(maximumBytes) allowed")
     }
-    let data = try read(member.size)
-    _ = try read(TarArchive.padding(for: member.size).count)
-    return (member.name, data)
+    return member
   }
 
-  private func read(_ count: Int) throws -> Data {
+  /// The bytes of `member` (whose header was just read), in memory.
+  func read(_ member: TarArchive.Member) throws -> Data {
+    let data = try read(count: member.size)
+    try skipPadding(member)
+    return data
+  }
+
+  /// Copies the bytes of `member` (whose header was just read) to a new private file at
+  /// `destination`, one chunk at a time, and returns their SHA-256 (lowercase hex).
+  func spill(_ member: TarArchive.Member, to destination: String, files: StoreFiles) throws
+    -> String
+  {
+    let output = try files.createPrivateFile(destination)
+    defer { try? output.close() }
+    var hasher = SHA256()
+    var remaining = member.size
+    while remaining > 0 {
+      let chunk = try read(count: Swift.min(remaining, Self.chunkSize))
+      hasher.update(data: chunk)
+      do {
+        try output.write(contentsOf: chunk)
+      } catch {
+        let code =
+          (error as NSError).domain == NSPOSIXErrorDomain ? Int32((error as NSError).code) : EIO
+        throw StoreFiles.error(code, "write", destination)
+      }
+      remaining -= chunk.count
+    }
+    try skipPadding(member)
+    return hasher.finalize().lowercaseHex
+  }
+
+  private func skipPadding(_ member: TarArchive.Member) throws {
+    _ = try read(count: TarArchive.padding(for: member.size).count)
+  }
+
+  private func read(count: Int) throws -> Data {
     if count == 0 { return Data() }
     let data: Data
     do {

@@ -95,6 +95,62 @@ struct ClientUnitTests {
     #expect(transport.sentCount == 1)
   }
 
+  static let skewBody = Data(
+    #"{"error":{"message":"off","type":"authentication_error","code":"timestamp_out_of_window"}}"#
+      .utf8)
+
+  /// A 401 `timestamp_out_of_window` whose `Date` is `offset` seconds from now.
+  static func skewRefusal(offset: TimeInterval) -> ScriptedTransport.Step {
+    .respond(
+      TransportResponse(
+        statusCode: 401, headers: ["Date": HTTPDate.format(Date().addingTimeInterval(offset))],
+        body: skewBody))
+  }
+
+  @Test("A server clock within the bound is adopted and the request re-signed with it")
+  func skewWithinBoundIsAdopted() async throws {
+    let transport = ScriptedTransport([Self.skewRefusal(offset: 2 * 3600)])
+    let client = Self.client(transport)
+    _ = try await client.send(Endpoints.vision, body: Data("{}".utf8))
+    #expect(transport.sentCount == 2)
+    let offset = await client.clockOffset
+    #expect(abs(offset - 2 * 3600) < 5)
+    let retried = try #require(transport.sent.last?.headers["x-timestamp"].flatMap(Double.init))
+    #expect(abs(retried - (Date().timeIntervalSince1970 + 2 * 3600)) < 10)
+  }
+
+  @Test(
+    "A server clock beyond the bound (either way) is not adopted; the 401 is returned",
+    arguments: [48 * 3600.0, -30 * 86_400.0, 24 * 3600.0 + 120])
+  func skewBeyondBoundIsRefused(_ offset: TimeInterval) async throws {
+    let transport = ScriptedTransport([
+      Self.skewRefusal(offset: offset), Self.skewRefusal(offset: offset),
+    ])
+    let client = Self.client(transport)
+    let error = await expectedError {
+      _ = try await client.send(Endpoints.vision, body: Data("{}".utf8))
+    }
+    #expect(error?.apiError?.code == "timestamp_out_of_window")
+    #expect(transport.sentCount == 1)
+    #expect(await client.clockOffset == 0)
+  }
+
+  @Test("The clock bound is the configuration's, inclusive, and refuses non-finite offsets")
+  func clockBound() {
+    let day = Duration.seconds(86_400)
+    #expect(DexCloudConfiguration(
+      baseURL: URL(string: "https://h")!, bootstrapKey: SigningSecret("k")!
+    ).maximumClockCorrection == day)
+    #expect(ApiClient.isAdoptable(86_400, bound: day))
+    #expect(ApiClient.isAdoptable(-86_400, bound: day))
+    #expect(!ApiClient.isAdoptable(86_401, bound: day))
+    #expect(!ApiClient.isAdoptable(-86_401, bound: day))
+    #expect(!ApiClient.isAdoptable(.infinity, bound: day))
+    #expect(!ApiClient.isAdoptable(.nan, bound: day))
+    #expect(ApiClient.isAdoptable(0.25, bound: .milliseconds(500)))
+    #expect(!ApiClient.isAdoptable(0.75, bound: .milliseconds(500)))
+  }
+
   @Test("A Retry-After that would exceed the total budget ends the call without waiting")
   func budget() async throws {
     let transport = ScriptedTransport([

@@ -160,9 +160,42 @@ func readOnly(directory: URL, scenario: String) async throws {
   }
 }
 
+/// This process's peak resident set so far, in KiB: the VmHWM of /proc/self/status on Linux,
+/// which starts afresh at exec (getrusage's ru_maxrss keeps the parent's peak from before the
+/// exec, here the test process's), else getrusage.
+func peakResidentKiB() -> Int {
+  #if os(Linux)
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+      let value = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+    {
+      return value
+    }
+  #endif
+  var usage = rusage()
+  #if os(Linux)
+    getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+    return usage.ru_maxrss
+  #else
+    getrusage(RUSAGE_SELF, &usage)
+    return usage.ru_maxrss / 1_024
+  #endif
+}
+
+/// Imports `archive` into the store and reports the peak RSS before and after, so that a test
+/// can check the import's memory against the archive's size.
+func importMeasuringMemory(directory: URL, archive: String) async throws {
+  let store = try DexStore(configuration: .init(directory: directory))
+  report("rssBeforeKiB", "\(peakResidentKiB())")
+  let result = try await store.importArchive(from: URL(fileURLWithPath: archive))
+  report("rssAfterKiB", "\(peakResidentKiB())")
+  report("inserted", "\(result.inserted)")
+  try store.close()
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-  print("usage: DexStoreCrashProbe crash-loop|fsize|readonly <store-dir> [arg]")
+  print("usage: DexStoreCrashProbe crash-loop|fsize|readonly|import <store-dir> [arg]")
   exit(64)
 }
 let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
@@ -174,6 +207,8 @@ do {
     try await fileSizeLimit(directory: directory, limit: Int(arguments[3]) ?? 262_144)
   case "readonly" where arguments.count >= 4:
     try await readOnly(directory: directory, scenario: arguments[3])
+  case "import" where arguments.count >= 4:
+    try await importMeasuringMemory(directory: directory, archive: arguments[3])
   default:
     print("unknown mode \(arguments[1])")
     exit(64)

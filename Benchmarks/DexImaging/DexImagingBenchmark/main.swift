@@ -49,7 +49,14 @@ import Foundation
         sourceFormat: .jpeg, sourcePixelWidth: 0, sourcePixelHeight: 0, appliedOrientation: .up,
         isPartial: false)
     } else {
-      last = try downscaler.downscale(input, options: options)
+      do {
+        last = try downscaler.downscale(input, options: options)
+      } catch {
+        // A refused file (Benchmarks/DexImaging/hostile.sh): say why, as JSON, and stop.
+        let reason = error.description.replacingOccurrences(of: "\"", with: "'")
+        print("{\"error\": \"\(reason)\"}")
+        exit(3)
+      }
     }
     let elapsed = clock.now - start
     timings.append(

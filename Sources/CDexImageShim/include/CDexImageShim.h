@@ -44,6 +44,13 @@ enum {
 
 #define DEX_MESSAGE_CAPACITY 200
 
+/// The largest width or height any decoder accepts: JPEG's own format limit, applied to PNG too,
+/// so that a long thin image (100 000 000 x 1) cannot ask for rows of hundreds of megabytes.
+#define DEX_MAX_IMAGE_SIDE 65535
+/// The most scans a JPEG may have: real progressive encoders write about ten, and every scan
+/// walks the whole coefficient buffer again, so thousands of tiny scans make decoding quadratic.
+#define DEX_MAX_JPEG_SCANS 100
+
 /// What a JPEG header says.
 typedef struct {
   int32_t width;
@@ -56,6 +63,9 @@ typedef struct {
   /// Horizontal/vertical sampling factors of the first component (2,2 = 4:2:0).
   int32_t h_samp;
   int32_t v_samp;
+  /// Bytes of the whole-image coefficient buffer libjpeg allocates for a progressive or
+  /// multi-scan file (0 for a single-scan baseline file), known before any of it is allocated.
+  uint64_t coefficient_bytes;
 } dex_jpeg_header;
 
 typedef struct dex_jpeg_decoder dex_jpeg_decoder;
@@ -66,6 +76,10 @@ void dex_jpeg_decoder_destroy(dex_jpeg_decoder *decoder);
 /// Whether progressive JPEGs' whole-image coefficient buffers are advised for transparent huge
 /// pages (default 1). Call before decoding.
 void dex_jpeg_decoder_set_huge_pages(dex_jpeg_decoder *decoder, int32_t enabled);
+/// Caps the memory libjpeg may use for its whole-image buffers (libjpeg's max_memory_to_use);
+/// beyond it the decode fails with DEX_STATUS_LIBRARY_ERROR instead of allocating. 0 = no cap.
+/// Call before dex_jpeg_read_header.
+void dex_jpeg_decoder_set_memory_limit(dex_jpeg_decoder *decoder, uint64_t max_bytes);
 /// The last library message (empty string when none).
 const char *dex_jpeg_decoder_message(const dex_jpeg_decoder *decoder);
 /// Number of warnings libjpeg emitted (corrupt data it recovered from).
@@ -113,8 +127,9 @@ void dex_png_decoder_destroy(dex_png_decoder *decoder);
 const char *dex_png_decoder_message(const dex_png_decoder *decoder);
 int32_t dex_png_decoder_warning_count(const dex_png_decoder *decoder);
 
-/// Reads the header; refuses (DEX_STATUS_TOO_LARGE) images wider/taller than max_dimension or
-/// with more than max_pixels pixels before any row buffer exists.
+/// Reads the header; refuses (DEX_STATUS_TOO_LARGE, with the header's width and height filled
+/// in) images wider/taller than max_dimension (at most DEX_MAX_IMAGE_SIDE) or with more than
+/// max_pixels pixels, checked on the IHDR bytes before libpng parses anything.
 int32_t dex_png_read_header(dex_png_decoder *decoder, const uint8_t *data, size_t size,
                             uint32_t max_dimension, uint64_t max_pixels, dex_png_header *header);
 /// Copies up to `capacity` bytes of the eXIf payload (raw TIFF) into `buffer`.
