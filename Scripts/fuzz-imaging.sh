@@ -68,6 +68,7 @@ fi
 cp -n "$FORMATS"/*.heic "$FORMATS"/*.avif "$FORMATS"/*.webp "$OUT/$CORPUS/" 2>/dev/null || true
 
 cd "$OUT"
+export LSAN_OPTIONS="suppressions=$ROOT/Scripts/fuzz-imaging/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 nice -n 10 ./fuzz-imaging "$CORPUS" -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=2048 \
   -max_len=262144 -artifact_prefix=findings/ -print_final_stats=1 2>&1 | tee fuzz.log | grep -E "^#[0-9]+.*(pulse|DONE)|ERROR|SUMMARY|stat::" || true
 echo "findings: $(ls findings | wc -l) file(s) in $OUT/findings"

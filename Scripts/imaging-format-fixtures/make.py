@@ -62,9 +62,10 @@ def child_boxes(data, start, end):
 
 
 def hevc_tile(heic):
-    """The hvcC property box and the coded bytes of item 1 (heif-enc's only coded image) of a
+    """The hvcC property box, the coded bytes and the coded size of item 1 (heif-enc's only coded image) of a
     small HEIC, read from its iprp/ipco and iloc (version 1, 4-byte offsets and lengths)."""
     hvcc = data = None
+    coded = (0, 0)
     for kind, start, end in child_boxes(heic, 0, len(heic)):
         if kind != b"meta":
             continue
@@ -74,6 +75,9 @@ def hevc_tile(heic):
                     for kind4, s4, e4 in child_boxes(heic, s3 + 8, e3) if kind3 == b"ipco" else []:
                         if kind4 == b"hvcC":
                             hvcc = heic[s4:e4]
+                        if kind4 == b"ispe":  # the grid's (96 x 60) and the coded tile's (96 x 64)
+                            size = struct.unpack(">II", heic[s4 + 12:s4 + 20])
+                            coded = max(coded, size, key=lambda wh: wh[0] * wh[1])
             if kind2 == b"iloc":
                 body = heic[s2 + 12:e2]
                 assert body[0] == 0x44 and body[1] == 0x40, body[:2].hex()
@@ -87,7 +91,7 @@ def hevc_tile(heic):
                     if item == 1 and method == 0:
                         data = heic[base + offset:base + offset + length]
     assert hvcc and data
-    return hvcc, data
+    return hvcc, data, coded
 
 
 def heif_grid(tiles, references, columns, rows, tile_w, tile_h, hvcc=b"", tile=b""):
@@ -191,11 +195,12 @@ def main():
     run("webpmux", "-set", "exif", exif, o("webp-lossy.webp"), "-o", o("webp-exif-6.webp"))
     # Hostile: thousands of tiles (and thousands of references to one tile); a small grid whose
     # tiles hold no data.
-    hvcc, tile = hevc_tile(open(o("heic-8bit.heic"), "rb").read())
+    # Grid tiles are placed at their coded size (heif-enc codes 96 x 60 as 96 x 64).
+    hvcc, tile, (tw, th) = hevc_tile(open(o("heic-8bit.heic"), "rb").read())
     grids = {
-        "heif-grid-2x2.heic": heif_grid(4, 4, 2, 2, W, H, hvcc, tile),
-        "heif-grid-2048-tiles.heic": heif_grid(2048, 2048, 64, 32, W, H, hvcc, tile),
-        "heif-grid-repeated-tile.heic": heif_grid(1, 10000, 100, 100, W, H, hvcc, tile),
+        "heif-grid-2x2.heic": heif_grid(4, 4, 2, 2, tw, th, hvcc, tile),
+        "heif-grid-2048-tiles.heic": heif_grid(2048, 2048, 64, 32, tw, th, hvcc, tile),
+        "heif-grid-repeated-tile.heic": heif_grid(1, 10000, 100, 100, tw, th, hvcc, tile),
         "heif-grid-empty-tiles.heic": heif_grid(4, 4, 2, 2, 64, 64),
     }
     for name, data in grids.items():
