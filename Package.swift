@@ -62,9 +62,21 @@ let package = Package(
       pkgConfig: "libpng16",
       providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
     ),
+    // libheif (HEIF / HEIC / AVIF, with its HEVC and AV1 decoders) and libwebp + libwebpdemux
+    // (WebP stills, animations' first frames) from the system, also only touched by the shim.
+    .systemLibrary(
+      name: "CHEIF",
+      pkgConfig: "libheif",
+      providers: [.apt(["libheif-dev"]), .brew(["libheif"])]
+    ),
+    .systemLibrary(
+      name: "CWebP",
+      pkgConfig: "libwebpdemux",
+      providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
+    ),
     .target(
       name: "CDexImageShim",
-      dependencies: ["CJPEG", "CPNG"],
+      dependencies: ["CJPEG", "CPNG", "CHEIF", "CWebP"],
       cSettings: [.define("NDEBUG")],
       linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread")]
     ),

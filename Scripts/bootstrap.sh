@@ -7,6 +7,9 @@ set -euo pipefail
 # Scripts/test.sh also builds and tests.
 dexkit_system_packages=(libjpeg62-turbo-dev libpng-dev libssl-dev libsqlite3-dev pkg-config
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev)
+# libheif-dev (HEIF / HEIC / AVIF, with libde265, dav1d and aom) and libwebp-dev (WebP, with
+# libwebpdemux) for DexImaging's decoders.
+dexkit_system_packages+=(libheif-dev libwebp-dev)
 
 dexkit_bootstrap() {
   local missing=()

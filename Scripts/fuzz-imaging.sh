@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes DexImaging's decode entry points (JPEG + PNG) with libFuzzer + AddressSanitizer.
+# Fuzzes DexImaging's decode entry points (JPEG, PNG, HEIF / AVIF, WebP) with libFuzzer +
+# AddressSanitizer.
 #
 #   Scripts/fuzz-imaging.sh [seconds]        (default 600)
 #
@@ -7,8 +8,9 @@
 # module), swift-log and DexModel (plain static modules) and the C shim compiled by clang with
 # -fsanitize=fuzzer-no-link,address. The build runs under the shared Swift build lock; the fuzzing
 # run itself runs under `nice -n 10`, bounded by -max_total_time. The corpus is seeded from
-# Tests/DexImagingTests/Resources. Findings (crash-*, leak-*, timeout-*, oom-*) land in
-# .build/fuzz-imaging/findings.
+# Tests/DexImagingTests/Resources and its formats/ folder; DEX_FUZZ_SEEDS=formats seeds (and
+# grows) a separate corpus with the HEIF / AVIF / WebP fixtures only, to spend the run on those
+# decoders. Findings (crash-*, leak-*, timeout-*, oom-*) land in .build/fuzz-imaging/findings.
 set -euo pipefail
 
 SECONDS_TO_RUN="${1:-600}"
@@ -35,25 +37,38 @@ build() {
   cd "$OUT"
   swiftc -O -parse-as-library -package-name swift_log -module-name Logging -emit-module -emit-module-path modules/Logging.swiftmodule \
     -emit-library -static -o libLogging.a $(find "$LOG_SOURCES" -name '*.swift')
+  # DexModel reads its lexicon through SwiftPM's Bundle.module; outside SwiftPM that accessor is
+  # this stand-in (the decoders never touch the lexicon).
+  printf 'import Foundation\nextension Foundation.Bundle { static let module = Bundle.main }\n' \
+    > DexModelBundle.swift
   swiftc -O -parse-as-library -module-name DexModel -emit-module -emit-module-path modules/DexModel.swiftmodule \
-    -emit-library -static -o libDexModel.a "$ROOT"/Sources/DexModel/*.swift
+    -emit-library -static -o libDexModel.a "$ROOT"/Sources/DexModel/*.swift DexModelBundle.swift
   for c in "$ROOT"/Sources/CDexImageShim/*.c; do
-    clang -O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng16 libjpeg) \
+    clang -O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer $(pkg-config --cflags libpng16 libjpeg libheif libwebpdemux) \
       -I "$ROOT/Sources/CDexImageShim/include" -c "$c" -o "shim-$(basename "$c" .c).o"
   done
   swiftc -O -g -sanitize=fuzzer,address -parse-as-library -module-name DexImagingFuzz \
     -I modules -L . -lLogging -lDexModel \
     "$ROOT"/Sources/DexImaging/*.swift "$ROOT/Scripts/fuzz-imaging/FuzzHarness.swift" \
-    shim-*.o $(pkg-config --libs libpng16 libjpeg) -lm -o fuzz-imaging
+    shim-*.o $(pkg-config --libs libpng16 libjpeg libheif libwebpdemux) -lm -o fuzz-imaging
   set +x
 }
 export -f build
 export OUT ROOT LOG_SOURCES
 flock "$LOCK" bash -c build
 
-cp -n "$ROOT"/Tests/DexImagingTests/Resources/*.jpg "$ROOT"/Tests/DexImagingTests/Resources/*.png "$OUT/corpus/" 2>/dev/null || true
+CORPUS=corpus
+FORMATS="$ROOT/Tests/DexImagingTests/Resources/formats"
+if [ "${DEX_FUZZ_SEEDS:-all}" = formats ]; then
+  CORPUS=corpus-formats
+  mkdir -p "$OUT/$CORPUS"
+else
+  cp -n "$ROOT"/Tests/DexImagingTests/Resources/*.jpg "$ROOT"/Tests/DexImagingTests/Resources/*.png "$OUT/corpus/" 2>/dev/null || true
+fi
+cp -n "$FORMATS"/*.heic "$FORMATS"/*.avif "$FORMATS"/*.webp "$OUT/$CORPUS/" 2>/dev/null || true
 
 cd "$OUT"
-nice -n 10 ./fuzz-imaging corpus -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=2048 \
+export LSAN_OPTIONS="suppressions=$ROOT/Scripts/fuzz-imaging/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+nice -n 10 ./fuzz-imaging "$CORPUS" -max_total_time="$SECONDS_TO_RUN" -timeout=10 -rss_limit_mb=2048 \
   -max_len=262144 -artifact_prefix=findings/ -print_final_stats=1 2>&1 | tee fuzz.log | grep -E "^#[0-9]+.*(pulse|DONE)|ERROR|SUMMARY|stat::" || true
 echo "findings: $(ls findings | wc -l) file(s) in $OUT/findings"

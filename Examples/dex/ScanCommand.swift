@@ -10,7 +10,7 @@ struct ScanCommand: AsyncParsableCommand {
 
   @OptionGroup var options: GlobalOptions
 
-  @Argument(help: "JPEG or PNG files to scan.")
+  @Argument(help: "JPEG, PNG, HEIC/HEIF, AVIF or WebP files to scan.")
   var images: [String] = []
 
   @Flag(help: "Scan the photo bundled with dex (a quick offline demo).")

@@ -3,8 +3,8 @@
   import Foundation
   import Logging
 
-  /// The default ``ImageDownscaling`` and ``ImageDecoding`` conformance: libjpeg-turbo and
-  /// libpng through a small C shim.
+  /// The default ``ImageDownscaling`` and ``ImageDecoding`` conformance: libjpeg-turbo, libpng,
+  /// libheif (HEIF / HEIC / AVIF) and libwebp through a small C shim.
   ///
   /// JPEGs are decoded with libjpeg-turbo's DCT scaling (1/8, 1/4, 1/2) to the smallest size that
   /// still covers the target times ``DecodingOptions/reducingGap``, streamed row by row through a
@@ -89,6 +89,11 @@
           case .jpeg:
             return .success(try JPEGDecoding.decode(raw, target: target, options: options))
           case .png: return .success(try PNGDecoding.decode(raw, target: target, options: options))
+          case .heif, .avif:
+            return .success(
+              try HEIFDecoding.decode(raw, format: format, target: target, options: options))
+          case .webp:
+            return .success(try WebPDecoding.decode(raw, target: target, options: options))
           }
         } catch {
           return .failure(error)

@@ -8,8 +8,8 @@ import Foundation
 public enum ImagingError: Error, Sendable, Hashable {
   /// The input held no bytes at all.
   case emptyInput
-  /// The bytes are not a JPEG or PNG; `detected` names what the magic bytes look like
-  /// (for example "HEIC", "WebP", "GIF", "TIFF" or "unknown data (first bytes 00 01 02 03)").
+  /// The bytes are not a JPEG, PNG, HEIF, AVIF or WebP; `detected` names what the magic bytes
+  /// look like (for example "GIF", "TIFF" or "unknown data (first bytes 00 01 02 03)").
   case unsupportedFormat(detected: String)
   /// The decoder rejected the data; `message` is the library's own explanation.
   case corruptData(format: ImageFormat, message: String)
@@ -39,7 +39,8 @@ extension ImagingError: CustomStringConvertible, LocalizedError {
     case .emptyInput:
       return "The image data is empty."
     case .unsupportedFormat(let detected):
-      return "Unsupported image format: \(detected). Only JPEG and PNG can be decoded."
+      return
+        "Unsupported image format: \(detected). Only JPEG, PNG, HEIF (HEIC), AVIF and WebP can be decoded."
     case .corruptData(let format, let message):
       return "The \(format.name) data is corrupt: \(message)"
     case .truncatedData(let format):

@@ -8,6 +8,10 @@ import Testing
   @Test func recognisesJPEGAndPNGFromMagicBytes() throws {
     #expect(try ImageFormat.sniff(resource("photo.jpg")) == .jpeg)
     #expect(try ImageFormat.sniff(resource("png-rgb8.png")) == .png)
+    #expect(try ImageFormat.sniff(Data(Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8))) == .webp)
+    #expect(try ImageFormat.sniff(Data([0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0])) == .heif)
+    #expect(try ImageFormat.sniff(Data([0, 0, 0, 0x18] + Array("ftypmif1".utf8) + [0, 0, 0, 0])) == .heif)
+    #expect(try ImageFormat.sniff(Data([0, 0, 0, 0x1C] + Array("ftypavif".utf8) + [0, 0, 0, 0])) == .avif)
   }
 
   @Test func emptyDataIsEmptyInput() {
@@ -17,10 +21,7 @@ import Testing
   @Test(
     arguments: [
       (Array("GIF89a".utf8) + [1, 0, 1, 0], "GIF"),
-      (Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8), "WebP"),
-      ([0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0], "HEIC"),
-      ([0, 0, 0, 0x18] + Array("ftypmif1".utf8) + [0, 0, 0, 0], "HEIC"),
-      ([0, 0, 0, 0x1C] + Array("ftypavif".utf8) + [0, 0, 0, 0], "AVIF"),
+      ([0, 0, 0, 0x18] + Array("ftypcrx ".utf8) + [0, 0, 0, 0], "Canon CR3 raw"),
       ([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0], "TIFF"),
       ([0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8], "TIFF"),
       (Array("BM".utf8) + [0x36, 0, 0, 0, 0, 0], "BMP"),
@@ -33,8 +34,8 @@ import Testing
   }
 
   @Test func unsupportedFormatMessageNamesWhatWasSeen() {
-    let error = ImagingError.unsupportedFormat(detected: "HEIC")
-    #expect(error.description.contains("HEIC"))
-    #expect(error.description.contains("JPEG and PNG"))
+    let error = ImagingError.unsupportedFormat(detected: "GIF")
+    #expect(error.description.contains("GIF"))
+    #expect(error.description.contains("JPEG, PNG, HEIF (HEIC), AVIF and WebP"))
   }
 }

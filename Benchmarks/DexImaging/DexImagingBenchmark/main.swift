@@ -39,7 +39,10 @@ import Foundation
   var timings: [Double] = []
   var last: DownscaledImage?
   let clock = ContinuousClock()
-  for _ in 0..<(iterations + 2) {  // two warm-up runs
+  // DEX_BENCH_WARMUPS (default 2): untimed runs first; 0 with one iteration times a cold,
+  // single call, as a one-shot process like `vips thumbnail` does (Benchmarks/DexImaging/formats.py).
+  let warmups = environment["DEX_BENCH_WARMUPS"].flatMap(Int.init).map { Swift.max(0, $0) } ?? 2
+  for _ in 0..<(iterations + warmups) {
     let start = clock.now
     if environment["DEX_BENCH_DECODE_ONLY"] != nil {  // decode + resample, no encode
       let pixels = try downscaler.decodePixels(
@@ -64,7 +67,7 @@ import Foundation
   }
   guard let last else { exit(1) }
   try last.jpegData.write(to: URL(fileURLWithPath: arguments[5]))
-  let measured = timings.dropFirst(2).sorted()
+  let measured = timings.dropFirst(warmups).sorted()
   let median = measured[measured.count / 2]
   print(
     "{\"median_ms\": \(median), \"width\": \(last.pixelWidth), \"height\": \(last.pixelHeight), \"bytes\": \(last.jpegData.count)}"

@@ -140,6 +140,79 @@ int32_t dex_png_decode(dex_png_decoder *decoder, uint8_t bg_r, uint8_t bg_g, uin
                        int32_t allow_partial, uint8_t *dst, int32_t dst_width, int32_t dst_height,
                        size_t dst_stride, int32_t *partial);
 
+/// What the primary image of a HEIF / AVIF file is, read through libheif without decoding.
+typedef struct {
+  /// Size after libheif's transforms (irot / imir / clap): what is displayed and decoded.
+  int32_t width;
+  int32_t height;
+  /// Size in the `ispe` property (the coded size before transforms).
+  int32_t ispe_width;
+  int32_t ispe_height;
+  int32_t has_alpha;
+  int32_t premultiplied_alpha;
+  /// Bits per luma sample (8, 10 or 12; -1 when unknown).
+  int32_t luma_bits;
+  /// Items in the file's `iinf` box and derived-image (`dimg`) references in its `iref` box,
+  /// counted by a bounded walk of the boxes before libheif parses them (a grid's tiles).
+  int32_t item_count;
+  int32_t derived_references;
+  /// The brand says AV1 (AVIF) rather than HEVC.
+  int32_t is_avif;
+} dex_heif_header;
+
+typedef struct dex_heif_decoder dex_heif_decoder;
+
+dex_heif_decoder *dex_heif_decoder_create(void);
+void dex_heif_decoder_destroy(dex_heif_decoder *decoder);
+const char *dex_heif_decoder_message(const dex_heif_decoder *decoder);
+
+/// Parses the file (libheif keeps a pointer to `data`, which must outlive the decoder) and reads
+/// the primary image's header. Refuses (DEX_STATUS_TOO_LARGE) images with a side beyond
+/// max_dimension, more than max_pixels pixels (coded or displayed) or more than max_items items
+/// or derived-image references, before any pixel buffer exists; the header is filled in either way.
+int32_t dex_heif_read_header(dex_heif_decoder *decoder, const uint8_t *data, size_t size,
+                             uint32_t max_dimension, uint64_t max_pixels, int32_t max_items,
+                             dex_heif_header *header);
+
+/// Decodes the primary image (transforms applied, high bit depths reduced to 8 bits), composites
+/// alpha on (bg_r, bg_g, bg_b) and resamples to dst_width x dst_height RGB8.
+int32_t dex_heif_decode(dex_heif_decoder *decoder, uint8_t bg_r, uint8_t bg_g, uint8_t bg_b,
+                        uint8_t *dst, int32_t dst_width, int32_t dst_height, size_t dst_stride);
+
+/// What a WebP header says (VP8 / VP8L / VP8X), read without decoding.
+typedef struct {
+  /// The canvas size (for an animation) or the image size.
+  int32_t width;
+  int32_t height;
+  int32_t has_alpha;
+  int32_t has_animation;
+  /// 1 lossy (VP8), 2 lossless (VP8L), 0 mixed / undefined (animations).
+  int32_t format;
+  /// Length of the EXIF chunk's payload (0 when none).
+  int32_t exif_size;
+} dex_webp_header;
+
+typedef struct dex_webp_decoder dex_webp_decoder;
+
+dex_webp_decoder *dex_webp_decoder_create(void);
+void dex_webp_decoder_destroy(dex_webp_decoder *decoder);
+const char *dex_webp_decoder_message(const dex_webp_decoder *decoder);
+
+/// Reads the header of `data` (which must stay alive until the decoder is destroyed); refuses
+/// (DEX_STATUS_TOO_LARGE) more than max_pixels pixels before any buffer exists.
+int32_t dex_webp_read_header(dex_webp_decoder *decoder, const uint8_t *data, size_t size,
+                             uint64_t max_pixels, dex_webp_header *header);
+/// Copies up to `capacity` bytes of the EXIF payload (raw TIFF, an "Exif\0\0" prefix removed).
+int32_t dex_webp_copy_exif(dex_webp_decoder *decoder, uint8_t *buffer, size_t capacity);
+
+/// Decodes a still image at scaled_width x scaled_height with libwebp's own scaler (the full size
+/// when they equal the header's; ignored for an animation, whose first frame is decoded at full
+/// size), composites alpha on (bg_r, bg_g, bg_b) and Lanczos-resamples to dst_width x dst_height
+/// RGB8 (no resampling when the scaled size is the destination size).
+int32_t dex_webp_decode(dex_webp_decoder *decoder, uint8_t bg_r, uint8_t bg_g, uint8_t bg_b,
+                        int32_t scaled_width, int32_t scaled_height, uint8_t *dst,
+                        int32_t dst_width, int32_t dst_height, size_t dst_stride);
+
 /// Lanczos-3 resample of RGB8 `src` (sw x sh) into `dst` (dw x dh); dw <= sw and dh <= sh.
 int32_t dex_resample_rgb(const uint8_t *src, int32_t sw, int32_t sh, size_t src_stride,
                          uint8_t *dst, int32_t dw, int32_t dh, size_t dst_stride);

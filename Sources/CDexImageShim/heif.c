@@ -1,0 +1,277 @@
+// HEIF / HEIC / AVIF through libheif (which reports errors as values, never longjmps or aborts).
+//
+// Before libheif parses anything, a bounded walk of the ISO-BMFF boxes counts the items (`iinf`)
+// and derived-image references (`iref` / `dimg`, a grid's or overlay's tiles), so that a file
+// whose grid claims thousands of tiles is refused before thousands of HEVC / AV1 decoders run.
+// libheif's own security limits (its compiled-in box/item caps and the maximum image size set
+// here) apply on top. The primary image is decoded with its transformations (irot, imir, clap)
+// applied, straight to interleaved 8-bit RGB(A) (libheif reduces 10/12-bit samples), composited
+// on the background and streamed through the Lanczos resizer.
+
+// DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty.
+#if defined(__linux__) || defined(__ANDROID__)
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libheif/heif.h>
+
+#include "CDexImageShim.h"
+#include "alpha.h"
+#include "resample.h"
+
+struct dex_heif_decoder {
+  struct heif_context *context;
+  struct heif_image_handle *handle;
+  dex_heif_header header;
+  int32_t have_header;
+  char message[DEX_MESSAGE_CAPACITY];
+};
+
+static pthread_once_t heif_once = PTHREAD_ONCE_INIT;
+
+// Registers libheif's codec plugins once per process (heif_init is reference counted; the
+// process keeps its one reference).
+static void heif_initialise(void) { (void)heif_init(NULL); }
+
+dex_heif_decoder *dex_heif_decoder_create(void) {
+  pthread_once(&heif_once, heif_initialise);
+  return calloc(1, sizeof(dex_heif_decoder));
+}
+
+void dex_heif_decoder_destroy(dex_heif_decoder *d) {
+  if (!d) return;
+  if (d->handle) heif_image_handle_release(d->handle);
+  if (d->context) heif_context_free(d->context);
+  free(d);
+}
+
+const char *dex_heif_decoder_message(const dex_heif_decoder *d) { return d ? d->message : ""; }
+
+// Maps a libheif error to a status, keeping its message.
+static int32_t heif_status(dex_heif_decoder *d, struct heif_error error) {
+  if (error.code == heif_error_Ok) return DEX_STATUS_OK;
+  snprintf(d->message, DEX_MESSAGE_CAPACITY, "%s",
+           error.message && error.message[0] ? error.message : "libheif error");
+  if (error.subcode == heif_suberror_Security_limit_exceeded) return DEX_STATUS_TOO_LARGE;
+  if (error.subcode == heif_suberror_End_of_data) return DEX_STATUS_TRUNCATED;
+  if (error.code == heif_error_Memory_allocation_error) return DEX_STATUS_OUT_OF_MEMORY;
+  return DEX_STATUS_LIBRARY_ERROR;
+}
+
+// MARK: Bounded box walk
+
+static uint32_t be16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
+static uint32_t be32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+#define FOURCC(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+
+/// The next box in [*pos, end): its type and body range. 0 at the end or on a box that does not
+/// fit (a truncated file: libheif reports that one itself).
+static int next_box(const uint8_t *d, size_t end, size_t *pos, uint32_t *type, size_t *body,
+                    size_t *body_end) {
+  if (*pos > end || end - *pos < 8) return 0;
+  uint64_t size = be32(d + *pos);
+  size_t header = 8;
+  *type = be32(d + *pos + 4);
+  if (size == 1) {
+    if (end - *pos < 16) return 0;
+    size = (uint64_t)be32(d + *pos + 8) << 32 | be32(d + *pos + 12);
+    header = 16;
+  } else if (size == 0) {
+    size = end - *pos;
+  }
+  if (size < header || size > end - *pos) return 0;
+  *body = *pos + header;
+  *body_end = *pos + (size_t)size;
+  *pos += (size_t)size;
+  return 1;
+}
+
+/// Counts the items and derived-image references of the top-level `meta` box and notes an AVIF
+/// brand. Every read is bounds-checked; each box is at least 8 bytes, so the walk is linear.
+static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h) {
+  size_t pos = 0, body, body_end;
+  uint32_t type;
+  while (next_box(d, n, &pos, &type, &body, &body_end)) {
+    if (type == FOURCC('f', 't', 'y', 'p')) {
+      for (size_t b = body; b + 4 <= body_end; b += 4) {
+        if (b == body + 4) continue;  // minor_version
+        const uint32_t brand = be32(d + b);
+        if (brand == FOURCC('a', 'v', 'i', 'f') || brand == FOURCC('a', 'v', 'i', 's'))
+          h->is_avif = 1;
+      }
+      continue;
+    }
+    if (type != FOURCC('m', 'e', 't', 'a') || body_end - body < 4) continue;
+    size_t child = body + 4, cbody, cend;  // FullBox: version + flags
+    uint32_t ctype;
+    while (next_box(d, body_end, &child, &ctype, &cbody, &cend)) {
+      if (cend - cbody < 4) continue;
+      const uint8_t version = d[cbody];  // for the FullBoxes (iinf, iref)
+      if (ctype == FOURCC('i', 'i', 'n', 'f')) {
+        uint64_t count = 0;
+        if (version == 0 && cend - cbody >= 6) count = be16(d + cbody + 4);
+        if (version != 0 && cend - cbody >= 8) count = be32(d + cbody + 4);
+        h->item_count = count > INT32_MAX ? INT32_MAX : (int32_t)count;
+      } else if (ctype == FOURCC('i', 'p', 'r', 'p')) {
+        // iprp > ipco > ispe (FullBox: width, height): the largest coded size declared.
+        size_t prop = cbody, pbody, pend;
+        uint32_t ptype;
+        while (next_box(d, cend, &prop, &ptype, &pbody, &pend)) {
+          if (ptype != FOURCC('i', 'p', 'c', 'o')) continue;
+          size_t item = pbody, ibody, iend;
+          uint32_t itype;
+          while (next_box(d, pend, &item, &itype, &ibody, &iend)) {
+            if (itype != FOURCC('i', 's', 'p', 'e') || iend - ibody < 12) continue;
+            const uint64_t w = be32(d + ibody + 4), hgt = be32(d + ibody + 8);
+            if (w * hgt > (uint64_t)(uint32_t)h->ispe_width * (uint32_t)h->ispe_height) {
+              h->ispe_width = w > INT32_MAX ? INT32_MAX : (int32_t)w;
+              h->ispe_height = hgt > INT32_MAX ? INT32_MAX : (int32_t)hgt;
+            }
+          }
+        }
+      } else if (ctype == FOURCC('i', 'r', 'e', 'f')) {
+        const size_t id_bytes = version == 0 ? 2 : 4;
+        size_t ref = cbody + 4, rbody, rend;
+        uint32_t rtype;
+        uint64_t total = 0;
+        while (next_box(d, cend, &ref, &rtype, &rbody, &rend)) {
+          if (rtype != FOURCC('d', 'i', 'm', 'g') || rend - rbody < id_bytes + 2) continue;
+          total += be16(d + rbody + id_bytes);
+        }
+        h->derived_references = total > INT32_MAX ? INT32_MAX : (int32_t)total;
+      }
+    }
+    break;  // one meta box at the top level
+  }
+}
+
+// MARK: Header
+
+int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t size,
+                             uint32_t max_dimension, uint64_t max_pixels, int32_t max_items,
+                             dex_heif_header *header) {
+  if (!d || !data || size == 0 || !header || d->context) return DEX_STATUS_INVALID_ARGUMENT;
+  memset(header, 0, sizeof *header);
+  dex_heif_header h;
+  memset(&h, 0, sizeof h);
+  walk_boxes(data, size, &h);
+  *header = h;
+  if (max_items > 0 && (h.item_count > max_items || h.derived_references > max_items)) {
+    snprintf(d->message, DEX_MESSAGE_CAPACITY,
+             "HEIF has %d items and %d derived-image references, more than the limit of %d",
+             h.item_count, h.derived_references, max_items);
+    return DEX_STATUS_TOO_LARGE;
+  }
+  if ((uint64_t)(uint32_t)h.ispe_width * (uint32_t)h.ispe_height > max_pixels ||
+      (max_dimension > 0 &&
+       ((uint32_t)h.ispe_width > max_dimension || (uint32_t)h.ispe_height > max_dimension))) {
+    snprintf(d->message, DEX_MESSAGE_CAPACITY, "HEIF declares a %dx%d image", h.ispe_width,
+             h.ispe_height);
+    return DEX_STATUS_TOO_LARGE;
+  }
+  d->context = heif_context_alloc();
+  if (!d->context) return DEX_STATUS_OUT_OF_MEMORY;
+  if (max_dimension > 0)
+    heif_context_set_maximum_image_size_limit(
+        d->context, max_dimension > (uint32_t)INT_MAX ? INT_MAX : (int)max_dimension);
+  int32_t status =
+      heif_status(d, heif_context_read_from_memory_without_copy(d->context, data, size, NULL));
+  if (status != DEX_STATUS_OK) return status;
+  status = heif_status(d, heif_context_get_primary_image_handle(d->context, &d->handle));
+  if (status != DEX_STATUS_OK) return status;
+  h.width = heif_image_handle_get_width(d->handle);
+  h.height = heif_image_handle_get_height(d->handle);
+  if (heif_image_handle_get_ispe_width(d->handle) > 0) {
+    h.ispe_width = heif_image_handle_get_ispe_width(d->handle);
+    h.ispe_height = heif_image_handle_get_ispe_height(d->handle);
+  }
+  h.has_alpha = heif_image_handle_has_alpha_channel(d->handle) != 0;
+  h.premultiplied_alpha = heif_image_handle_is_premultiplied_alpha(d->handle) != 0;
+  h.luma_bits = heif_image_handle_get_luma_bits_per_pixel(d->handle);
+  *header = h;
+  d->header = h;
+  if (h.width <= 0 || h.height <= 0) {
+    snprintf(d->message, DEX_MESSAGE_CAPACITY, "HEIF primary image has no size (%dx%d)", h.width,
+             h.height);
+    return DEX_STATUS_LIBRARY_ERROR;
+  }
+  const uint64_t shown = (uint64_t)h.width * (uint64_t)h.height;
+  const uint64_t coded = (uint64_t)(h.ispe_width > 0 ? h.ispe_width : 0) *
+                         (uint64_t)(h.ispe_height > 0 ? h.ispe_height : 0);
+  if (shown > max_pixels || coded > max_pixels ||
+      (max_dimension > 0 && ((uint32_t)h.width > max_dimension ||
+                             (uint32_t)h.height > max_dimension))) {
+    snprintf(d->message, DEX_MESSAGE_CAPACITY, "HEIF is %dx%d (coded %dx%d)", h.width, h.height,
+             h.ispe_width, h.ispe_height);
+    return DEX_STATUS_TOO_LARGE;
+  }
+  d->have_header = 1;
+  return DEX_STATUS_OK;
+}
+
+// MARK: Decode
+
+int32_t dex_heif_decode(dex_heif_decoder *d, uint8_t bg_r, uint8_t bg_g, uint8_t bg_b,
+                        uint8_t *dst, int32_t dst_width, int32_t dst_height, size_t dst_stride) {
+  if (!d || !d->have_header || !dst || dst_width <= 0 || dst_height <= 0 ||
+      dst_width > d->header.width || dst_height > d->header.height ||
+      dst_stride < (size_t)dst_width * 3)
+    return DEX_STATUS_INVALID_ARGUMENT;
+  struct heif_decoding_options *options = heif_decoding_options_alloc();
+  if (!options) return DEX_STATUS_OUT_OF_MEMORY;
+  options->ignore_transformations = 0;  // irot / imir / clap applied: the image comes out upright
+  options->convert_hdr_to_8bit = 1;
+  const int alpha = d->header.has_alpha;
+  struct heif_image *image = NULL;
+  int32_t status = heif_status(
+      d, heif_decode_image(d->handle, &image, heif_colorspace_RGB,
+                           alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+                           options));
+  heif_decoding_options_free(options);
+  if (status != DEX_STATUS_OK) {
+    if (image) heif_image_release(image);
+    return status;
+  }
+  int stride = 0;
+  const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
+  const int32_t width = heif_image_get_width(image, heif_channel_interleaved);
+  const int32_t height = heif_image_get_height(image, heif_channel_interleaved);
+  const int bits = heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved);
+  const int channels = alpha ? 4 : 3;
+  if (!plane || bits != 8 || width < dst_width || height < dst_height || stride <= 0 ||
+      (size_t)stride < (size_t)width * (size_t)channels) {
+    snprintf(d->message, DEX_MESSAGE_CAPACITY,
+             "libheif returned an unexpected image (%dx%d, %d bits) for a %dx%d header", width,
+             height, bits, d->header.width, d->header.height);
+    heif_image_release(image);
+    return DEX_STATUS_LIBRARY_ERROR;
+  }
+  const int premultiplied = alpha && heif_image_is_premultiplied_alpha(image);
+  dex_resizer *resizer = dex_resizer_create(width, height, dst_width, dst_height, dst, dst_stride);
+  uint8_t *row = alpha ? malloc((size_t)width * 3) : NULL;
+  if (!resizer || (alpha && !row)) {
+    dex_resizer_destroy(resizer);
+    free(row);
+    heif_image_release(image);
+    return DEX_STATUS_OUT_OF_MEMORY;
+  }
+  for (int32_t y = 0; y < height; y++) {
+    const uint8_t *source = plane + (size_t)y * (size_t)stride;
+    if (alpha) {
+      dex_composite_rgba_row(source, row, width, premultiplied, bg_r, bg_g, bg_b);
+      source = row;
+    }
+    dex_resizer_push_row(resizer, source);
+  }
+  dex_resizer_destroy(resizer);
+  free(row);
+  heif_image_release(image);
+  return DEX_STATUS_OK;
+}
+
+#endif  // defined(__linux__) || defined(__ANDROID__)

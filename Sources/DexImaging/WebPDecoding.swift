@@ -1,0 +1,88 @@
+#if canImport(CDexImageShim)
+  import CDexImageShim
+
+  /// WebP decode path: header with limits, EXIF orientation, libwebp's scaled decode (to the
+  /// target times ``DecodingOptions/reducingGap``) and the Lanczos resample for the rest. An
+  /// animation's first frame is decoded at its canvas size and resampled.
+  ///
+  /// Orientation policy: an EXIF chunk's orientation is applied, as for JPEG and PNG (libvips
+  /// and browsers do the same; WebP has no orientation field of its own).
+  enum WebPDecoding {
+    static func decode(
+      _ bytes: UnsafeRawBufferPointer, target: PixelTarget, options: DecodingOptions
+    ) throws(ImagingError) -> DecodedImage {
+      guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+        throw .emptyInput
+      }
+      guard let decoder = dex_webp_decoder_create() else { throw .outOfMemory }
+      defer { dex_webp_decoder_destroy(decoder) }
+      func libraryMessage() -> String { String(cString: dex_webp_decoder_message(decoder)) }
+
+      let limits = options.limits
+      var header = dex_webp_header()
+      let headerStatus = dex_webp_read_header(
+        decoder, base, bytes.count, UInt64(clamping: limits.maxPixelCount), &header)
+      let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
+      switch Int(headerStatus) {
+      case Int(DEX_STATUS_OK): break
+      case Int(DEX_STATUS_TOO_LARGE):
+        throw .imageTooLarge(
+          width: stored.width, height: stored.height, maxPixelCount: limits.maxPixelCount)
+      default: try check(headerStatus, message: libraryMessage())
+      }
+      try checkLimits(stored, limits)
+
+      var orientation = ImageOrientation.up
+      if header.exif_size > 0 {
+        var exif = [UInt8](repeating: 0, count: Int(header.exif_size))
+        if dex_webp_copy_exif(decoder, &exif, exif.count) == Int32(DEX_STATUS_OK) {
+          orientation =
+            exif.withUnsafeBytes { EXIFOrientationReader.orientation(inTIFF: $0) } ?? .up
+        }
+      }
+
+      let plan = DownscaleGeometry.plan(
+        stored: stored, orientation: orientation, target: target, gap: 1,
+        supportsDCTScaling: false, scaledSize: { _ in stored })
+      let scaled =
+        header.has_animation != 0 ? stored : scaledSize(stored, goal: plan.size, options: options)
+      let background = options.background
+      let pixels = try RGBImage.allocatePixels(plan.size) { buffer throws(ImagingError) in
+        let status = dex_webp_decode(
+          decoder, background.red, background.green, background.blue, Int32(scaled.width),
+          Int32(scaled.height), buffer, Int32(plan.size.width), Int32(plan.size.height),
+          plan.size.width * 3)
+        try check(status, message: libraryMessage())
+      }
+      guard let image = RGBImage(width: plan.size.width, height: plan.size.height, pixels: pixels)
+      else { throw .outOfMemory }
+      return DecodedImage(
+        image: image, format: .webp, storedSize: stored, orientation: orientation,
+        isPartial: false, scaleNumerator: 8, isUpright: orientation == .up)
+    }
+
+    /// The size libwebp's own scaler decodes to: the goal times the reducing gap (at least the
+    /// goal, at most the stored size), so that the Lanczos pass only finishes the last step; the
+    /// goal itself when the gap is 1.
+    static func scaledSize(
+      _ stored: DownscaleGeometry.Size, goal: DownscaleGeometry.Size, options: DecodingOptions
+    ) -> DownscaleGeometry.Size {
+      let gap = options.reducingGap.isFinite ? Swift.max(1.0, options.reducingGap) : 1.0
+      func side(_ goal: Int, _ stored: Int) -> Int {
+        Swift.min(stored, Swift.max(goal, Int((Double(goal) * gap).rounded(.up))))
+      }
+      return DownscaleGeometry.Size(
+        width: side(goal.width, stored.width), height: side(goal.height, stored.height))
+    }
+
+    static func check(_ status: Int32, message: String) throws(ImagingError) {
+      switch Int(status) {
+      case Int(DEX_STATUS_OK): return
+      case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .webp)
+      case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
+      case Int(DEX_STATUS_INVALID_ARGUMENT): throw .invalidArgument(message)
+      default: throw .corruptData(format: .webp, message: message)
+      }
+    }
+  }
+#endif
