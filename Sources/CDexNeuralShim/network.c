@@ -227,30 +227,21 @@ static int place_weights(
   return DEXNN_OK;
 }
 
-static int has_reference_kernel(dnnl_primitive_desc_t pd) {
-  const char *name = NULL;
-  dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name);
-  return name && strncmp(name, "ref", 3) == 0;
-}
-
-/// A primitive descriptor for an op descriptor made by `init` from a source layout: the current
-/// activation's layout first; if oneDNN has only its reference kernel for that layout (a
-/// depthwise layer on a plain source fell to `ref:any`, 30 times slower), the layout it picks
-/// itself, behind a reorder.
+/// A primitive descriptor for an op descriptor made by `init`, with the source layout oneDNN
+/// picks itself (`dnnl_format_tag_any`), behind a reorder where the current activation is laid
+/// out otherwise. Handing a primitive its producer's layout instead keeps the input's plain NHWC
+/// all the way (slower kernels), or falls to the reference kernels (a depthwise layer on a plain
+/// source took 258 ms). Pooling takes no `any` source: it gets the current layout.
 typedef dnnl_status_t (*op_init)(void *op, const dnnl_memory_desc_t *src, const void *context);
+static dnnl_status_t init_pool(void *op, const dnnl_memory_desc_t *src, const void *context);
 
 static int describe(
     builder *b, op_init init, void *op, const void *context, const_dnnl_primitive_attr_t attr,
     dnnl_primitive_desc_t *pd) {
-  dnnl_status_t status = init(op, &b->current_md, context);
-  if (status == dnnl_success)
-    status = dnnl_primitive_desc_create(pd, op, attr, b->network->engine, NULL);
-  if (status == dnnl_success && !has_reference_kernel(*pd)) return DEXNN_OK;
-  if (status == dnnl_success) dnnl_primitive_desc_destroy(*pd);
-  *pd = NULL;
-  dnnl_memory_desc_t any;
-  status = dnnl_memory_desc_init_by_tag(&any, b->current_md.ndims, b->current_md.dims,
-      b->current_md.data_type, dnnl_format_tag_any);
+  dnnl_memory_desc_t any = b->current_md;
+  dnnl_status_t status = init == init_pool ? dnnl_success
+      : dnnl_memory_desc_init_by_tag(&any, b->current_md.ndims, b->current_md.dims,
+            b->current_md.data_type, dnnl_format_tag_any);
   if (status == dnnl_success) status = init(op, &any, context);
   if (status == dnnl_success)
     status = dnnl_primitive_desc_create(pd, op, attr, b->network->engine, NULL);
