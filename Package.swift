@@ -69,11 +69,12 @@ let package = Package(
       cSettings: [.define("NDEBUG")],
       linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread")]
     ),
-    // The classifier network on oneDNN (libdnnl, OpenMP runtime): the only C that calls it.
+    // The classifier network on oneDNN (libdnnl, OpenMP runtime; Debian libdnnl-dev): the only
+    // C that calls it. It loads libdnnl at run time, so a host without it still starts.
     .target(
       name: "CDexNeuralShim",
       cSettings: [.define("NDEBUG")],
-      linkerSettings: [.linkedLibrary("dnnl"), .linkedLibrary("gomp")]
+      linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
     ),
     // The offline classifier's network (layers, weights loading, backends): internal to
     // DexImaging, which keeps the public face (ImageClassifying, ImageClassifier, the labels).

@@ -7,7 +7,7 @@
 // layout than its producer wrote. Bias, ReLU6 (clip 0...6) and the residual sum are post-ops.
 // A context is one in-flight inference's activations, scratchpad, stream and memory objects;
 // idle ones are kept for the next call.
-#define _POSIX_C_SOURCE 200809L  // posix_memalign
+#define _GNU_SOURCE  // posix_memalign, setenv, dlopen
 
 #include "CDexNeuralShim.h"
 
@@ -16,14 +16,83 @@
 
 #include <dnnl.h>
 #include <dnnl_debug.h>
+#include <dlfcn.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-// libgomp, which Debian's libdnnl links: the thread count is a per-thread setting.
-extern int omp_get_max_threads(void);
-extern void omp_set_num_threads(int count);
+// oneDNN is loaded at run time (dlopen), not linked: a host without libdnnl still starts and
+// the classifier falls back to its portable path, and libgomp (which libdnnl brings) starts
+// after the shim has set its wait policy (see `load`).
+#define DEX_DNNL_FUNCTIONS(X) \
+  X(dnnl_convolution_forward_desc_init) \
+  X(dnnl_engine_create) \
+  X(dnnl_engine_destroy) \
+  X(dnnl_get_effective_cpu_isa) \
+  X(dnnl_inner_product_forward_desc_init) \
+  X(dnnl_memory_create) \
+  X(dnnl_memory_desc_equal) \
+  X(dnnl_memory_desc_get_size) \
+  X(dnnl_memory_desc_init_by_tag) \
+  X(dnnl_memory_destroy) \
+  X(dnnl_memory_set_data_handle) \
+  X(dnnl_pooling_v2_forward_desc_init) \
+  X(dnnl_post_ops_append_eltwise) \
+  X(dnnl_post_ops_append_sum) \
+  X(dnnl_post_ops_create) \
+  X(dnnl_post_ops_destroy) \
+  X(dnnl_primitive_attr_create) \
+  X(dnnl_primitive_attr_destroy) \
+  X(dnnl_primitive_attr_set_post_ops) \
+  X(dnnl_primitive_attr_set_scratchpad_mode) \
+  X(dnnl_primitive_create) \
+  X(dnnl_primitive_desc_create) \
+  X(dnnl_primitive_desc_destroy) \
+  X(dnnl_primitive_desc_query) \
+  X(dnnl_primitive_desc_query_md) \
+  X(dnnl_primitive_destroy) \
+  X(dnnl_primitive_execute) \
+  X(dnnl_reorder_primitive_desc_create) \
+  X(dnnl_status2str) \
+  X(dnnl_stream_create) \
+  X(dnnl_stream_destroy) \
+  X(dnnl_stream_wait)
+
+static struct {
+#define DEX_DECLARE(name) __typeof__(&name) name;
+  DEX_DNNL_FUNCTIONS(DEX_DECLARE)
+  // libgomp's: the thread count of the calling thread's next parallel regions.
+  int (*omp_get_max_threads)(void);
+  void (*omp_set_num_threads)(int);
+} api;
+static char load_error[200];
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+static void *symbol(void *library, const char *name) {
+  void *address = dlsym(library, name);
+  if (!address && !load_error[0]) snprintf(load_error, sizeof(load_error), "no %s in libdnnl", name);
+  return address;
+}
+
+/// Loads libdnnl once. Before that, unless the host chose otherwise, OpenMP's idle threads are
+/// told to sleep instead of spinning (OMP_WAIT_POLICY=PASSIVE, read once when libgomp starts):
+/// on a busy host, spinning workers made a two-thread pass 7 times slower than one thread
+/// (70 ms against 11; 9.8 ms passive).
+static void load(void) {
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  void *library = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *reason = dlerror();
+    snprintf(load_error, sizeof(load_error), "%s", reason ? reason : "libdnnl.so.2 not found");
+    return;
+  }
+#define DEX_LOAD(name) *(void **)(&api.name) = symbol(library, #name);
+  DEX_DNNL_FUNCTIONS(DEX_LOAD)
+  *(void **)(&api.omp_get_max_threads) = symbol(library, "omp_get_max_threads");
+  *(void **)(&api.omp_set_num_threads) = symbol(library, "omp_set_num_threads");
+}
 
 enum { BUFFER_INPUT = -1, BUFFER_OUTPUT = -2, BUFFER_COUNT = 4, IDLE_CONTEXTS = 2 };
 enum { ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS, ARG_SCRATCHPAD, ARG_COUNT };
@@ -66,7 +135,7 @@ struct dexnn_network {
 };
 
 static int fail(char *message, size_t size, const char *what, dnnl_status_t status) {
-  if (message && size) snprintf(message, size, "%s: %s", what, dnnl_status2str(status));
+  if (message && size) snprintf(message, size, "%s: %s", what, api.dnnl_status2str(status));
   return DEXNN_FAILED;
 }
 
@@ -77,37 +146,37 @@ static void *aligned(size_t size) {
 }
 
 static const dnnl_memory_desc_t *query(const_dnnl_primitive_desc_t pd, dnnl_query_t what) {
-  return dnnl_primitive_desc_query_md(pd, what, 0);
+  return api.dnnl_primitive_desc_query_md(pd, what, 0);
 }
 
 /// Copies `from` (laid out as `from_md`) into `to` (as `to_md`) with a one-off reorder.
 static dnnl_status_t reorder_now(
     dnnl_engine_t engine, const dnnl_memory_desc_t *from_md, const void *from,
     const dnnl_memory_desc_t *to_md, void *to) {
-  if (dnnl_memory_desc_equal(from_md, to_md)) {
-    memcpy(to, from, dnnl_memory_desc_get_size(to_md));
+  if (api.dnnl_memory_desc_equal(from_md, to_md)) {
+    memcpy(to, from, api.dnnl_memory_desc_get_size(to_md));
     return dnnl_success;
   }
   dnnl_memory_t source = NULL, target = NULL;
   dnnl_primitive_desc_t pd = NULL;
   dnnl_primitive_t primitive = NULL;
   dnnl_stream_t stream = NULL;
-  dnnl_status_t status = dnnl_memory_create(&source, from_md, engine, (void *)from);
-  if (status == dnnl_success) status = dnnl_memory_create(&target, to_md, engine, to);
+  dnnl_status_t status = api.dnnl_memory_create(&source, from_md, engine, (void *)from);
+  if (status == dnnl_success) status = api.dnnl_memory_create(&target, to_md, engine, to);
   if (status == dnnl_success)
-    status = dnnl_reorder_primitive_desc_create(&pd, from_md, engine, to_md, engine, NULL);
-  if (status == dnnl_success) status = dnnl_primitive_create(&primitive, pd);
-  if (status == dnnl_success) status = dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
+    status = api.dnnl_reorder_primitive_desc_create(&pd, from_md, engine, to_md, engine, NULL);
+  if (status == dnnl_success) status = api.dnnl_primitive_create(&primitive, pd);
+  if (status == dnnl_success) status = api.dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
   if (status == dnnl_success) {
     dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, source}, {DNNL_ARG_TO, target}};
-    status = dnnl_primitive_execute(primitive, stream, 2, args);
+    status = api.dnnl_primitive_execute(primitive, stream, 2, args);
   }
-  if (status == dnnl_success) status = dnnl_stream_wait(stream);
-  if (stream) dnnl_stream_destroy(stream);
-  if (primitive) dnnl_primitive_destroy(primitive);
-  if (pd) dnnl_primitive_desc_destroy(pd);
-  if (target) dnnl_memory_destroy(target);
-  if (source) dnnl_memory_destroy(source);
+  if (status == dnnl_success) status = api.dnnl_stream_wait(stream);
+  if (stream) api.dnnl_stream_destroy(stream);
+  if (primitive) api.dnnl_primitive_destroy(primitive);
+  if (pd) api.dnnl_primitive_desc_destroy(pd);
+  if (target) api.dnnl_memory_destroy(target);
+  if (source) api.dnnl_memory_destroy(source);
   return status;
 }
 
@@ -135,7 +204,7 @@ static int append(builder *b, dnnl_primitive_desc_t pd, int dst, int layer, int 
     int capacity = b->capacity * 2 + 16;
     step *steps = realloc(b->plan->steps, sizeof(step) * capacity);
     if (!steps) {
-      dnnl_primitive_desc_destroy(pd);
+      api.dnnl_primitive_desc_destroy(pd);
       return DEXNN_NO_MEMORY;
     }
     b->plan->steps = steps;
@@ -143,9 +212,9 @@ static int append(builder *b, dnnl_primitive_desc_t pd, int dst, int layer, int 
   }
   step *s = &b->plan->steps[b->plan->step_count];
   memset(s, 0, sizeof(*s));
-  dnnl_status_t status = dnnl_primitive_create(&s->primitive, pd);
+  dnnl_status_t status = api.dnnl_primitive_create(&s->primitive, pd);
   if (status != dnnl_success) {
-    dnnl_primitive_desc_destroy(pd);
+    api.dnnl_primitive_desc_destroy(pd);
     return fail(b->message, b->message_size, "dnnl_primitive_create", status);
   }
   b->plan->step_count++;
@@ -153,16 +222,16 @@ static int append(builder *b, dnnl_primitive_desc_t pd, int dst, int layer, int 
       dnnl_query_weights_md, dnnl_query_weights_md, dnnl_query_scratchpad_md};
   for (int i = 0; i < ARG_COUNT; i++) {
     const dnnl_memory_desc_t *md =
-        i == ARG_BIAS ? dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 1)
+        i == ARG_BIAS ? api.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 1)
                       : query(pd, queries[i]);
     if (md) s->mds[i] = *md;
   }
-  size_t scratch = dnnl_memory_desc_get_size(&s->mds[ARG_SCRATCHPAD]);
+  size_t scratch = api.dnnl_memory_desc_get_size(&s->mds[ARG_SCRATCHPAD]);
   if (scratch > b->plan->scratchpad_size) b->plan->scratchpad_size = scratch;
-  size_t size = dnnl_memory_desc_get_size(&s->mds[ARG_DST]);
+  size_t size = api.dnnl_memory_desc_get_size(&s->mds[ARG_DST]);
   if (dst >= 0 && size > b->plan->buffer_size) b->plan->buffer_size = size;
   const char *name = NULL;
-  dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name);
+  api.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name);
   snprintf(s->implementation, sizeof(s->implementation), "%s", name ? name : "?");
   s->src = b->current;
   s->dst = dst;
@@ -170,7 +239,7 @@ static int append(builder *b, dnnl_primitive_desc_t pd, int dst, int layer, int 
   s->has_weights = has_weights;
   b->current = dst;
   b->current_md = s->mds[ARG_DST];
-  dnnl_primitive_desc_destroy(pd);
+  api.dnnl_primitive_desc_destroy(pd);
   return DEXNN_OK;
 }
 
@@ -178,14 +247,14 @@ static dnnl_primitive_attr_t attributes(int sum, int relu6);
 
 /// Makes the current activation `md`, with a reorder step where it is laid out otherwise.
 static int make_current(builder *b, const dnnl_memory_desc_t *md) {
-  if (dnnl_memory_desc_equal(&b->current_md, md)) return DEXNN_OK;
+  if (api.dnnl_memory_desc_equal(&b->current_md, md)) return DEXNN_OK;
   dnnl_primitive_desc_t pd = NULL;
   dnnl_engine_t engine = b->network->engine;
   dnnl_primitive_attr_t attr = attributes(0, 0);
   if (!attr) return DEXNN_NO_MEMORY;
   dnnl_status_t status =
-      dnnl_reorder_primitive_desc_create(&pd, &b->current_md, engine, md, engine, attr);
-  dnnl_primitive_attr_destroy(attr);
+      api.dnnl_reorder_primitive_desc_create(&pd, &b->current_md, engine, md, engine, attr);
+  api.dnnl_primitive_attr_destroy(attr);
   if (status != dnnl_success) return fail(b->message, b->message_size, "reorder", status);
   return append(b, pd, free_buffer(b), -1, 0);
 }
@@ -199,16 +268,16 @@ static int place_weights(
     for (int i = 0; i < other->step_count; i++) {
       step *o = &other->steps[i];
       if (o->layer == s->layer && o->owns_weights &&
-          dnnl_memory_desc_equal(&o->mds[ARG_WEIGHTS], &s->mds[ARG_WEIGHTS]) &&
-          dnnl_memory_desc_equal(&o->mds[ARG_BIAS], &s->mds[ARG_BIAS])) {
+          api.dnnl_memory_desc_equal(&o->mds[ARG_WEIGHTS], &s->mds[ARG_WEIGHTS]) &&
+          api.dnnl_memory_desc_equal(&o->mds[ARG_BIAS], &s->mds[ARG_BIAS])) {
         s->weights = o->weights;
         s->bias = o->bias;
         return DEXNN_OK;
       }
     }
   }
-  s->weights = aligned(dnnl_memory_desc_get_size(&s->mds[ARG_WEIGHTS]));
-  s->bias = aligned(dnnl_memory_desc_get_size(&s->mds[ARG_BIAS]));
+  s->weights = aligned(api.dnnl_memory_desc_get_size(&s->mds[ARG_WEIGHTS]));
+  s->bias = aligned(api.dnnl_memory_desc_get_size(&s->mds[ARG_BIAS]));
   if (!s->weights || !s->bias) {
     free(s->weights);
     free(s->bias);
@@ -218,7 +287,7 @@ static int place_weights(
   s->owns_weights = 1;
   dnnl_memory_desc_t bias_md;
   dnnl_dims_t bias_dims = {s->mds[ARG_BIAS].dims[0]};
-  dnnl_status_t status = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
+  dnnl_status_t status = api.dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
   if (status == dnnl_success)
     status = reorder_now(b->network->engine, plain, weights, &s->mds[ARG_WEIGHTS], s->weights);
   if (status == dnnl_success)
@@ -240,15 +309,15 @@ static int describe(
     dnnl_primitive_desc_t *pd) {
   dnnl_memory_desc_t any = b->current_md;
   dnnl_status_t status = init == init_pool ? dnnl_success
-      : dnnl_memory_desc_init_by_tag(&any, b->current_md.ndims, b->current_md.dims,
+      : api.dnnl_memory_desc_init_by_tag(&any, b->current_md.ndims, b->current_md.dims,
             b->current_md.data_type, dnnl_format_tag_any);
   if (status == dnnl_success) status = init(op, &any, context);
   if (status == dnnl_success)
-    status = dnnl_primitive_desc_create(pd, op, attr, b->network->engine, NULL);
+    status = api.dnnl_primitive_desc_create(pd, op, attr, b->network->engine, NULL);
   if (status != dnnl_success) return fail(b->message, b->message_size, "primitive", status);
   int result = make_current(b, query(*pd, dnnl_query_src_md));
   if (result != DEXNN_OK) {
-    dnnl_primitive_desc_destroy(*pd);
+    api.dnnl_primitive_desc_destroy(*pd);
     *pd = NULL;
   }
   return result;
@@ -261,7 +330,7 @@ typedef struct {
 
 static dnnl_status_t init_conv(void *op, const dnnl_memory_desc_t *src, const void *context) {
   const conv_shape *c = context;
-  return dnnl_convolution_forward_desc_init(op, dnnl_forward_inference,
+  return api.dnnl_convolution_forward_desc_init(op, dnnl_forward_inference,
       dnnl_convolution_direct, src, &c->weights, &c->bias, &c->dst, c->strides, c->padding_l,
       c->padding_r);
 }
@@ -274,7 +343,7 @@ typedef struct {
 static dnnl_status_t init_pool(void *op, const dnnl_memory_desc_t *src, const void *context) {
   const pool_shape *p = context;
   dnnl_dims_t ones = {1, 1}, zeros = {0, 0};
-  return dnnl_pooling_v2_forward_desc_init(op, dnnl_forward_inference,
+  return api.dnnl_pooling_v2_forward_desc_init(op, dnnl_forward_inference,
       dnnl_pooling_avg_exclude_padding, src, &p->dst, ones, p->kernel, zeros, zeros, zeros);
 }
 
@@ -284,7 +353,7 @@ typedef struct {
 
 static dnnl_status_t init_dense(void *op, const dnnl_memory_desc_t *src, const void *context) {
   const dense_shape *d = context;
-  return dnnl_inner_product_forward_desc_init(
+  return api.dnnl_inner_product_forward_desc_init(
       op, dnnl_forward_inference, src, &d->weights, &d->bias, &d->dst);
 }
 
@@ -302,18 +371,18 @@ static void same(int input, int kernel, int stride, dnnl_dim_t *output, dnnl_dim
 static dnnl_primitive_attr_t attributes(int sum, int relu6) {
   dnnl_primitive_attr_t attr = NULL;
   dnnl_post_ops_t ops = NULL;
-  if (dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
-  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-  if (dnnl_post_ops_create(&ops) != dnnl_success) {
-    dnnl_primitive_attr_destroy(attr);
+  if (api.dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
+  api.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  if (api.dnnl_post_ops_create(&ops) != dnnl_success) {
+    api.dnnl_primitive_attr_destroy(attr);
     return NULL;
   }
-  if (sum) dnnl_post_ops_append_sum(ops, 1.0f);
-  if (relu6) dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_clip, 0.0f, 6.0f);
-  dnnl_status_t status = dnnl_primitive_attr_set_post_ops(attr, ops);
-  dnnl_post_ops_destroy(ops);
+  if (sum) api.dnnl_post_ops_append_sum(ops, 1.0f);
+  if (relu6) api.dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_clip, 0.0f, 6.0f);
+  dnnl_status_t status = api.dnnl_primitive_attr_set_post_ops(attr, ops);
+  api.dnnl_post_ops_destroy(ops);
   if (status != dnnl_success) {
-    dnnl_primitive_attr_destroy(attr);
+    api.dnnl_primitive_attr_destroy(attr);
     return NULL;
   }
   return attr;
@@ -336,18 +405,18 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
   dnnl_dims_t bias_dims = {cout}, dst_dims = {1, cout, out, out};
   dnnl_memory_desc_t plain;
   dnnl_status_t status =
-      l->depthwise ? dnnl_memory_desc_init_by_tag(&plain, 5, group_dims, dnnl_f32, dnnl_hwigo)
-                   : dnnl_memory_desc_init_by_tag(&plain, 4, weight_dims, dnnl_f32, dnnl_hwio);
+      l->depthwise ? api.dnnl_memory_desc_init_by_tag(&plain, 5, group_dims, dnnl_f32, dnnl_hwigo)
+                   : api.dnnl_memory_desc_init_by_tag(&plain, 4, weight_dims, dnnl_f32, dnnl_hwio);
   if (status == dnnl_success)
     status = l->depthwise
-        ? dnnl_memory_desc_init_by_tag(&c.weights, 5, group_dims, dnnl_f32, dnnl_format_tag_any)
-        : dnnl_memory_desc_init_by_tag(&c.weights, 4, weight_dims, dnnl_f32, dnnl_format_tag_any);
+        ? api.dnnl_memory_desc_init_by_tag(&c.weights, 5, group_dims, dnnl_f32, dnnl_format_tag_any)
+        : api.dnnl_memory_desc_init_by_tag(&c.weights, 4, weight_dims, dnnl_f32, dnnl_format_tag_any);
   if (status == dnnl_success)
-    status = dnnl_memory_desc_init_by_tag(&c.bias, 1, bias_dims, dnnl_f32, dnnl_x);
+    status = api.dnnl_memory_desc_init_by_tag(&c.bias, 1, bias_dims, dnnl_f32, dnnl_x);
   // The residual sum adds into the destination: it is the block input's buffer and layout.
   if (status == dnnl_success && l->residual) c.dst = inputs[l->residual_from];
   else if (status == dnnl_success)
-    status = dnnl_memory_desc_init_by_tag(&c.dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any);
+    status = api.dnnl_memory_desc_init_by_tag(&c.dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any);
   if (status != dnnl_success) return fail(b->message, b->message_size, "memory desc", status);
 
   dnnl_primitive_attr_t attr = attributes(l->residual, l->relu6);
@@ -355,7 +424,7 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
   dnnl_convolution_desc_t op;
   dnnl_primitive_desc_t pd = NULL;
   int result = describe(b, init_conv, &op, &c, attr, &pd);
-  dnnl_primitive_attr_destroy(attr);
+  api.dnnl_primitive_attr_destroy(attr);
   if (result != DEXNN_OK) return result;
   int dst = l->residual ? input_buffers[l->residual_from] : free_buffer(b);
   if ((result = append(b, pd, dst, index, 1)) != DEXNN_OK) return result;
@@ -368,7 +437,7 @@ static int add_classifier(builder *b, const dexnn_graph *g, int side) {
   p.kernel[0] = p.kernel[1] = side;
   dnnl_dims_t pooled = {1, g->features, 1, 1};
   dnnl_status_t status =
-      dnnl_memory_desc_init_by_tag(&p.dst, 4, pooled, dnnl_f32, dnnl_format_tag_any);
+      api.dnnl_memory_desc_init_by_tag(&p.dst, 4, pooled, dnnl_f32, dnnl_format_tag_any);
   if (status != dnnl_success) return fail(b->message, b->message_size, "pooling", status);
   dnnl_primitive_attr_t attr = attributes(0, 0);
   if (!attr) return DEXNN_NO_MEMORY;
@@ -377,27 +446,27 @@ static int add_classifier(builder *b, const dexnn_graph *g, int side) {
   int result = describe(b, init_pool, &pool, &p, attr, &pd);
   if (result == DEXNN_OK) result = append(b, pd, free_buffer(b), -1, 0);
   if (result != DEXNN_OK) {
-    dnnl_primitive_attr_destroy(attr);
+    api.dnnl_primitive_attr_destroy(attr);
     return result;
   }
   dense_shape d;
   dnnl_dims_t weight_dims = {g->classes, g->features, 1, 1}, bias_dims = {g->classes};
   dnnl_dims_t dst_dims = {1, g->classes};
   dnnl_memory_desc_t plain;
-  status = dnnl_memory_desc_init_by_tag(&plain, 4, weight_dims, dnnl_f32, dnnl_hwio);
+  status = api.dnnl_memory_desc_init_by_tag(&plain, 4, weight_dims, dnnl_f32, dnnl_hwio);
   if (status == dnnl_success)
-    status = dnnl_memory_desc_init_by_tag(&d.weights, 4, weight_dims, dnnl_f32, dnnl_format_tag_any);
+    status = api.dnnl_memory_desc_init_by_tag(&d.weights, 4, weight_dims, dnnl_f32, dnnl_format_tag_any);
   if (status == dnnl_success)
-    status = dnnl_memory_desc_init_by_tag(&d.bias, 1, bias_dims, dnnl_f32, dnnl_x);
+    status = api.dnnl_memory_desc_init_by_tag(&d.bias, 1, bias_dims, dnnl_f32, dnnl_x);
   if (status == dnnl_success)
-    status = dnnl_memory_desc_init_by_tag(&d.dst, 2, dst_dims, dnnl_f32, dnnl_nc);
+    status = api.dnnl_memory_desc_init_by_tag(&d.dst, 2, dst_dims, dnnl_f32, dnnl_nc);
   if (status != dnnl_success) {
-    dnnl_primitive_attr_destroy(attr);
+    api.dnnl_primitive_attr_destroy(attr);
     return fail(b->message, b->message_size, "classifier", status);
   }
   dnnl_inner_product_desc_t dense;
   result = describe(b, init_dense, &dense, &d, attr, &pd);
-  dnnl_primitive_attr_destroy(attr);
+  api.dnnl_primitive_attr_destroy(attr);
   if (result != DEXNN_OK) return result;
   if ((result = append(b, pd, BUFFER_OUTPUT, g->layer_count, 1)) != DEXNN_OK) return result;
   return place_weights(b, &b->plan->steps[b->plan->step_count - 1], &plain,
@@ -408,11 +477,11 @@ static void destroy_context(plan *p, context *c) {
   if (!c) return;
   if (c->memories)
     for (int i = 0; i < p->step_count * ARG_COUNT; i++)
-      if (c->memories[i]) dnnl_memory_destroy(c->memories[i]);
+      if (c->memories[i]) api.dnnl_memory_destroy(c->memories[i]);
   free(c->memories);
   for (int i = 0; i < BUFFER_COUNT; i++) free(c->buffers[i]);
   free(c->scratchpad);
-  if (c->stream) dnnl_stream_destroy(c->stream);
+  if (c->stream) api.dnnl_stream_destroy(c->stream);
   free(c);
 }
 
@@ -424,7 +493,7 @@ static void destroy_plan(plan *p) {
     p->idle = next;
   }
   for (int i = 0; i < p->step_count; i++) {
-    if (p->steps[i].primitive) dnnl_primitive_destroy(p->steps[i].primitive);
+    if (p->steps[i].primitive) api.dnnl_primitive_destroy(p->steps[i].primitive);
     if (p->steps[i].owns_weights) {
       free(p->steps[i].weights);
       free(p->steps[i].bias);
@@ -435,9 +504,19 @@ static void destroy_plan(plan *p) {
 }
 
 int dexnn_network_create(dexnn_network **network, char *message, size_t message_size) {
+  pthread_once(&load_once, load);
+  if (load_error[0]) {
+    if (message && message_size) snprintf(message, message_size, "%s", load_error);
+    return DEXNN_UNAVAILABLE;
+  }
+  pthread_once(&load_once, load);
+  if (load_error[0]) {
+    if (message && message_size) snprintf(message, message_size, "%s", load_error);
+    return DEXNN_UNAVAILABLE;
+  }
   dexnn_network *n = calloc(1, sizeof(*n));
   if (!n) return DEXNN_NO_MEMORY;
-  dnnl_status_t status = dnnl_engine_create(&n->engine, dnnl_cpu, 0);
+  dnnl_status_t status = api.dnnl_engine_create(&n->engine, dnnl_cpu, 0);
   if (status != dnnl_success) {
     free(n);
     return fail(message, message_size, "dnnl_engine_create", status);
@@ -459,12 +538,12 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
   dnnl_dims_t input_dims = {1, 3, side, side};
   dnnl_memory_desc_t *inputs = calloc((size_t)graph->layer_count, sizeof(*inputs));
   int *input_buffers = calloc((size_t)graph->layer_count, sizeof(int));
-  int previous = omp_get_max_threads();
-  omp_set_num_threads(threads);
+  int previous = api.omp_get_max_threads();
+  api.omp_set_num_threads(threads);
   pthread_mutex_lock(&network->lock);  // place_weights reads the other plans
   int result = inputs && input_buffers ? DEXNN_OK : DEXNN_NO_MEMORY;
   if (result == DEXNN_OK &&
-      dnnl_memory_desc_init_by_tag(&b.current_md, 4, input_dims, dnnl_f32, dnnl_nhwc) !=
+      api.dnnl_memory_desc_init_by_tag(&b.current_md, 4, input_dims, dnnl_f32, dnnl_nhwc) !=
           dnnl_success)
     result = fail(message, message_size, "input", dnnl_invalid_arguments);
   for (int i = 0; result == DEXNN_OK && i < graph->layer_count; i++) {
@@ -486,7 +565,7 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
     destroy_plan(p);
   }
   pthread_mutex_unlock(&network->lock);
-  omp_set_num_threads(previous);
+  api.omp_set_num_threads(previous);
   free(inputs);
   free(input_buffers);
   return result;
@@ -504,7 +583,7 @@ static context *make_context(dexnn_network *network, plan *p) {
   c->memories = calloc((size_t)p->step_count * ARG_COUNT, sizeof(dnnl_memory_t));
   c->scratchpad = aligned(p->scratchpad_size);
   int ok = c->memories && c->scratchpad &&
-      dnnl_stream_create(&c->stream, network->engine, dnnl_stream_default_flags) == dnnl_success;
+      api.dnnl_stream_create(&c->stream, network->engine, dnnl_stream_default_flags) == dnnl_success;
   for (int i = 0; ok && i < p->step_count; i++) {
     step *s = &p->steps[i];
     for (int which = ARG_SRC; ok && which <= ARG_DST; which++) {
@@ -515,7 +594,7 @@ static context *make_context(dexnn_network *network, plan *p) {
         s->dst >= 0 ? c->buffers[s->dst] : NULL, s->weights, s->bias, c->scratchpad};
     for (int a = 0; ok && a < ARG_COUNT; a++) {
       if ((a >= ARG_WEIGHTS && a <= ARG_BIAS && !s->has_weights) || s->mds[a].ndims == 0) continue;
-      ok = dnnl_memory_create(&c->memories[i * ARG_COUNT + a], &s->mds[a], network->engine,
+      ok = api.dnnl_memory_create(&c->memories[i * ARG_COUNT + a], &s->mds[a], network->engine,
                handles[a] ? handles[a] : DNNL_MEMORY_NONE) == dnnl_success;
     }
   }
@@ -538,17 +617,17 @@ int dexnn_network_run(dexnn_network *network, int threads, const float *input, f
   pthread_mutex_unlock(&network->lock);
   if (!p) return DEXNN_NO_PLAN;
   if (!c && !(c = make_context(network, p))) return DEXNN_NO_MEMORY;
-  int previous = omp_get_max_threads();
-  omp_set_num_threads(threads);
+  int previous = api.omp_get_max_threads();
+  api.omp_set_num_threads(threads);
   dnnl_status_t status = dnnl_success;
   const int args[ARG_COUNT] = {DNNL_ARG_SRC, DNNL_ARG_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS,
       DNNL_ARG_SCRATCHPAD};
   for (int i = 0; status == dnnl_success && i < p->step_count; i++) {
     step *s = &p->steps[i];
     dnnl_memory_t *memories = &c->memories[i * ARG_COUNT];
-    if (s->src == BUFFER_INPUT) status = dnnl_memory_set_data_handle(memories[ARG_SRC], (void *)input);
+    if (s->src == BUFFER_INPUT) status = api.dnnl_memory_set_data_handle(memories[ARG_SRC], (void *)input);
     if (s->dst == BUFFER_OUTPUT && status == dnnl_success)
-      status = dnnl_memory_set_data_handle(memories[ARG_DST], logits);
+      status = api.dnnl_memory_set_data_handle(memories[ARG_DST], logits);
     dnnl_exec_arg_t exec[ARG_COUNT];
     int count = 0;
     for (int a = 0; a < ARG_COUNT; a++) {
@@ -558,10 +637,10 @@ int dexnn_network_run(dexnn_network *network, int threads, const float *input, f
       exec[count].memory = memories[a];
       count++;
     }
-    if (status == dnnl_success) status = dnnl_primitive_execute(s->primitive, c->stream, count, exec);
+    if (status == dnnl_success) status = api.dnnl_primitive_execute(s->primitive, c->stream, count, exec);
   }
-  if (status == dnnl_success) status = dnnl_stream_wait(c->stream);
-  omp_set_num_threads(previous);
+  if (status == dnnl_success) status = api.dnnl_stream_wait(c->stream);
+  api.omp_set_num_threads(previous);
   pthread_mutex_lock(&network->lock);
   if (p->idle_count < IDLE_CONTEXTS) {
     c->next = p->idle;
@@ -597,13 +676,15 @@ void dexnn_network_destroy(dexnn_network *network) {
     destroy_plan(network->plans);
     network->plans = next;
   }
-  dnnl_engine_destroy(network->engine);
+  api.dnnl_engine_destroy(network->engine);
   pthread_mutex_destroy(&network->lock);
   free(network);
 }
 
 const char *dexnn_instruction_set(void) {
-  switch (dnnl_get_effective_cpu_isa()) {
+  pthread_once(&load_once, load);
+  if (load_error[0]) return "none";
+  switch (api.dnnl_get_effective_cpu_isa()) {
   case dnnl_cpu_isa_sse41: return "sse41";
   case dnnl_cpu_isa_avx: return "avx";
   case dnnl_cpu_isa_avx2: return "avx2";

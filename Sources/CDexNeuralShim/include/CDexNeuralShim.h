@@ -54,9 +54,12 @@ enum {
   DEXNN_NO_PLAN = 2,
   /// Out of memory.
   DEXNN_NO_MEMORY = 3,
+  /// libdnnl could not be loaded (the message says why).
+  DEXNN_UNAVAILABLE = 4,
 };
 
-/// The oneDNN CPU engine, once; `message` says why on failure.
+/// Loads libdnnl (once per process) and makes the oneDNN CPU engine; `message` says why on
+/// failure.
 int dexnn_network_create(dexnn_network **network, char *message, size_t message_size);
 
 /// Builds the primitives of `graph` for inferences on `threads` threads and reorders its weights
