@@ -28,14 +28,15 @@ let package = Package(
     // dedicated-thread executor); not part of the SDK's API.
     .library(name: "DexTestSupport", targets: ["DexTestSupport"]),
   ],
-  // Opt-in features; none is on by default, so a default build has no system dependency beyond
-  // libjpeg and libpng.
+  // The classifier's oneDNN backend is a trait on by default; a host builds without it (and
+  // without libdnnl) by depending on DexKit with `traits: []`, or `--disable-default-traits`.
   traits: [
     .trait(
-      name: "XNNPACK",
+      name: "OneDNN",
       description:
-        "The classifier's XNNPACK backend (Linux; needs libxnnpack-dev, libpthreadpool-dev and "
-        + "libcpuinfo-dev). Opt-in: slower than the portable path where measured.")
+        "The classifier's oneDNN backend (Linux; links the system's libdnnl, Debian "
+        + "libdnnl-dev). Without it the classifier runs its portable Swift path."),
+    .default(enabledTraits: ["OneDNN"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -80,18 +81,19 @@ let package = Package(
       cSettings: [.define("NDEBUG")],
       linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread")]
     ),
-    // XNNPACK (with pthreadpool and cpuinfo) from the system: the classifier's optional compute
-    // backend, built only with the `XNNPACK` trait on Linux.
-    .systemLibrary(
-      name: "CXNNPACK",
-      providers: [.apt(["libxnnpack-dev", "libpthreadpool-dev", "libcpuinfo-dev"])]
+    // The classifier network on oneDNN (libdnnl, OpenMP runtime; Debian libdnnl-dev): the only
+    // C that calls it. It loads libdnnl at run time, so a host without it still starts.
+    .target(
+      name: "CDexNeuralShim",
+      cSettings: [.define("NDEBUG")],
+      linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
     ),
-    // The offline classifier's network (layers, kernels, weights loading): internal to
+    // The offline classifier's network (layers, weights loading, backends): internal to
     // DexImaging, which keeps the public face (ImageClassifying, ImageClassifier, the labels).
     .target(
       name: "DexClassifierEngine",
       dependencies: [
-        .target(name: "CXNNPACK", condition: .when(platforms: [.linux], traits: ["XNNPACK"]))
+        .target(name: "CDexNeuralShim", condition: .when(platforms: [.linux], traits: ["OneDNN"]))
       ]
     ),
     .target(

@@ -23,8 +23,8 @@ let package = Package(
   name: "DexKitBenchmarks",
   platforms: [.macOS(.v14)],
   dependencies: [
-    // With the classifier's opt-in XNNPACK backend, so that bench.py --backend can time it.
-    .package(name: "DexKit", path: "..", traits: [.defaults, "XNNPACK"]),
+    // Default traits: the classifier's oneDNN backend.
+    .package(name: "DexKit", path: ".."),
     .package(name: "DexProxy", path: "../Examples/DexProxy"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),

@@ -3,10 +3,9 @@
 # already there. Sourced by Scripts/demo.sh and Scripts/test.sh; safe to run again.
 set -euo pipefail
 
-# libxnnpack-dev, libpthreadpool-dev and libcpuinfo-dev are for the optional XNNPACK trait, which
-# Scripts/test.sh also builds and tests.
+# libdnnl-dev (oneDNN) is for the classifier's oneDNN backend, the default trait `OneDNN`.
 dexkit_system_packages=(libjpeg62-turbo-dev libpng-dev libssl-dev libsqlite3-dev pkg-config
-  libxnnpack-dev libpthreadpool-dev libcpuinfo-dev)
+  libdnnl-dev)
 # libheif-dev (HEIF / HEIC / AVIF, with libde265, dav1d and aom) and libwebp-dev (WebP, with
 # libwebpdemux) for DexImaging's decoders.
 dexkit_system_packages+=(libheif-dev libwebp-dev)

@@ -238,7 +238,7 @@ def main():
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--swift-flags", default="", help="extra flags for swift build, e.g. "
                         "'-Xswiftc -target-cpu -Xswiftc x86-64-v3'")
-    parser.add_argument("--backend", default="automatic", choices=["automatic", "xnnpack", "portable"],
+    parser.add_argument("--backend", default="automatic", choices=["automatic", "oneDNN", "portable"],
                         help="ClassifierBench --backend: which of our backends runs")
     parser.add_argument("--pairs", type=int, default=400,
                         help="paired single passes per thread count (0: none, else at least 2)")
@@ -326,6 +326,8 @@ def main():
     flags = f", swift flags '{args.swift_flags}'" if args.swift_flags else ""
     print(f"image {args.image}.ppm{flags}, backend {args.backend}, {rounds} rounds x {per_round} runs per side, "
           f"onnxruntime {peer['version']}, "
+          f"ours {ours.get('backend', '?')} isa {ours.get('isa', '?')}, "
+          f"ONEDNN_MAX_CPU_ISA={os.environ.get('ONEDNN_MAX_CPU_ISA', 'unset')}, "
           f"ours top-1 '{ours['top1']}', weights load {ours['loadMs']:.0f} ms, "
           f"onnxruntime vs numpy max |dlogit| {drift:.4f}")
     print("| threads | measure | ours median ms | ours p95 ms | onnxruntime median ms | onnxruntime p95 ms "

@@ -1,42 +1,34 @@
 extension EfficientNetLite0 {
   /// The code that computes the network's layers.
   package enum Backend: String, Sendable, Hashable, CaseIterable {
-    /// XNNPACK's f32 kernels (SSE to AVX-512 or NEON, picked at run time), threaded through
-    /// pthreadpool: Linux builds with the package trait `XNNPACK`, which link the system's
-    /// libXNNPACK.
-    case xnnpack
-    /// The pure-Swift kernels: every platform, and the test oracle for ``xnnpack``.
+    /// oneDNN's kernels, generated for the processor at run time (SSE4.1 to AVX-512 and VNNI),
+    /// threaded through OpenMP: Linux builds with the package trait `OneDNN` (on by default),
+    /// which link the system's libdnnl.
+    case oneDNN
+    /// Plain float Swift: every platform, and the reference ``oneDNN`` is tested against.
     case portable
   }
 
   /// Which backend a caller asks for when loading the network.
   package enum BackendPreference: String, Sendable, Hashable, CaseIterable {
-    /// The backend measured fastest here: the portable path (see ``isXNNPACKPreferred``).
+    /// oneDNN where it is built in, the portable path elsewhere.
     case automatic
-    /// XNNPACK; the portable path (with a ``EfficientNetLite0/fallbackReason``) where it is not
-    /// built in or fails to initialise or to build the graph.
-    case xnnpack
-    /// The portable path, even where XNNPACK is built in.
+    /// oneDNN; the portable path (with a ``EfficientNetLite0/fallbackReason``) where it is not
+    /// built in or refuses to build the graph.
+    case oneDNN
+    /// The portable path, even where oneDNN is built in.
     case portable
   }
 
-  /// A step at which the tests make the XNNPACK backend fail, to check the fallback.
-  package enum XNNPACKFault: Sendable, Hashable {
-    /// As if `xnn_initialize` refused the processor.
-    case initialization
-    /// A node XNNPACK rejects while the graph is defined.
+  /// A step at which the tests make the oneDNN backend fail, to check the fallback.
+  package enum BackendFault: Sendable, Hashable {
+    /// A layer oneDNN rejects while the graph is built (a stride of zero).
     case graph
   }
 
-  /// Whether ``BackendPreference/automatic`` picks XNNPACK: never for now. The system's XNNPACK
-  /// build (Debian's 2022 snapshot) measured 1.8 times slower than the portable path on the
-  /// only processors this project has run it on (x86-64 with AVX2), and no other processor has
-  /// been measured; ask for ``BackendPreference/xnnpack`` explicitly to use it.
-  package static var isXNNPACKPreferred: Bool { false }
-
-  /// Whether this build of the engine has the XNNPACK backend.
-  package static var isXNNPACKBuiltIn: Bool {
-    #if canImport(CXNNPACK)
+  /// Whether this build of the engine has the oneDNN backend.
+  package static var isOneDNNBuiltIn: Bool {
+    #if canImport(CDexNeuralShim)
       true
     #else
       false

@@ -6,16 +6,15 @@ import Foundation
 /// including Linux where Apple's Vision framework does not exist. The weights (Apache-2.0, BatchNorm
 /// folded, float16 on disk) ship as a resource of this module, see `ClassifierModel.bundled()` in DexImaging;
 /// a host can also load converted weights from a file URL with
-/// ``init(manifestURL:arithmetic:backend:xnnpackFault:)``.
+/// ``init(manifestURL:backend:fault:)``.
 ///
-/// Two backends compute it (see ``Backend``): XNNPACK where the engine was built with it (Linux),
-/// and the portable pure-Swift kernels everywhere else, which are also the XNNPACK backend's test
-/// oracle. The graph is built once, when the weights load.
+/// Two backends compute it (see ``Backend``): oneDNN where the engine was built with it (Linux,
+/// the package trait `OneDNN`), and plain float Swift everywhere else, which is also the oneDNN
+/// backend's test reference. The graph is built once, when the weights load.
 ///
 /// An instance is immutable once loaded, so one shared instance serves any number of concurrent
-/// calls: each call works in its own buffers (an XNNPACK runtime, or a portable workspace), and
-/// idle ones are kept between calls so that back-to-back classifications do not rebuild them.
-/// Layout is NHWC; padding follows TensorFlow's "SAME" rule.
+/// calls: each call works in buffers of its own, kept between calls so that back-to-back
+/// classifications do not remake them. Layout is NHWC; padding follows TensorFlow's "SAME" rule.
 package final class EfficientNetLite0: Sendable {
   /// The side of the square input the network expects, in pixels.
   package static let inputSize = 224
@@ -24,40 +23,32 @@ package final class EfficientNetLite0: Sendable {
 
   /// The backend computing this instance's logits.
   package let backend: Backend
-  /// Why XNNPACK was wanted but is not used (it is not built in, failed to initialise or could not
-  /// build the graph), for the host's log; `nil` when nothing fell back.
+  /// Why oneDNN was wanted but is not used (it is not built in or could not build the graph),
+  /// for the host's log; `nil` when nothing fell back.
   package let fallbackReason: String?
-  /// How the portable path computes its 1×1 convolutions (see ``Arithmetic``).
-  package let arithmetic: Arithmetic
+  /// The instruction set the backend's kernels use (oneDNN's choice for this processor, such as
+  /// `avx512_core_vnni`; `ONEDNN_MAX_CPU_ISA` caps it), `nil` on the portable path.
+  package let instructionSet: String?
   private let compute: Compute
+  /// The backend's network, for the tests.
+  var computeForTests: Compute { compute }
 
-  private enum Compute: Sendable {
+  enum Compute: Sendable {
     case portable(PortableNetwork)
-    #if canImport(CXNNPACK)
-      case xnnpack(XNNPACKNetwork)
+    #if canImport(CDexNeuralShim)
+      case oneDNN(OneDNNNetwork)
     #endif
-  }
-
-  /// One inverted-residual block: optional 1×1 expansion, depthwise, 1×1 projection.
-  struct MBConvBlock: Sendable {
-    var expand: PointwiseLayer?
-    var depthwise: DepthwiseConvolution
-    var project: PointwiseLayer
-    var hasResidual: Bool
   }
 
   /// Loads converted weights from the manifest at `manifestURL` (written by
   /// `Scripts/classifier-convert.py`); the blob it names is read from the same directory.
   ///
-  /// `arithmetic` chooses how the portable path's 1×1 convolutions compute; the default is the
-  /// faster one for this processor (see ``Arithmetic/automatic``). `backend` says which backend
-  /// to prefer (see ``BackendPreference``); `xnnpackFault` makes the XNNPACK backend fail at the
-  /// given step, for the tests of the fallback.
+  /// `backend` says which backend to prefer (see ``BackendPreference``); `fault` makes the
+  /// oneDNN backend fail, for the tests of the fallback.
   ///
   /// - Throws: ``NetworkError`` when a file is missing, unreadable or inconsistent.
   package convenience init(
-    manifestURL: URL, arithmetic: Arithmetic = .automatic,
-    backend: BackendPreference = .automatic, xnnpackFault: XNNPACKFault? = nil
+    manifestURL: URL, backend: BackendPreference = .automatic, fault: BackendFault? = nil
   ) throws(NetworkError) {
     let manifestData: Data
     do {
@@ -82,15 +73,13 @@ package final class EfficientNetLite0: Sendable {
     } catch {
       throw .unreadableFile(path: name, reason: "\(error.localizedDescription)")
     }
-    try self.init(
-      manifest: manifest, blob: blob, arithmetic: arithmetic, backend: backend,
-      xnnpackFault: xnnpackFault)
+    try self.init(manifest: manifest, blob: blob, backend: backend, fault: fault)
   }
 
   /// Builds the network from a decoded manifest and its weights blob.
   init(
-    manifest: WeightsManifest, blob: Data, arithmetic: Arithmetic = .automatic,
-    backend preference: BackendPreference = .automatic, xnnpackFault: XNNPACKFault? = nil
+    manifest: WeightsManifest, blob: Data, backend preference: BackendPreference = .automatic,
+    fault: BackendFault? = nil
   ) throws(NetworkError) {
     guard manifest.format == "dexkit-classifier-weights", manifest.version == 1 else {
       throw .invalidManifest("unsupported format \(manifest.format) v\(manifest.version)")
@@ -110,16 +99,14 @@ package final class EfficientNetLite0: Sendable {
     let store = try TensorStore(manifest: manifest, blob: blob)
 
     self.classCount = arch.classes
-    self.arithmetic = arithmetic
     var reason: String?
-    #if canImport(CXNNPACK)
-      let wantsXNNPACK =
-        preference == .xnnpack || (preference == .automatic && Self.isXNNPACKPreferred)
-      if wantsXNNPACK {
+    #if canImport(CDexNeuralShim)
+      if preference != .portable {
         do {
-          let network = try XNNPACKNetwork(architecture: arch, store: store, fault: xnnpackFault)
-          self.compute = .xnnpack(network)
-          self.backend = .xnnpack
+          let network = try OneDNNNetwork(architecture: arch, store: store, fault: fault)
+          self.compute = .oneDNN(network)
+          self.backend = .oneDNN
+          self.instructionSet = network.instructionSet
           self.fallbackReason = nil
           return
         } catch {
@@ -128,19 +115,21 @@ package final class EfficientNetLite0: Sendable {
         }
       }
     #else
-      if preference == .xnnpack { reason = "XNNPACK is not built in on this platform" }
+      if preference == .oneDNN { reason = "oneDNN is not built in on this platform" }
     #endif
     self.compute = .portable(
-      try PortableNetwork(architecture: arch, store: store, arithmetic: arithmetic))
+      PortableNetwork(network: try NetworkLayers(architecture: arch, store: store)))
     self.backend = .portable
+    self.instructionSet = nil
     self.fallbackReason = reason
   }
 
   /// Runs the network on a normalised `224 × 224 × 3` input (NHWC, see `ImagePreprocessor` in DexImaging)
   /// and returns one raw score (logit) per class.
   ///
-  /// `threads` spreads this one inference over that many cores (1, the default, keeps it on the
-  /// calling thread; a server classifying many photos at once gets more throughput that way).
+  /// `threads` spreads this one inference over that many cores on the oneDNN backend (1, the
+  /// default, keeps it on the calling thread; a server classifying many photos at once gets more
+  /// throughput that way); the portable path always computes on the calling thread.
   ///
   /// - Throws: ``NetworkError/invalidInput(_:)`` for a wrongly sized input or one with a NaN or
   ///   an infinity,
@@ -159,9 +148,9 @@ package final class EfficientNetLite0: Sendable {
     }
     if Task.isCancelled { throw .cancelled }
     switch compute {
-    case .portable(let network): return try network.logits(input, threads: threads)
-    #if canImport(CXNNPACK)
-      case .xnnpack(let network): return try network.logits(input, threads: threads)
+    case .portable(let network): return try network.logits(input, size: size)
+    #if canImport(CDexNeuralShim)
+      case .oneDNN(let network): return try network.logits(input, threads: threads)
     #endif
     }
   }

@@ -11,8 +11,8 @@ package enum NetworkError: Error, Sendable, Equatable {
   case invalidWeights(String)
   /// The network input does not have the expected size or holds a non-finite value.
   case invalidInput(String)
-  /// The compute backend failed while running the network (XNNPACK could not make or run a
-  /// runtime, for example out of memory).
+  /// The compute backend failed to build or run the network (oneDNN refused a layer, or ran out
+  /// of memory).
   case backendFailed(String)
   /// The task was cancelled mid-way.
   case cancelled

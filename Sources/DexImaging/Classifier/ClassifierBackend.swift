@@ -2,29 +2,28 @@ import DexClassifierEngine
 
 /// The code that runs the offline classifier's network.
 ///
-/// ``automatic`` is the right choice for nearly every host: today it runs the portable pure-Swift
-/// path everywhere, the fastest measured. ``xnnpack`` asks for XNNPACK (Google's inference
-/// kernels, the engine under TensorFlow Lite, picking SSE, AVX2, AVX-512 or NEON code at run
-/// time), which exists only in Linux builds of DexKit with the package trait `XNNPACK`
-/// (`swift build --traits XNNPACK`; it links Debian's libxnnpack-dev, libpthreadpool-dev and
-/// libcpuinfo-dev). On the x86-64 hosts with AVX2 where it was measured, that XNNPACK build ran
-/// 1.8 times slower than the portable path, so it is opt-in until a faster build or another
-/// processor says otherwise. A model that asked for XNNPACK and could not have it (not built
-/// in, a processor it refuses, a graph it cannot build) runs the portable path instead and says
-/// why in its log; ``ClassifierModel/backend`` tells which one runs.
+/// ``automatic`` is the right choice for nearly every host: oneDNN (Intel's deep-learning
+/// kernels, the CPU engine under PyTorch's convolutions and OpenVINO, generating its code for
+/// the processor at run time) in Linux builds of DexKit with the package trait `OneDNN`, which
+/// is on by default and links the system's libdnnl (Debian `libdnnl-dev`); the portable Swift
+/// path elsewhere. A host builds without oneDNN by turning the trait off (`traits: []` in its
+/// package dependency, or `swift build --disable-default-traits`). A model that asked for
+/// oneDNN and could not have it (not built in, a graph it refuses) runs the portable path
+/// instead and says why in its log; ``ClassifierModel/backend`` tells which one runs.
 public enum ClassifierBackend: String, Sendable, Hashable, CaseIterable {
-  /// The backend measured fastest: the portable path, for now (see the type's discussion).
+  /// oneDNN where it is built in, the portable path elsewhere.
   case automatic
-  /// XNNPACK, falling back to the portable path (logged) when it is unavailable or fails to load.
-  case xnnpack
-  /// The portable pure-Swift float kernels, on every platform.
+  /// oneDNN, falling back to the portable path (logged) when it is unavailable or fails to load.
+  case oneDNN
+  /// The portable float Swift path, on every platform: plain and slow, the reference oneDNN is
+  /// tested against.
   case portable
 
   /// The engine's preference for this case.
   var preference: EfficientNetLite0.BackendPreference {
     switch self {
     case .automatic: .automatic
-    case .xnnpack: .xnnpack
+    case .oneDNN: .oneDNN
     case .portable: .portable
     }
   }
@@ -32,7 +31,7 @@ public enum ClassifierBackend: String, Sendable, Hashable, CaseIterable {
   /// The public name of the engine backend that runs.
   init(_ backend: EfficientNetLite0.Backend) {
     switch backend {
-    case .xnnpack: self = .xnnpack
+    case .oneDNN: self = .oneDNN
     case .portable: self = .portable
     }
   }

@@ -20,8 +20,8 @@ public enum ClassifierError: Error, Sendable, Equatable, CustomStringConvertible
   case decodingFailed(String)
   /// The network input does not have the expected size.
   case invalidInput(String)
-  /// The compute backend failed while running the network (XNNPACK could not make or run a
-  /// runtime, for example for lack of memory). A backend that fails to load falls back instead.
+  /// The compute backend failed while running the network (oneDNN could not run a layer, for
+  /// example for lack of memory). A backend that fails to load falls back instead.
   case backendFailed(String)
   /// The task was cancelled while classifying.
   case cancelled

@@ -14,14 +14,18 @@ public final class ClassifierModel: Sendable {
   public let labels: ClassifierLabelTable
   /// How pixels are prepared for the network.
   public let preprocessor: ImagePreprocessor
-  /// The backend that runs the network: ``ClassifierBackend/xnnpack`` or
+  /// The backend that runs the network: ``ClassifierBackend/oneDNN`` or
   /// ``ClassifierBackend/portable`` (never ``ClassifierBackend/automatic``).
   public let backend: ClassifierBackend
+  /// The instruction set the backend's kernels use, chosen once per process for this processor
+  /// (oneDNN's names, such as `avx512_core_vnni`; the `ONEDNN_MAX_CPU_ISA` environment variable
+  /// caps it); `nil` on the portable path. For logs and benchmarks.
+  public var instructionSet: String? { network.instructionSet }
 
   private static let logger = Logger(label: "DexImaging.ClassifierModel")
 
   /// Pairs a network with its labels, and logs (once, here) which backend runs it: at debug
-  /// level, and at notice level when XNNPACK was wanted but the network fell back.
+  /// level, and at notice level when oneDNN was wanted but the network fell back.
   ///
   /// - Throws: ``ClassifierError/invalidLabels(_:)`` if the table does not have one row per output.
   package init(
@@ -38,10 +42,12 @@ public final class ClassifierModel: Sendable {
     self.backend = ClassifierBackend(network.backend)
     if let reason = network.fallbackReason {
       logger.notice(
-        "XNNPACK is unavailable; the classifier runs on the portable path",
+        "oneDNN is unavailable; the classifier runs on the portable path",
         metadata: ["reason": "\(reason)"])
     }
-    logger.debug("classifier backend", metadata: ["backend": "\(backend.rawValue)"])
+    var metadata: Logger.Metadata = ["backend": "\(backend.rawValue)"]
+    if let isa = network.instructionSet { metadata["isa"] = "\(isa)" }
+    logger.debug("classifier backend", metadata: metadata)
   }
 
   /// Loads EfficientNet-Lite0 weights converted by `Scripts/classifier-convert.py` (a JSON
@@ -80,13 +86,13 @@ public final class ClassifierModel: Sendable {
   {
     switch backend {
     case .automatic: try bundledAutomatic.get()
-    case .xnnpack: try bundledXNNPACK.get()
+    case .oneDNN: try bundledOneDNN.get()
     case .portable: try bundledPortable.get()
     }
   }
 
   private static let bundledAutomatic = loadBundled(.automatic)
-  private static let bundledXNNPACK = loadBundled(.xnnpack)
+  private static let bundledOneDNN = loadBundled(.oneDNN)
   private static let bundledPortable = loadBundled(.portable)
 
   private static func loadBundled(

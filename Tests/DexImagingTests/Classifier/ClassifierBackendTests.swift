@@ -6,119 +6,139 @@ import Testing
 @testable import DexClassifierEngine
 @testable import DexImaging
 
-/// The XNNPACK backend against the portable float path (its oracle), under concurrent load, and
-/// the fallback to the portable path when XNNPACK fails to load.
+/// The oneDNN backend against the portable float path (its reference) and the float64
+/// reference logits, under concurrent load on one and two threads, and the fallback to the
+/// portable path when oneDNN fails to build the graph.
 @Suite(.offCooperativePool) struct ClassifierBackendTests {
-  /// The largest difference allowed between an XNNPACK logit and the portable float path's
-  /// (logits span about −10…20): both compute in 32-bit floats, in different orders (XNNPACK
-  /// uses fused multiply-adds and its own blocking), so they differ by rounding only, at most
-  /// 1.3e-5 on these photos.
+  /// The largest difference allowed between a oneDNN logit and the portable float path's
+  /// (logits span about −10…20): both compute in 32-bit floats, in different orders (oneDNN
+  /// blocks its sums and uses fused multiply-adds), so they differ by rounding only.
   static let logitTolerance: Float = 1e-4
 
   static let photos = ["cat", "dog", "bird", "insect", "flower", "mushroom", "fruit", "fish"]
 
-  /// Automatic picks XNNPACK exactly where it is built in and preferred for this processor;
-  /// forcing either side gives that side.
-  @Test(.enabled(if: EfficientNetLite0.isXNNPACKBuiltIn))
-  func automaticFollowsTheProcessorRule() throws {
-    let expected: ClassifierBackend = EfficientNetLite0.isXNNPACKPreferred ? .xnnpack : .portable
-    #expect(try ClassifierModel.bundled().backend == expected)
-    #expect(try ClassifierModel.bundled(backend: .xnnpack).backend == .xnnpack)
-    #expect(try ClassifierModel.bundled(backend: .portable).backend == .portable)
-    #expect(try ClassifierModel.bundled().network.fallbackReason == nil)
-    #expect(try ClassifierModel.bundled(backend: .xnnpack).network.fallbackReason == nil)
+  /// Automatic picks oneDNN where it is built in, with the processor's instruction set on the
+  /// model; forcing either side gives that side.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+  func automaticPicksOneDNN() throws {
+    let automatic = try ClassifierModel.bundled()
+    #expect(automatic.backend == .oneDNN)
+    #expect(automatic.network.fallbackReason == nil)
+    let isa = try #require(automatic.instructionSet)
+    #expect(!isa.isEmpty && isa != "other", "\(isa)")
+    #expect(try ClassifierModel.bundled(backend: .oneDNN).backend == .oneDNN)
+    let portable = try ClassifierModel.bundled(backend: .portable)
+    #expect(portable.backend == .portable)
+    #expect(portable.instructionSet == nil)
   }
 
-  @Test(.enabled(if: !EfficientNetLite0.isXNNPACKBuiltIn))
-  func portableWhereXNNPACKIsNotBuiltIn() throws {
+  @Test(.enabled(if: !EfficientNetLite0.isOneDNNBuiltIn))
+  func portableWhereOneDNNIsNotBuiltIn() throws {
     #expect(try ClassifierModel.bundled().backend == .portable)
-    let forced = try ClassifierFixtures.loadModel(backend: .xnnpack)
+    let forced = try ClassifierFixtures.loadModel(backend: .oneDNN)
     #expect(forced.backend == .portable)
     #expect(forced.network.fallbackReason != nil)
   }
 
-  /// XNNPACK's logits equal the portable float path's within ``logitTolerance``, with the same
+  /// oneDNN's logits equal the portable float path's within ``logitTolerance``, with the same
   /// top-5, on every fixture photo.
-  @Test(.enabled(if: EfficientNetLite0.isXNNPACKBuiltIn), arguments: photos)
-  func xnnpackMatchesPortable(name: String) throws {
-    let xnnpack = try ClassifierFixtures.model(.xnnpack)
-    let portable = try ClassifierFixtures.model(.portableFloat32)
-    #expect(xnnpack.backend == .xnnpack)
-    #expect(portable.backend == .portable)
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn), arguments: photos)
+  func oneDNNMatchesPortable(name: String) throws {
+    let fast = try ClassifierFixtures.model(.oneDNN)
+    let portable = try ClassifierFixtures.model(.portable)
     let image = try ClassifierFixtures.image(name)
-    let fast = try xnnpack.logits(for: image)
+    let logits = try fast.logits(for: image)
     let oracle = try portable.logits(for: image)
-    #expect(fast.count == oracle.count)
-    let difference = zip(fast, oracle).map { abs($0 - $1) }.max() ?? .infinity
+    #expect(logits.count == oracle.count)
+    let difference = zip(logits, oracle).map { abs($0 - $1) }.max() ?? .infinity
     #expect(difference < Self.logitTolerance, "\(name): largest difference \(difference)")
-    #expect(Self.top5(fast) == Self.top5(oracle))
+    #expect(Self.top5(logits) == Self.top5(oracle))
   }
 
-  /// Many classifications in flight at once, on one and two threads each, give what one at a
-  /// time gives: no two share a runtime.
-  @Test(.enabled(if: EfficientNetLite0.isXNNPACKBuiltIn))
-  func concurrentClassificationsAgree() async throws {
-    let model = try ClassifierFixtures.model(.xnnpack)
-    let names = ["cat", "bird", "mushroom"]
-    let inputs = try names.map {
-      model.preprocessor.networkInput(from: try ClassifierFixtures.image($0))
+  /// Every layer runs an optimised oneDNN kernel on one and two threads: none fell to the
+  /// reference kernels (`ref:any`, 30 times slower), which a layout oneDNN cannot block (a
+  /// depthwise layer on a plain source) would bring.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+  func noLayerRunsReferenceKernels() throws {
+    let model = try ClassifierFixtures.loadModel(backend: .oneDNN)
+    let input = model.preprocessor.networkInput(from: try ClassifierFixtures.image("cat"))
+    _ = try model.logits(forNetworkInput: input, threads: 2)
+    guard case .oneDNN(let network) = model.network.computeForTests else {
+      Issue.record("not on oneDNN")
+      return
     }
-    var expected: [[Float]] = []
-    for input in inputs { expected.append(try model.logits(forNetworkInput: input)) }
-    let results = try await withThrowingTaskGroup(of: (Int, Int, [Float]).self) { group in
-      for job in 0..<24 {
-        let (photo, threads) = (job % inputs.count, 1 + job % 2)
-        let input = inputs[photo]
-        group.addTask { (job, photo, try model.logits(forNetworkInput: input, threads: threads)) }
+    for threads in [1, min(2, OneDNNNetwork.threadLimit)] {
+      let kernels = try #require(network.implementations(threads: threads))
+      let names = kernels.split(separator: ",")
+      // Stem, 16 blocks of 2 or 3 convolutions, head, pooling, classifier, and any reorders.
+      #expect(names.count >= 50, "\(kernels)")
+      #expect(!names.contains { $0.hasPrefix("ref") }, "\(threads) threads: \(kernels)")
+    }
+  }
+
+  /// Two inferences on one thread each and one on two threads, in flight at once (several
+  /// rounds of them), each give the float64 reference's top-5 and logits within 1e-3.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+  func concurrentInferencesOnOneAndTwoThreadsAreCorrect() async throws {
+    let model = try ClassifierFixtures.model(.oneDNN)
+    let reference = try ClassifierFixtures.reference()
+    let jobs = [("cat", 1), ("bird", 1), ("mushroom", 2)]
+    var inputs: [String: [Float]] = [:]
+    for (name, _) in jobs {
+      inputs[name] = model.preprocessor.networkInput(from: try ClassifierFixtures.image(name))
+    }
+    let frozen = inputs
+    let results = try await withThrowingTaskGroup(of: (String, Int, [Float]).self) { group in
+      for _ in 0..<4 {
+        for (name, threads) in jobs {
+          let input = frozen[name] ?? []
+          group.addTask {
+            (name, threads, try model.logits(forNetworkInput: input, threads: threads))
+          }
+        }
       }
-      var results: [(Int, Int, [Float])] = []
+      var results: [(String, Int, [Float])] = []
       for try await result in group { results.append(result) }
       return results
     }
-    #expect(results.count == 24)
-    for (job, photo, logits) in results {
-      let difference = zip(logits, expected[photo]).map { abs($0 - $1) }.max() ?? .infinity
-      // One thread runs exactly the same arithmetic as the sequential pass; two may split
-      // sums differently.
-      #expect(
-        job % 2 == 1 ? difference < Self.logitTolerance : logits == expected[photo],
-        "job \(job) (\(names[photo])): largest difference \(difference)")
-      #expect(Self.top5(logits) == Self.top5(expected[photo]))
+    #expect(results.count == 12)
+    for (name, threads, logits) in results {
+      let expected = try #require(reference.images.first { $0.name == name })
+      let difference = zip(logits, expected.logits).map { abs($0 - $1) }.max() ?? .infinity
+      #expect(difference < 1e-3, "\(name) on \(threads) threads: largest difference \(difference)")
+      #expect(Self.top5(logits) == expected.top5, "\(name) on \(threads) threads")
     }
   }
 
-  /// A forced XNNPACK failure (at initialisation, or a node XNNPACK rejects) falls back to the
-  /// portable path with a log line naming the failure, and the model still classifies.
-  @Test(
-    .enabled(if: EfficientNetLite0.isXNNPACKBuiltIn),
-    arguments: [
-      (EfficientNetLite0.XNNPACKFault.initialization, "xnn_initialize"),
-      (.graph, "xnn_define_depthwise_convolution_2d"),
-    ])
-  func failureFallsBackToPortable(fault: EfficientNetLite0.XNNPACKFault, step: String) throws {
+  /// A graph oneDNN refuses (a stride of zero) falls back to the portable path with a log line
+  /// naming the failure, and the model still classifies.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+  func failureFallsBackToPortable() throws {
     let capture = LogCapture()
     let model = try ClassifierFixtures.loadModel(
-      backend: .xnnpack, xnnpackFault: fault, logger: capture.logger())
+      backend: .oneDNN, fault: .graph, logger: capture.logger())
     #expect(model.backend == .portable)
     let reason = try #require(model.network.fallbackReason)
-    #expect(reason.contains(step), "\(reason)")
+    #expect(reason.contains("oneDNN graph"), "\(reason)")
     let notices = capture.lines.filter { $0.hasPrefix("[notice]") }
     #expect(notices.count == 1)
-    #expect(notices.first?.contains(step) == true, "\(notices)")
+    #expect(notices.first?.contains("oneDNN graph") == true, "\(notices)")
     #expect(capture.lines.contains { $0.hasPrefix("[debug]") && $0.contains("backend=portable") })
     let image = try ClassifierFixtures.image("cat")
-    let oracle = try ClassifierFixtures.model(.portableFloat32).logits(for: image)
+    let oracle = try ClassifierFixtures.model(.portable).logits(for: image)
     #expect(try model.logits(for: image) == oracle)
   }
 
-  /// The choice is logged once, at debug level, when the model loads.
-  @Test(.enabled(if: EfficientNetLite0.isXNNPACKBuiltIn))
+  /// The choice (backend and instruction set) is logged once, at debug level, when the model
+  /// loads.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
   func choiceIsLoggedOnceAtDebug() throws {
     let capture = LogCapture()
-    let model = try ClassifierFixtures.loadModel(backend: .xnnpack, logger: capture.logger())
+    let model = try ClassifierFixtures.loadModel(backend: .oneDNN, logger: capture.logger())
     _ = try model.logits(for: ClassifierFixtures.image("dog"))
     _ = try model.logits(for: ClassifierFixtures.image("cat"), threads: 2)
-    #expect(capture.lines == ["[debug] test: classifier backend backend=xnnpack"])
+    let isa = try #require(model.instructionSet)
+    #expect(capture.lines == ["[debug] test: classifier backend backend=oneDNN isa=\(isa)"])
   }
 
   private static func top5(_ logits: [Float]) -> [Int] {

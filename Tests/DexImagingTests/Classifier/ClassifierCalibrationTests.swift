@@ -121,7 +121,7 @@ import Testing
   ) throws {
     let reference = try ClassifierFixtures.reference()
     let image = try #require(reference.images.first { $0.name == name })
-    let model = try ClassifierFixtures.model(.portableFloat32)
+    let model = try ClassifierFixtures.model(.portable)
     let distribution = model.rankedLabels(logits: image.logits, limit: .max)
     #expect(distribution.count == 1000)
     let guess = try #require(ImageClassifier.guess(fromDistribution: distribution))

@@ -27,24 +27,19 @@ enum ClassifierFixtures {
     try JSONDecoder().decode(Reference.self, from: Data(contentsOf: url("reference", "json")))
   }
 
-  /// The ways the tests run the network: XNNPACK (where it is built in) and the portable path in
-  /// each of its arithmetics.
+  /// The ways the tests run the network: oneDNN (where it is built in) and the portable path.
   enum Engine: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case xnnpack
-    case portableFloat32
-    case portableInt16
+    case oneDNN
+    case portable
 
     var backend: EfficientNetLite0.BackendPreference {
-      self == .xnnpack ? .xnnpack : .portable
-    }
-    var arithmetic: EfficientNetLite0.Arithmetic {
-      self == .portableInt16 ? .int16 : .float32
+      self == .oneDNN ? .oneDNN : .portable
     }
     var testDescription: String { rawValue }
 
-    /// The engines this build has (XNNPACK only where it is built in).
+    /// The engines this build has (oneDNN only where it is built in).
     static var available: [Engine] {
-      allCases.filter { $0 != .xnnpack || EfficientNetLite0.isXNNPACKBuiltIn }
+      allCases.filter { $0 != .oneDNN || EfficientNetLite0.isOneDNNBuiltIn }
     }
   }
 
@@ -56,17 +51,14 @@ enum ClassifierFixtures {
   /// The bundled weights and labels loaded on a fresh network.
   static func loadModel(
     backend: EfficientNetLite0.BackendPreference,
-    arithmetic: EfficientNetLite0.Arithmetic = .float32,
-    xnnpackFault: EfficientNetLite0.XNNPACKFault? = nil, logger: Logger? = nil
+    fault: EfficientNetLite0.BackendFault? = nil, logger: Logger? = nil
   ) throws(ClassifierError) -> ClassifierModel {
     guard let manifest = ClassifierModel.bundledResource("EfficientNetLite0", "json"),
       let labels = ClassifierModel.bundledResource("ImageNetLabels", "tsv")
     else { throw .missingResource("bundled classifier resources") }
     let network: EfficientNetLite0
     do throws(NetworkError) {
-      network = try EfficientNetLite0(
-        manifestURL: manifest, arithmetic: arithmetic, backend: backend,
-        xnnpackFault: xnnpackFault)
+      network = try EfficientNetLite0(manifestURL: manifest, backend: backend, fault: fault)
     } catch {
       throw ClassifierError(error)
     }
@@ -81,7 +73,7 @@ enum ClassifierFixtures {
     Dictionary(
       uniqueKeysWithValues: Engine.allCases.map { engine in
         let result = Result { () throws(ClassifierError) -> ClassifierModel in
-          try loadModel(backend: engine.backend, arithmetic: engine.arithmetic)
+          try loadModel(backend: engine.backend)
         }
         return (engine, result)
       })

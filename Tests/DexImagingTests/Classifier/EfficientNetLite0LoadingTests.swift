@@ -100,8 +100,8 @@ import Testing
     }
   }
 
-  /// A NaN or an infinity would break the int16 arithmetic's no-overflow proof (and mean nothing
-  /// as a pixel): it is refused, with its position, in both arithmetics.
+  /// A NaN or an infinity means nothing as a pixel and would spread through every logit: it is
+  /// refused, with its position, before any backend runs.
   @Test(arguments: [Float.nan, .infinity, -.infinity])
   func nonFiniteInputIsRejected(value: Float) throws {
     let network = try ClassifierModel.bundled().network

@@ -116,9 +116,13 @@ import Testing
     let (first, second) = try await (a, b)
     #expect(first == second)
     #expect(first.count == 1000)
-    // Spreading one inference over several cores changes nothing in the arithmetic.
-    #expect(try model.logits(for: image, threads: 2) == first)
-    #expect(try model.logits(for: image, threads: 3) == first)
+    // Spreading one inference over several cores changes only the rounding (oneDNN may split
+    // a sum between threads), not the ranking.
+    for threads in [2, 3] {
+      let spread = try model.logits(for: image, threads: threads)
+      #expect(zip(spread, first).allSatisfy { abs($0 - $1) < 1e-4 })
+      #expect(spread.indices.max { spread[$0] < spread[$1] } == first.indices.max { first[$0] < first[$1] })
+    }
   }
 
   @Test func cancelledTaskGivesNil() async throws {

@@ -12,9 +12,8 @@ import Testing
 /// synchronously, and on a 2-core machine a few of them would starve the suites that wait on
 /// timers and sockets (a CI run failed a clock-skew check that way).
 @Suite(.offCooperativePool) struct ReferenceLogitsTests {
-  /// One forward pass per photo and engine (XNNPACK where built in, the portable path in both
-  /// arithmetics): the debug build runs the portable network slowly, so each photo is checked
-  /// for logits, top-5 and category in the same test.
+  /// One forward pass per photo and engine (oneDNN where built in, the portable path): each
+  /// photo is checked for logits, top-5 and category in the same test.
   @Test(
     arguments: ["cat", "dog", "bird", "insect", "flower", "mushroom", "fruit", "fish"],
     ClassifierFixtures.Engine.available)
@@ -22,18 +21,15 @@ import Testing
     let reference = try ClassifierFixtures.reference()
     let expected = try #require(reference.images.first { $0.name == name })
     let model = try ClassifierFixtures.model(engine)
-    #expect(model.backend == (engine == .xnnpack ? .xnnpack : .portable))
-    #expect(engine == .xnnpack || model.network.arithmetic == engine.arithmetic)
+    #expect(model.backend == (engine == .oneDNN ? .oneDNN : .portable))
     let image = try ClassifierFixtures.image(name)
     #expect(image.width == 256 && image.height == 256)
 
     let logits = try model.logits(for: image)
     #expect(logits.count == 1000)
     let maxDifference = zip(logits, expected.logits).map { abs($0 - $1) }.max() ?? .infinity
-    // 32-bit floats (either backend) stay within 6e-5 of the float64 reference on these photos,
-    // the int16 1×1 convolutions within 0.01.
-    let tolerance: Float = engine == .portableInt16 ? 0.02 : 1e-3
-    #expect(maxDifference < tolerance, "largest logit difference \(maxDifference)")
+    // 32-bit floats (either backend) stay within 1e-3 of the float64 reference.
+    #expect(maxDifference < 1e-3, "largest logit difference \(maxDifference)")
     let top5 = logits.indices.sorted { logits[$0] > logits[$1] }.prefix(5)
     #expect(Array(top5) == expected.top5)
 

@@ -1,7 +1,7 @@
 // Times DexImaging's classifier: the network alone and end to end from encoded bytes.
 //
 //   classifier-bench <image.ppm> [--runs N] [--warmup N] [--threads T] [--concurrency K]
-//                    [--skip-end-to-end] [--serve] [--backend automatic|xnnpack|portable]
+//                    [--skip-end-to-end] [--serve] [--backend automatic|oneDNN|portable]
 //
 // Prints one JSON object: per-run latencies in milliseconds for "network" (preprocessed input to
 // logits) and "endToEnd" (encoded bytes to LocalGuess), each inference spread over T cores, with
@@ -133,6 +133,7 @@ do {
   let result: [String: Any] = [
     "loadMs": loadMs, "network": network, "endToEnd": endToEnd,
     "top1": top.first?.label ?? "", "concurrency": options.concurrency, "threads": threads,
+    "backend": model.backend.rawValue, "isa": model.instructionSet ?? "none",
   ]
   let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
   print(String(decoding: json, as: UTF8.self))

@@ -1,0 +1,92 @@
+// The classifier network on oneDNN, behind plain C functions that return error codes: the only
+// code that calls oneDNN's C API. DexClassifierEngine describes the layers and their plain
+// weights; this shim builds the primitives, reorders the weights and runs inferences.
+#ifndef CDEX_NEURAL_SHIM_H
+#define CDEX_NEURAL_SHIM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One convolution of the network, NHWC, TensorFlow "SAME" padding.
+typedef struct {
+  int kernel;
+  int stride;
+  int input_channels;
+  int output_channels;
+  /// Nonzero for a depthwise convolution (input_channels == output_channels groups).
+  int depthwise;
+  /// Nonzero when ReLU6 follows (a clip to 0...6, fused as a post-op).
+  int relu6;
+  /// Nonzero when the layer's output adds the input of the layer `residual_from` back (the
+  /// residual sum of an inverted-residual block, fused as a post-op).
+  int residual;
+  /// The index of the layer whose input the residual sum adds.
+  int residual_from;
+  /// Plain weights: `[kernel, kernel, input, output]` (HWIO); `[kernel, kernel, channels]` for a
+  /// depthwise layer. Read during `dexnn_network_add_plan` only.
+  const float *weights;
+  const float *bias;
+} dexnn_layer;
+
+/// The whole network: convolutions, then global average pooling and a fully connected layer.
+typedef struct {
+  const dexnn_layer *layers;
+  int layer_count;
+  /// The input's side in pixels (square, 3 channels).
+  int input_size;
+  int features;
+  int classes;
+  /// `[features, classes]`.
+  const float *classifier_weights;
+  const float *classifier_bias;
+} dexnn_graph;
+
+typedef struct dexnn_network dexnn_network;
+
+enum {
+  DEXNN_OK = 0,
+  /// oneDNN refused a step (the message says which and why).
+  DEXNN_FAILED = 1,
+  /// No plan is built for that thread count yet: add one, then run again.
+  DEXNN_NO_PLAN = 2,
+  /// Out of memory.
+  DEXNN_NO_MEMORY = 3,
+  /// libdnnl could not be loaded (the message says why).
+  DEXNN_UNAVAILABLE = 4,
+};
+
+/// Loads libdnnl (once per process) and makes the oneDNN CPU engine; `message` says why on
+/// failure.
+int dexnn_network_create(dexnn_network **network, char *message, size_t message_size);
+
+/// Builds the primitives of `graph` for inferences on `threads` threads and reorders its weights
+/// (reusing another plan's reordered weights wherever the layouts agree). Thread-safe.
+int dexnn_network_add_plan(
+    dexnn_network *network, const dexnn_graph *graph, int threads, char *message,
+    size_t message_size);
+
+/// Runs one inference on `threads` threads: `input` is `input_size² × 3` floats (NHWC),
+/// `logits` receives `classes` floats. Each concurrent call works in buffers of its own.
+/// Thread-safe.
+int dexnn_network_run(
+    dexnn_network *network, int threads, const float *input, float *logits, char *message,
+    size_t message_size);
+
+/// The kernel implementations the plan for `threads` uses, comma-separated (for tests and logs).
+int dexnn_network_implementations(
+    dexnn_network *network, int threads, char *text, size_t text_size);
+
+void dexnn_network_destroy(dexnn_network *network);
+
+/// The instruction set oneDNN's kernels use in this process (after ONEDNN_MAX_CPU_ISA), such as
+/// "avx512_core_vnni".
+const char *dexnn_instruction_set(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

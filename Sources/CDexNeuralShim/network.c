@@ -1,0 +1,700 @@
+// The classifier network on oneDNN (2.x C API). See include/CDexNeuralShim.h.
+//
+// A plan holds the primitives built for one thread count (oneDNN's OpenMP kernels fix their
+// thread count when a primitive is created): every layer a primitive whose source, weights and
+// destination layouts oneDNN chose itself (`dnnl_format_tag_any`), so activations stay in its
+// blocked layouts from the stem to the pooling; a reorder only where a primitive asks for another
+// layout than its producer wrote. Bias, ReLU6 (clip 0...6) and the residual sum are post-ops.
+// A context is one in-flight inference's activations, scratchpad, stream and memory objects;
+// idle ones are kept for the next call.
+#define _GNU_SOURCE  // posix_memalign, setenv, dlopen
+
+#include "CDexNeuralShim.h"
+
+// Compiled empty where libdnnl-dev is absent: only builds with the OneDNN trait link this target.
+#if __has_include(<dnnl.h>)
+
+#include <dnnl.h>
+#include <dnnl_debug.h>
+#include <dlfcn.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// oneDNN is loaded at run time (dlopen), not linked: a host without libdnnl still starts and
+// the classifier falls back to its portable path, and libgomp (which libdnnl brings) starts
+// after the shim has set its wait policy (see `load`).
+#define DEX_DNNL_FUNCTIONS(X) \
+  X(dnnl_convolution_forward_desc_init) \
+  X(dnnl_engine_create) \
+  X(dnnl_engine_destroy) \
+  X(dnnl_get_effective_cpu_isa) \
+  X(dnnl_inner_product_forward_desc_init) \
+  X(dnnl_memory_create) \
+  X(dnnl_memory_desc_equal) \
+  X(dnnl_memory_desc_get_size) \
+  X(dnnl_memory_desc_init_by_tag) \
+  X(dnnl_memory_destroy) \
+  X(dnnl_memory_set_data_handle) \
+  X(dnnl_pooling_v2_forward_desc_init) \
+  X(dnnl_post_ops_append_eltwise) \
+  X(dnnl_post_ops_append_sum) \
+  X(dnnl_post_ops_create) \
+  X(dnnl_post_ops_destroy) \
+  X(dnnl_primitive_attr_create) \
+  X(dnnl_primitive_attr_destroy) \
+  X(dnnl_primitive_attr_set_post_ops) \
+  X(dnnl_primitive_attr_set_scratchpad_mode) \
+  X(dnnl_primitive_create) \
+  X(dnnl_primitive_desc_create) \
+  X(dnnl_primitive_desc_destroy) \
+  X(dnnl_primitive_desc_query) \
+  X(dnnl_primitive_desc_query_md) \
+  X(dnnl_primitive_destroy) \
+  X(dnnl_primitive_execute) \
+  X(dnnl_reorder_primitive_desc_create) \
+  X(dnnl_status2str) \
+  X(dnnl_stream_create) \
+  X(dnnl_stream_destroy) \
+  X(dnnl_stream_wait)
+
+static struct {
+#define DEX_DECLARE(name) __typeof__(&name) name;
+  DEX_DNNL_FUNCTIONS(DEX_DECLARE)
+  // libgomp's: the thread count of the calling thread's next parallel regions.
+  int (*omp_get_max_threads)(void);
+  void (*omp_set_num_threads)(int);
+} api;
+static char load_error[200];
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+static void *symbol(void *library, const char *name) {
+  void *address = dlsym(library, name);
+  if (!address && !load_error[0]) snprintf(load_error, sizeof(load_error), "no %s in libdnnl", name);
+  return address;
+}
+
+/// Loads libdnnl once. Before that, unless the host chose otherwise, OpenMP's idle threads are
+/// told to sleep instead of spinning (OMP_WAIT_POLICY=PASSIVE, read once when libgomp starts):
+/// on a busy host, spinning workers made a two-thread pass 7 times slower than one thread
+/// (70 ms against 11; 9.8 ms passive).
+static void load(void) {
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  void *library = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *reason = dlerror();
+    snprintf(load_error, sizeof(load_error), "%s", reason ? reason : "libdnnl.so.2 not found");
+    return;
+  }
+#define DEX_LOAD(name) *(void **)(&api.name) = symbol(library, #name);
+  DEX_DNNL_FUNCTIONS(DEX_LOAD)
+  *(void **)(&api.omp_get_max_threads) = symbol(library, "omp_get_max_threads");
+  *(void **)(&api.omp_set_num_threads) = symbol(library, "omp_set_num_threads");
+}
+
+enum { BUFFER_INPUT = -1, BUFFER_OUTPUT = -2, BUFFER_COUNT = 4, IDLE_CONTEXTS = 2 };
+enum { ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS, ARG_SCRATCHPAD, ARG_COUNT };
+
+typedef struct {
+  dnnl_primitive_t primitive;
+  dnnl_memory_desc_t mds[ARG_COUNT];
+  int has_weights;
+  int src, dst;      // buffer indices (or BUFFER_INPUT / BUFFER_OUTPUT)
+  int layer;         // the graph layer (layer_count = the classifier), -1 for a reorder
+  void *weights;     // reordered weights and bias, maybe another plan's
+  void *bias;
+  int owns_weights;
+  char implementation[48];
+} step;
+
+typedef struct context {
+  struct context *next;
+  dnnl_stream_t stream;
+  void *buffers[BUFFER_COUNT];
+  void *scratchpad;
+  dnnl_memory_t *memories;  // step_count × ARG_COUNT
+} context;
+
+typedef struct plan {
+  struct plan *next;
+  int threads;
+  step *steps;
+  int step_count;
+  size_t buffer_size;
+  size_t scratchpad_size;
+  context *idle;
+  int idle_count;
+} plan;
+
+struct dexnn_network {
+  dnnl_engine_t engine;
+  pthread_mutex_t lock;
+  plan *plans;
+};
+
+static int fail(char *message, size_t size, const char *what, dnnl_status_t status) {
+  if (message && size) snprintf(message, size, "%s: %s", what, api.dnnl_status2str(status));
+  return DEXNN_FAILED;
+}
+
+static void *aligned(size_t size) {
+  void *pointer = NULL;
+  if (posix_memalign(&pointer, 64, size ? size : 64) != 0) return NULL;
+  return pointer;
+}
+
+static const dnnl_memory_desc_t *query(const_dnnl_primitive_desc_t pd, dnnl_query_t what) {
+  return api.dnnl_primitive_desc_query_md(pd, what, 0);
+}
+
+/// Copies `from` (laid out as `from_md`) into `to` (as `to_md`) with a one-off reorder.
+static dnnl_status_t reorder_now(
+    dnnl_engine_t engine, const dnnl_memory_desc_t *from_md, const void *from,
+    const dnnl_memory_desc_t *to_md, void *to) {
+  if (api.dnnl_memory_desc_equal(from_md, to_md)) {
+    memcpy(to, from, api.dnnl_memory_desc_get_size(to_md));
+    return dnnl_success;
+  }
+  dnnl_memory_t source = NULL, target = NULL;
+  dnnl_primitive_desc_t pd = NULL;
+  dnnl_primitive_t primitive = NULL;
+  dnnl_stream_t stream = NULL;
+  dnnl_status_t status = api.dnnl_memory_create(&source, from_md, engine, (void *)from);
+  if (status == dnnl_success) status = api.dnnl_memory_create(&target, to_md, engine, to);
+  if (status == dnnl_success)
+    status = api.dnnl_reorder_primitive_desc_create(&pd, from_md, engine, to_md, engine, NULL);
+  if (status == dnnl_success) status = api.dnnl_primitive_create(&primitive, pd);
+  if (status == dnnl_success) status = api.dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
+  if (status == dnnl_success) {
+    dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, source}, {DNNL_ARG_TO, target}};
+    status = api.dnnl_primitive_execute(primitive, stream, 2, args);
+  }
+  if (status == dnnl_success) status = api.dnnl_stream_wait(stream);
+  if (stream) api.dnnl_stream_destroy(stream);
+  if (primitive) api.dnnl_primitive_destroy(primitive);
+  if (pd) api.dnnl_primitive_desc_destroy(pd);
+  if (target) api.dnnl_memory_destroy(target);
+  if (source) api.dnnl_memory_destroy(source);
+  return status;
+}
+
+/// The state while a plan's steps are laid out.
+typedef struct {
+  dexnn_network *network;
+  plan *plan;
+  int capacity;
+  dnnl_memory_desc_t current_md;
+  int current;       // the buffer holding the current activation
+  int kept;          // a buffer that must not be overwritten (a residual's input), or -3
+  char *message;
+  size_t message_size;
+} builder;
+
+static int free_buffer(const builder *b) {
+  for (int i = 0; i < BUFFER_COUNT; i++)
+    if (i != b->current && i != b->kept) return i;
+  return 0;
+}
+
+/// Appends a step for `pd` (taking ownership), reading the current buffer and writing `dst`.
+static int append(builder *b, dnnl_primitive_desc_t pd, int dst, int layer, int has_weights) {
+  if (b->plan->step_count == b->capacity) {
+    int capacity = b->capacity * 2 + 16;
+    step *steps = realloc(b->plan->steps, sizeof(step) * capacity);
+    if (!steps) {
+      api.dnnl_primitive_desc_destroy(pd);
+      return DEXNN_NO_MEMORY;
+    }
+    b->plan->steps = steps;
+    b->capacity = capacity;
+  }
+  step *s = &b->plan->steps[b->plan->step_count];
+  memset(s, 0, sizeof(*s));
+  dnnl_status_t status = api.dnnl_primitive_create(&s->primitive, pd);
+  if (status != dnnl_success) {
+    api.dnnl_primitive_desc_destroy(pd);
+    return fail(b->message, b->message_size, "dnnl_primitive_create", status);
+  }
+  b->plan->step_count++;
+  const dnnl_query_t queries[ARG_COUNT] = {dnnl_query_src_md, dnnl_query_dst_md,
+      dnnl_query_weights_md, dnnl_query_weights_md, dnnl_query_scratchpad_md};
+  for (int i = 0; i < ARG_COUNT; i++) {
+    const dnnl_memory_desc_t *md =
+        i == ARG_BIAS ? api.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 1)
+                      : query(pd, queries[i]);
+    if (md) s->mds[i] = *md;
+  }
+  size_t scratch = api.dnnl_memory_desc_get_size(&s->mds[ARG_SCRATCHPAD]);
+  if (scratch > b->plan->scratchpad_size) b->plan->scratchpad_size = scratch;
+  size_t size = api.dnnl_memory_desc_get_size(&s->mds[ARG_DST]);
+  if (dst >= 0 && size > b->plan->buffer_size) b->plan->buffer_size = size;
+  const char *name = NULL;
+  api.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name);
+  snprintf(s->implementation, sizeof(s->implementation), "%s", name ? name : "?");
+  s->src = b->current;
+  s->dst = dst;
+  s->layer = layer;
+  s->has_weights = has_weights;
+  b->current = dst;
+  b->current_md = s->mds[ARG_DST];
+  api.dnnl_primitive_desc_destroy(pd);
+  return DEXNN_OK;
+}
+
+static dnnl_primitive_attr_t attributes(int sum, int relu6);
+
+/// Makes the current activation `md`, with a reorder step where it is laid out otherwise.
+static int make_current(builder *b, const dnnl_memory_desc_t *md) {
+  if (api.dnnl_memory_desc_equal(&b->current_md, md)) return DEXNN_OK;
+  dnnl_primitive_desc_t pd = NULL;
+  dnnl_engine_t engine = b->network->engine;
+  dnnl_primitive_attr_t attr = attributes(0, 0);
+  if (!attr) return DEXNN_NO_MEMORY;
+  dnnl_status_t status =
+      api.dnnl_reorder_primitive_desc_create(&pd, &b->current_md, engine, md, engine, attr);
+  api.dnnl_primitive_attr_destroy(attr);
+  if (status != dnnl_success) return fail(b->message, b->message_size, "reorder", status);
+  return append(b, pd, free_buffer(b), -1, 0);
+}
+
+/// Reorders a layer's plain weights and bias into the layouts its primitive chose, or shares
+/// them with another plan that chose the same layouts.
+static int place_weights(
+    builder *b, step *s, const dnnl_memory_desc_t *plain, const float *weights,
+    const float *bias) {
+  for (plan *other = b->network->plans; other; other = other->next) {
+    for (int i = 0; i < other->step_count; i++) {
+      step *o = &other->steps[i];
+      if (o->layer == s->layer && o->owns_weights &&
+          api.dnnl_memory_desc_equal(&o->mds[ARG_WEIGHTS], &s->mds[ARG_WEIGHTS]) &&
+          api.dnnl_memory_desc_equal(&o->mds[ARG_BIAS], &s->mds[ARG_BIAS])) {
+        s->weights = o->weights;
+        s->bias = o->bias;
+        return DEXNN_OK;
+      }
+    }
+  }
+  s->weights = aligned(api.dnnl_memory_desc_get_size(&s->mds[ARG_WEIGHTS]));
+  s->bias = aligned(api.dnnl_memory_desc_get_size(&s->mds[ARG_BIAS]));
+  if (!s->weights || !s->bias) {
+    free(s->weights);
+    free(s->bias);
+    s->weights = s->bias = NULL;
+    return DEXNN_NO_MEMORY;
+  }
+  s->owns_weights = 1;
+  dnnl_memory_desc_t bias_md;
+  dnnl_dims_t bias_dims = {s->mds[ARG_BIAS].dims[0]};
+  dnnl_status_t status = api.dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
+  if (status == dnnl_success)
+    status = reorder_now(b->network->engine, plain, weights, &s->mds[ARG_WEIGHTS], s->weights);
+  if (status == dnnl_success)
+    status = reorder_now(b->network->engine, &bias_md, bias, &s->mds[ARG_BIAS], s->bias);
+  if (status != dnnl_success) return fail(b->message, b->message_size, "weights reorder", status);
+  return DEXNN_OK;
+}
+
+/// A primitive descriptor for an op descriptor made by `init`, with the source layout oneDNN
+/// picks itself (`dnnl_format_tag_any`), behind a reorder where the current activation is laid
+/// out otherwise. Handing a primitive its producer's layout instead keeps the input's plain NHWC
+/// all the way (slower kernels), or falls to the reference kernels (a depthwise layer on a plain
+/// source took 258 ms). Pooling takes no `any` source: it gets the current layout.
+typedef dnnl_status_t (*op_init)(void *op, const dnnl_memory_desc_t *src, const void *context);
+static dnnl_status_t init_pool(void *op, const dnnl_memory_desc_t *src, const void *context);
+
+static int describe(
+    builder *b, op_init init, void *op, const void *context, const_dnnl_primitive_attr_t attr,
+    dnnl_primitive_desc_t *pd) {
+  dnnl_memory_desc_t any = b->current_md;
+  dnnl_status_t status = init == init_pool ? dnnl_success
+      : api.dnnl_memory_desc_init_by_tag(&any, b->current_md.ndims, b->current_md.dims,
+            b->current_md.data_type, dnnl_format_tag_any);
+  if (status == dnnl_success) status = init(op, &any, context);
+  if (status == dnnl_success)
+    status = api.dnnl_primitive_desc_create(pd, op, attr, b->network->engine, NULL);
+  if (status != dnnl_success) return fail(b->message, b->message_size, "primitive", status);
+  int result = make_current(b, query(*pd, dnnl_query_src_md));
+  if (result != DEXNN_OK) {
+    api.dnnl_primitive_desc_destroy(*pd);
+    *pd = NULL;
+  }
+  return result;
+}
+
+typedef struct {
+  dnnl_memory_desc_t weights, bias, dst;
+  dnnl_dims_t strides, padding_l, padding_r;
+} conv_shape;
+
+static dnnl_status_t init_conv(void *op, const dnnl_memory_desc_t *src, const void *context) {
+  const conv_shape *c = context;
+  return api.dnnl_convolution_forward_desc_init(op, dnnl_forward_inference,
+      dnnl_convolution_direct, src, &c->weights, &c->bias, &c->dst, c->strides, c->padding_l,
+      c->padding_r);
+}
+
+typedef struct {
+  dnnl_memory_desc_t dst;
+  dnnl_dims_t kernel;
+} pool_shape;
+
+static dnnl_status_t init_pool(void *op, const dnnl_memory_desc_t *src, const void *context) {
+  const pool_shape *p = context;
+  dnnl_dims_t ones = {1, 1}, zeros = {0, 0};
+  return api.dnnl_pooling_v2_forward_desc_init(op, dnnl_forward_inference,
+      dnnl_pooling_avg_exclude_padding, src, &p->dst, ones, p->kernel, zeros, zeros, zeros);
+}
+
+typedef struct {
+  dnnl_memory_desc_t weights, bias, dst;
+} dense_shape;
+
+static dnnl_status_t init_dense(void *op, const dnnl_memory_desc_t *src, const void *context) {
+  const dense_shape *d = context;
+  return api.dnnl_inner_product_forward_desc_init(
+      op, dnnl_forward_inference, src, &d->weights, &d->bias, &d->dst);
+}
+
+/// TensorFlow's "SAME" rule: output size, padding before and after (the odd pixel after).
+static void same(int input, int kernel, int stride, dnnl_dim_t *output, dnnl_dim_t *before,
+    dnnl_dim_t *after) {
+  int out = (input + stride - 1) / stride;
+  int total = (out - 1) * stride + kernel - input;
+  if (total < 0) total = 0;
+  *output = out;
+  *before = total / 2;
+  *after = total - total / 2;
+}
+
+static dnnl_primitive_attr_t attributes(int sum, int relu6) {
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_post_ops_t ops = NULL;
+  if (api.dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
+  api.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  if (api.dnnl_post_ops_create(&ops) != dnnl_success) {
+    api.dnnl_primitive_attr_destroy(attr);
+    return NULL;
+  }
+  if (sum) api.dnnl_post_ops_append_sum(ops, 1.0f);
+  if (relu6) api.dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_clip, 0.0f, 6.0f);
+  dnnl_status_t status = api.dnnl_primitive_attr_set_post_ops(attr, ops);
+  api.dnnl_post_ops_destroy(ops);
+  if (status != dnnl_success) {
+    api.dnnl_primitive_attr_destroy(attr);
+    return NULL;
+  }
+  return attr;
+}
+
+static int add_convolution(builder *b, const dexnn_graph *g, int index, int *side,
+    const dnnl_memory_desc_t *inputs, const int *input_buffers) {
+  const dexnn_layer *l = &g->layers[index];
+  int k = l->kernel, cin = l->input_channels, cout = l->output_channels;
+  if (k < 1 || l->stride < 1 || cin < 1 || cout < 1 || (l->depthwise && cin != cout) ||
+      (l->residual && (l->residual_from < 0 || l->residual_from >= index)))
+    return fail(b->message, b->message_size, "layer parameters", dnnl_invalid_arguments);
+  conv_shape c;
+  dnnl_dim_t out = 0;
+  same(*side, k, l->stride, &out, &c.padding_l[0], &c.padding_r[0]);
+  c.padding_l[1] = c.padding_l[0];
+  c.padding_r[1] = c.padding_r[0];
+  c.strides[0] = c.strides[1] = l->stride;
+  dnnl_dims_t weight_dims = {cout, cin, k, k}, group_dims = {cout, 1, 1, k, k};
+  dnnl_dims_t bias_dims = {cout}, dst_dims = {1, cout, out, out};
+  dnnl_memory_desc_t plain;
+  dnnl_status_t status =
+      l->depthwise ? api.dnnl_memory_desc_init_by_tag(&plain, 5, group_dims, dnnl_f32, dnnl_hwigo)
+                   : api.dnnl_memory_desc_init_by_tag(&plain, 4, weight_dims, dnnl_f32, dnnl_hwio);
+  if (status == dnnl_success)
+    status = l->depthwise
+        ? api.dnnl_memory_desc_init_by_tag(&c.weights, 5, group_dims, dnnl_f32, dnnl_format_tag_any)
+        : api.dnnl_memory_desc_init_by_tag(&c.weights, 4, weight_dims, dnnl_f32, dnnl_format_tag_any);
+  if (status == dnnl_success)
+    status = api.dnnl_memory_desc_init_by_tag(&c.bias, 1, bias_dims, dnnl_f32, dnnl_x);
+  // The residual sum adds into the destination: it is the block input's buffer and layout.
+  if (status == dnnl_success && l->residual) c.dst = inputs[l->residual_from];
+  else if (status == dnnl_success)
+    status = api.dnnl_memory_desc_init_by_tag(&c.dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any);
+  if (status != dnnl_success) return fail(b->message, b->message_size, "memory desc", status);
+
+  dnnl_primitive_attr_t attr = attributes(l->residual, l->relu6);
+  if (!attr) return DEXNN_NO_MEMORY;
+  dnnl_convolution_desc_t op;
+  dnnl_primitive_desc_t pd = NULL;
+  int result = describe(b, init_conv, &op, &c, attr, &pd);
+  api.dnnl_primitive_attr_destroy(attr);
+  if (result != DEXNN_OK) return result;
+  int dst = l->residual ? input_buffers[l->residual_from] : free_buffer(b);
+  if ((result = append(b, pd, dst, index, 1)) != DEXNN_OK) return result;
+  *side = (int)out;
+  return place_weights(b, &b->plan->steps[b->plan->step_count - 1], &plain, l->weights, l->bias);
+}
+
+static int add_classifier(builder *b, const dexnn_graph *g, int side) {
+  pool_shape p;
+  p.kernel[0] = p.kernel[1] = side;
+  dnnl_dims_t pooled = {1, g->features, 1, 1};
+  dnnl_status_t status =
+      api.dnnl_memory_desc_init_by_tag(&p.dst, 4, pooled, dnnl_f32, dnnl_format_tag_any);
+  if (status != dnnl_success) return fail(b->message, b->message_size, "pooling", status);
+  dnnl_primitive_attr_t attr = attributes(0, 0);
+  if (!attr) return DEXNN_NO_MEMORY;
+  dnnl_pooling_v2_desc_t pool;
+  dnnl_primitive_desc_t pd = NULL;
+  int result = describe(b, init_pool, &pool, &p, attr, &pd);
+  if (result == DEXNN_OK) result = append(b, pd, free_buffer(b), -1, 0);
+  if (result != DEXNN_OK) {
+    api.dnnl_primitive_attr_destroy(attr);
+    return result;
+  }
+  dense_shape d;
+  dnnl_dims_t weight_dims = {g->classes, g->features, 1, 1}, bias_dims = {g->classes};
+  dnnl_dims_t dst_dims = {1, g->classes};
+  dnnl_memory_desc_t plain;
+  status = api.dnnl_memory_desc_init_by_tag(&plain, 4, weight_dims, dnnl_f32, dnnl_hwio);
+  if (status == dnnl_success)
+    status = api.dnnl_memory_desc_init_by_tag(&d.weights, 4, weight_dims, dnnl_f32, dnnl_format_tag_any);
+  if (status == dnnl_success)
+    status = api.dnnl_memory_desc_init_by_tag(&d.bias, 1, bias_dims, dnnl_f32, dnnl_x);
+  if (status == dnnl_success)
+    status = api.dnnl_memory_desc_init_by_tag(&d.dst, 2, dst_dims, dnnl_f32, dnnl_nc);
+  if (status != dnnl_success) {
+    api.dnnl_primitive_attr_destroy(attr);
+    return fail(b->message, b->message_size, "classifier", status);
+  }
+  dnnl_inner_product_desc_t dense;
+  result = describe(b, init_dense, &dense, &d, attr, &pd);
+  api.dnnl_primitive_attr_destroy(attr);
+  if (result != DEXNN_OK) return result;
+  if ((result = append(b, pd, BUFFER_OUTPUT, g->layer_count, 1)) != DEXNN_OK) return result;
+  return place_weights(b, &b->plan->steps[b->plan->step_count - 1], &plain,
+      g->classifier_weights, g->classifier_bias);
+}
+
+static void destroy_context(plan *p, context *c) {
+  if (!c) return;
+  if (c->memories)
+    for (int i = 0; i < p->step_count * ARG_COUNT; i++)
+      if (c->memories[i]) api.dnnl_memory_destroy(c->memories[i]);
+  free(c->memories);
+  for (int i = 0; i < BUFFER_COUNT; i++) free(c->buffers[i]);
+  free(c->scratchpad);
+  if (c->stream) api.dnnl_stream_destroy(c->stream);
+  free(c);
+}
+
+static void destroy_plan(plan *p) {
+  if (!p) return;
+  while (p->idle) {
+    context *next = p->idle->next;
+    destroy_context(p, p->idle);
+    p->idle = next;
+  }
+  for (int i = 0; i < p->step_count; i++) {
+    if (p->steps[i].primitive) api.dnnl_primitive_destroy(p->steps[i].primitive);
+    if (p->steps[i].owns_weights) {
+      free(p->steps[i].weights);
+      free(p->steps[i].bias);
+    }
+  }
+  free(p->steps);
+  free(p);
+}
+
+int dexnn_network_create(dexnn_network **network, char *message, size_t message_size) {
+  pthread_once(&load_once, load);
+  if (load_error[0]) {
+    if (message && message_size) snprintf(message, message_size, "%s", load_error);
+    return DEXNN_UNAVAILABLE;
+  }
+  pthread_once(&load_once, load);
+  if (load_error[0]) {
+    if (message && message_size) snprintf(message, message_size, "%s", load_error);
+    return DEXNN_UNAVAILABLE;
+  }
+  dexnn_network *n = calloc(1, sizeof(*n));
+  if (!n) return DEXNN_NO_MEMORY;
+  dnnl_status_t status = api.dnnl_engine_create(&n->engine, dnnl_cpu, 0);
+  if (status != dnnl_success) {
+    free(n);
+    return fail(message, message_size, "dnnl_engine_create", status);
+  }
+  pthread_mutex_init(&n->lock, NULL);
+  *network = n;
+  return DEXNN_OK;
+}
+
+int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int threads,
+    char *message, size_t message_size) {
+  if (threads < 1 || graph->layer_count < 1 || graph->input_size < 1)
+    return fail(message, message_size, "graph", dnnl_invalid_arguments);
+  plan *p = calloc(1, sizeof(*p));
+  if (!p) return DEXNN_NO_MEMORY;
+  p->threads = threads;
+  builder b = {network, p, 0, {0}, BUFFER_INPUT, -3, message, message_size};
+  int side = graph->input_size;
+  dnnl_dims_t input_dims = {1, 3, side, side};
+  dnnl_memory_desc_t *inputs = calloc((size_t)graph->layer_count, sizeof(*inputs));
+  int *input_buffers = calloc((size_t)graph->layer_count, sizeof(int));
+  int previous = api.omp_get_max_threads();
+  api.omp_set_num_threads(threads);
+  pthread_mutex_lock(&network->lock);  // place_weights reads the other plans
+  int result = inputs && input_buffers ? DEXNN_OK : DEXNN_NO_MEMORY;
+  if (result == DEXNN_OK &&
+      api.dnnl_memory_desc_init_by_tag(&b.current_md, 4, input_dims, dnnl_f32, dnnl_nhwc) !=
+          dnnl_success)
+    result = fail(message, message_size, "input", dnnl_invalid_arguments);
+  for (int i = 0; result == DEXNN_OK && i < graph->layer_count; i++) {
+    // A later residual sum reads this layer's input: keep its buffer.
+    for (int j = i; j < graph->layer_count; j++)
+      if (graph->layers[j].residual && graph->layers[j].residual_from == i) b.kept = b.current;
+    if (b.kept == b.current && b.current == BUFFER_INPUT)
+      result = fail(message, message_size, "residual from the input", dnnl_invalid_arguments);
+    inputs[i] = b.current_md;
+    input_buffers[i] = b.current;
+    if (result == DEXNN_OK) result = add_convolution(&b, graph, i, &side, inputs, input_buffers);
+    if (graph->layers[i].residual) b.kept = -3;
+  }
+  if (result == DEXNN_OK) result = add_classifier(&b, graph, side);
+  if (result == DEXNN_OK) {
+    p->next = network->plans;
+    network->plans = p;
+  } else {
+    destroy_plan(p);
+  }
+  pthread_mutex_unlock(&network->lock);
+  api.omp_set_num_threads(previous);
+  free(inputs);
+  free(input_buffers);
+  return result;
+}
+
+static plan *find_plan(dexnn_network *network, int threads) {
+  for (plan *p = network->plans; p; p = p->next)
+    if (p->threads == threads) return p;
+  return NULL;
+}
+
+static context *make_context(dexnn_network *network, plan *p) {
+  context *c = calloc(1, sizeof(*c));
+  if (!c) return NULL;
+  c->memories = calloc((size_t)p->step_count * ARG_COUNT, sizeof(dnnl_memory_t));
+  c->scratchpad = aligned(p->scratchpad_size);
+  int ok = c->memories && c->scratchpad &&
+      api.dnnl_stream_create(&c->stream, network->engine, dnnl_stream_default_flags) == dnnl_success;
+  for (int i = 0; ok && i < p->step_count; i++) {
+    step *s = &p->steps[i];
+    for (int which = ARG_SRC; ok && which <= ARG_DST; which++) {
+      int buffer = which == ARG_SRC ? s->src : s->dst;
+      if (buffer >= 0 && !c->buffers[buffer]) ok = (c->buffers[buffer] = aligned(p->buffer_size)) != NULL;
+    }
+    void *handles[ARG_COUNT] = {s->src >= 0 ? c->buffers[s->src] : NULL,
+        s->dst >= 0 ? c->buffers[s->dst] : NULL, s->weights, s->bias, c->scratchpad};
+    for (int a = 0; ok && a < ARG_COUNT; a++) {
+      if ((a >= ARG_WEIGHTS && a <= ARG_BIAS && !s->has_weights) || s->mds[a].ndims == 0) continue;
+      ok = api.dnnl_memory_create(&c->memories[i * ARG_COUNT + a], &s->mds[a], network->engine,
+               handles[a] ? handles[a] : DNNL_MEMORY_NONE) == dnnl_success;
+    }
+  }
+  if (!ok) {
+    destroy_context(p, c);
+    return NULL;
+  }
+  return c;
+}
+
+int dexnn_network_run(dexnn_network *network, int threads, const float *input, float *logits,
+    char *message, size_t message_size) {
+  pthread_mutex_lock(&network->lock);
+  plan *p = find_plan(network, threads);
+  context *c = p ? p->idle : NULL;
+  if (c) {
+    p->idle = c->next;
+    p->idle_count--;
+  }
+  pthread_mutex_unlock(&network->lock);
+  if (!p) return DEXNN_NO_PLAN;
+  if (!c && !(c = make_context(network, p))) return DEXNN_NO_MEMORY;
+  int previous = api.omp_get_max_threads();
+  api.omp_set_num_threads(threads);
+  dnnl_status_t status = dnnl_success;
+  const int args[ARG_COUNT] = {DNNL_ARG_SRC, DNNL_ARG_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS,
+      DNNL_ARG_SCRATCHPAD};
+  for (int i = 0; status == dnnl_success && i < p->step_count; i++) {
+    step *s = &p->steps[i];
+    dnnl_memory_t *memories = &c->memories[i * ARG_COUNT];
+    if (s->src == BUFFER_INPUT) status = api.dnnl_memory_set_data_handle(memories[ARG_SRC], (void *)input);
+    if (s->dst == BUFFER_OUTPUT && status == dnnl_success)
+      status = api.dnnl_memory_set_data_handle(memories[ARG_DST], logits);
+    dnnl_exec_arg_t exec[ARG_COUNT];
+    int count = 0;
+    for (int a = 0; a < ARG_COUNT; a++) {
+      if (!memories[a]) continue;
+      // A reorder names its arguments FROM and TO (the same values as SRC and DST).
+      exec[count].arg = args[a];
+      exec[count].memory = memories[a];
+      count++;
+    }
+    if (status == dnnl_success) status = api.dnnl_primitive_execute(s->primitive, c->stream, count, exec);
+  }
+  if (status == dnnl_success) status = api.dnnl_stream_wait(c->stream);
+  api.omp_set_num_threads(previous);
+  pthread_mutex_lock(&network->lock);
+  if (p->idle_count < IDLE_CONTEXTS) {
+    c->next = p->idle;
+    p->idle = c;
+    p->idle_count++;
+    c = NULL;
+  }
+  pthread_mutex_unlock(&network->lock);
+  destroy_context(p, c);
+  if (status != dnnl_success) return fail(message, message_size, "dnnl_primitive_execute", status);
+  return DEXNN_OK;
+}
+
+int dexnn_network_implementations(dexnn_network *network, int threads, char *text, size_t size) {
+  pthread_mutex_lock(&network->lock);
+  plan *p = find_plan(network, threads);
+  size_t used = 0;
+  if (size) text[0] = 0;
+  for (int i = 0; p && i < p->step_count && used < size; i++) {
+    int written = snprintf(text + used, size - used, "%s%s", i ? "," : "", p->steps[i].implementation);
+    if (written < 0) break;
+    used += (size_t)written;
+  }
+  pthread_mutex_unlock(&network->lock);
+  return p ? DEXNN_OK : DEXNN_NO_PLAN;
+}
+
+void dexnn_network_destroy(dexnn_network *network) {
+  if (!network) return;
+  // Plans sharing weights own none of them, so any order frees each buffer once.
+  while (network->plans) {
+    plan *next = network->plans->next;
+    destroy_plan(network->plans);
+    network->plans = next;
+  }
+  api.dnnl_engine_destroy(network->engine);
+  pthread_mutex_destroy(&network->lock);
+  free(network);
+}
+
+const char *dexnn_instruction_set(void) {
+  pthread_once(&load_once, load);
+  if (load_error[0]) return "none";
+  switch (api.dnnl_get_effective_cpu_isa()) {
+  case dnnl_cpu_isa_sse41: return "sse41";
+  case dnnl_cpu_isa_avx: return "avx";
+  case dnnl_cpu_isa_avx2: return "avx2";
+  case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
+  case dnnl_cpu_isa_avx512_core: return "avx512_core";
+  case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+  case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+  case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+  default: return "other";
+  }
+}
+
+#endif

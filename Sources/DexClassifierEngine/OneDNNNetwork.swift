@@ -1,0 +1,167 @@
+#if canImport(CDexNeuralShim)
+  import CDexNeuralShim
+  import Synchronization
+  import Foundation
+
+  /// The network on oneDNN, through the C shim `CDexNeuralShim`.
+  ///
+  /// oneDNN's OpenMP kernels fix their thread count when a primitive is made, so the shim keeps
+  /// one plan (the primitives of the whole graph) per thread count asked for: the one-thread
+  /// plan is built at load, so that a graph oneDNN refuses fails there, and others on first use,
+  /// sharing the reordered weights wherever the layouts agree. Each in-flight inference works
+  /// in a context of its own (activations, scratchpad, stream); the shim keeps idle ones.
+  final class OneDNNNetwork: Sendable {
+    let classCount: Int
+    /// The instruction set oneDNN's kernels use in this process, such as `avx512_core_vnni`.
+    let instructionSet: String
+    private let handle: Handle
+    private let architecture: WeightsManifest.Architecture
+    private let store: TensorStore
+    private let planned = Mutex<Set<Int>>([])
+
+    /// The shim's network, destroyed with this object.
+    private final class Handle: @unchecked Sendable {
+      // The shim locks its own state; the pointer itself never changes.
+      let pointer: OpaquePointer
+      init(_ pointer: OpaquePointer) { self.pointer = pointer }
+      deinit { dexnn_network_destroy(pointer) }
+    }
+
+    /// The largest thread count a plan is built for: more only oversubscribes the cores.
+    static var threadLimit: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, 64)) }
+
+    /// Makes the oneDNN engine and the one-thread plan; `fault` breaks the graph for the tests.
+    init(
+      architecture: WeightsManifest.Architecture, store: TensorStore,
+      fault: EfficientNetLite0.BackendFault?
+    ) throws(NetworkError) {
+      var pointer: OpaquePointer?
+      try Self.check("oneDNN engine") { message, size in
+        dexnn_network_create(&pointer, message, size)
+      }
+      guard let pointer else { throw .backendFailed("oneDNN engine: no network") }
+      self.handle = Handle(pointer)
+      self.architecture = architecture
+      self.store = store
+      self.classCount = architecture.classes
+      self.instructionSet = String(cString: dexnn_instruction_set())
+      try addPlan(threads: 1, fault: fault)
+    }
+
+    /// The kernels of the plan for `threads` threads, comma-separated (`nil` before its first
+    /// use): for the tests, which check that no layer runs oneDNN's reference kernels.
+    func implementations(threads: Int) -> String? {
+      var text = [CChar](repeating: 0, count: 8192)
+      let status = dexnn_network_implementations(handle.pointer, Int32(threads), &text, text.count)
+      guard status == Int32(DEXNN_OK) else { return nil }
+      return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The logits of a checked input, computed on `threads` threads (at most ``threadLimit``).
+    func logits(_ input: [Float], threads: Int) throws(NetworkError) -> [Float] {
+      let threads = min(max(threads, 1), Self.threadLimit)
+      var logits = [Float](repeating: 0, count: classCount)
+      for _ in 0..<2 {
+        var status = Int32(DEXNN_OK)
+        let message = Self.withMessage { message, size in
+          status = logits.withUnsafeMutableBufferPointer { output in
+            dexnn_network_run(
+              handle.pointer, Int32(threads), input, output.baseAddress, message, size)
+          }
+          return status
+        }
+        switch status {
+        case Int32(DEXNN_OK): return logits
+        case Int32(DEXNN_NO_PLAN): try addPlan(threads: threads, fault: nil)
+        case Int32(DEXNN_NO_MEMORY): throw .backendFailed("oneDNN inference: out of memory")
+        default: throw .backendFailed("oneDNN inference: \(message ?? "failed")")
+        }
+      }
+      throw .backendFailed("oneDNN inference: no plan for \(threads) threads")
+    }
+
+    /// Builds the plan for `threads` threads unless one exists.
+    private func addPlan(threads: Int, fault: EfficientNetLite0.BackendFault?) throws(NetworkError) {
+      try planned.withLock { (planned) throws(NetworkError) in
+        guard !planned.contains(threads) else { return }
+        var network = try NetworkLayers(architecture: architecture, store: store)
+        if fault == .graph { network.layers[0].stride = 0 }
+        try Self.withGraph(network) { (graph) throws(NetworkError) in
+          try Self.check("oneDNN graph for \(threads) threads") { message, size in
+            withUnsafePointer(to: graph) { dexnn_network_add_plan(handle.pointer, $0, Int32(threads), message, size) }
+          }
+        }
+        planned.insert(threads)
+      }
+    }
+
+    /// `network` as the shim's graph, valid inside `body`: every weight in one buffer.
+    private static func withGraph(
+      _ network: NetworkLayers, _ body: (dexnn_graph) throws(NetworkError) -> Void
+    ) throws(NetworkError) {
+      var values: [Float] = []
+      values.reserveCapacity(
+        network.layers.reduce(0) { $0 + $1.weights.count + $1.bias.count }
+          + network.classifierWeights.count + network.classifierBias.count)
+      var offsets: [(weights: Int, bias: Int)] = []
+      for layer in network.layers {
+        offsets.append((values.count, values.count + layer.weights.count))
+        values += layer.weights
+        values += layer.bias
+      }
+      let classifier = values.count
+      values += network.classifierWeights
+      values += network.classifierBias
+      let result = values.withUnsafeBufferPointer {
+        (buffer) -> Result<Void, NetworkError> in
+        guard let base = buffer.baseAddress else { return .failure(.invalidWeights("no weights")) }
+        let layers = zip(network.layers, offsets).map { layer, offset in
+          dexnn_layer(
+            kernel: Int32(layer.kernel), stride: Int32(layer.stride),
+            input_channels: Int32(layer.inputChannels),
+            output_channels: Int32(layer.outputChannels), depthwise: layer.depthwise ? 1 : 0,
+            relu6: layer.relu6 ? 1 : 0, residual: layer.residualFrom == nil ? 0 : 1,
+            residual_from: Int32(layer.residualFrom ?? 0), weights: base + offset.weights,
+            bias: base + offset.bias)
+        }
+        return layers.withUnsafeBufferPointer { layers in
+          let graph = dexnn_graph(
+            layers: layers.baseAddress, layer_count: Int32(layers.count),
+            input_size: Int32(EfficientNetLite0.inputSize), features: Int32(network.features),
+            classes: Int32(network.classes),
+            classifier_weights: base + classifier,
+            classifier_bias: base + classifier + network.classifierWeights.count)
+          return Result { () throws(NetworkError) in try body(graph) }
+        }
+      }
+      try result.get()
+    }
+
+    /// Calls the shim with room for its message and turns a failure into ``NetworkError``.
+    private static func check(
+      _ step: String, _ call: (UnsafeMutablePointer<CChar>, Int) -> Int32
+    ) throws(NetworkError) {
+      var status = Int32(DEXNN_OK)
+      let message = withMessage { message, size in
+        status = call(message, size)
+        return status
+      }
+      switch status {
+      case Int32(DEXNN_OK): return
+      case Int32(DEXNN_NO_MEMORY): throw .backendFailed("\(step): out of memory")
+      default: throw .backendFailed("\(step): \(message ?? "failed")")
+      }
+    }
+
+    /// Runs `call` with a message buffer; returns the message when `call` did not return OK.
+    private static func withMessage(
+      _ call: (UnsafeMutablePointer<CChar>, Int) -> Int32
+    ) -> String? {
+      withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+        guard let base = buffer.baseAddress else { return nil }
+        base.initialize(repeating: 0, count: 256)
+        return call(base, 256) == Int32(DEXNN_OK) ? nil : String(cString: base)
+      }
+    }
+  }
+#endif
