@@ -34,8 +34,8 @@ let package = Package(
     .trait(
       name: "OneDNN",
       description:
-        "The classifier's oneDNN backend (Linux; links the system's libdnnl, Debian "
-        + "libdnnl-dev). Without it the classifier runs its portable Swift path."),
+        "The classifier's oneDNN backend (Linux; loads the system's libdnnl at run time, "
+        + "Debian libdnnl-dev). Without it the classifier runs its portable Swift path."),
     .default(enabledTraits: ["OneDNN"]),
   ],
   dependencies: [

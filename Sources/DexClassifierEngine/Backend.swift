@@ -3,7 +3,7 @@ extension EfficientNetLite0 {
   package enum Backend: String, Sendable, Hashable, CaseIterable {
     /// oneDNN's kernels, generated for the processor at run time (SSE4.1 to AVX-512 and VNNI),
     /// threaded through OpenMP: Linux builds with the package trait `OneDNN` (on by default),
-    /// which link the system's libdnnl.
+    /// which load the system's libdnnl at run time.
     case oneDNN
     /// Plain float Swift: every platform, and the reference ``oneDNN`` is tested against.
     case portable
@@ -14,7 +14,7 @@ extension EfficientNetLite0 {
     /// oneDNN where it is built in, the portable path elsewhere.
     case automatic
     /// oneDNN; the portable path (with a ``EfficientNetLite0/fallbackReason``) where it is not
-    /// built in or refuses to build the graph.
+    /// built in, libdnnl cannot be loaded, or oneDNN refuses to build the graph.
     case oneDNN
     /// The portable path, even where oneDNN is built in.
     case portable

@@ -7,11 +7,12 @@
 /// convolution but the projections ends in ReLU6. Layout NHWC, TensorFlow "SAME" padding.
 struct NetworkLayers: Sendable {
   struct Layer: Sendable {
-    var kernel: Int
-    var stride: Int
-    var inputChannels: Int
-    var outputChannels: Int
+    /// The square kernel's side, and its stride.
+    var kernel: Int, stride: Int
+    var inputChannels: Int, outputChannels: Int
+    /// Whether each channel is filtered on its own (then input and output channels are equal).
     var depthwise: Bool
+    /// Whether ReLU6 (a clip to `0...6`) follows.
     var relu6: Bool
     /// The layer whose input this layer's output adds, for a block's residual sum.
     var residualFrom: Int?

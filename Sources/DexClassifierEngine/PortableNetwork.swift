@@ -13,10 +13,7 @@ struct PortableNetwork: Sendable {
     for layer in network.layers {
       if Task.isCancelled { throw .cancelled }
       activations.append(current)
-      var (output, outputSide) =
-        layer.depthwise
-        ? Self.depthwise(current, side: side, layer: layer)
-        : Self.convolution(current, side: side, layer: layer)
+      var (output, outputSide) = Self.convolution(current, side: side, layer: layer)
       if let from = layer.residualFrom {
         for i in output.indices { output[i] += activations[from][i] }
       }
@@ -25,7 +22,8 @@ struct PortableNetwork: Sendable {
     return classify(current, pixels: side * side)
   }
 
-  /// A dense convolution (the stem, and the 1×1 layers with `kernel` 1).
+  /// One convolution: dense (the stem, and the 1×1 layers with `kernel` 1), or depthwise (each
+  /// channel filtered on its own).
   static func convolution(
     _ input: [Float], side: Int, layer: NetworkLayers.Layer
   ) -> ([Float], Int) {
@@ -46,6 +44,11 @@ struct PortableNetwork: Sendable {
                   let ix = x * s - pad + kx
                   guard (0..<side).contains(ix) else { continue }
                   let pixel = (iy * side + ix) * cin
+                  if layer.depthwise {
+                    let tap = (ky * k + kx) * cout
+                    for c in 0..<cout { output[out + c] += input[pixel + c] * weights[tap + c] }
+                    continue
+                  }
                   for i in 0..<cin {
                     let value = input[pixel + i]
                     let row = ((ky * k + kx) * cin + i) * cout
@@ -55,41 +58,6 @@ struct PortableNetwork: Sendable {
               }
               if layer.relu6 {
                 for o in out..<out + cout { output[o] = min(max(output[o], 0), 6) }
-              }
-            }
-          }
-        }
-      }
-    }
-    return (output, outSide)
-  }
-
-  /// A depthwise convolution: each channel filtered on its own.
-  static func depthwise(
-    _ input: [Float], side: Int, layer: NetworkLayers.Layer
-  ) -> ([Float], Int) {
-    let (k, s, channels) = (layer.kernel, layer.stride, layer.outputChannels)
-    let (outSide, pad) = NetworkLayers.samePadding(input: side, kernel: k, stride: s)
-    var output = [Float](repeating: 0, count: outSide * outSide * channels)
-    input.withUnsafeBufferPointer { input in
-      layer.weights.withUnsafeBufferPointer { weights in
-        output.withUnsafeMutableBufferPointer { output in
-          for y in 0..<outSide {
-            for x in 0..<outSide {
-              let out = (y * outSide + x) * channels
-              for c in 0..<channels { output[out + c] = layer.bias[c] }
-              for ky in 0..<k {
-                let iy = y * s - pad + ky
-                guard (0..<side).contains(iy) else { continue }
-                for kx in 0..<k {
-                  let ix = x * s - pad + kx
-                  guard (0..<side).contains(ix) else { continue }
-                  let (pixel, tap) = ((iy * side + ix) * channels, (ky * k + kx) * channels)
-                  for c in 0..<channels { output[out + c] += input[pixel + c] * weights[tap + c] }
-                }
-              }
-              if layer.relu6 {
-                for c in out..<out + channels { output[c] = min(max(output[c], 0), 6) }
               }
             }
           }

@@ -5,10 +5,10 @@ import DexClassifierEngine
 /// ``automatic`` is the right choice for nearly every host: oneDNN (Intel's deep-learning
 /// kernels, the CPU engine under PyTorch's convolutions and OpenVINO, generating its code for
 /// the processor at run time) in Linux builds of DexKit with the package trait `OneDNN`, which
-/// is on by default and links the system's libdnnl (Debian `libdnnl-dev`); the portable Swift
-/// path elsewhere. A host builds without oneDNN by turning the trait off (`traits: []` in its
+/// is on by default and loads the system's libdnnl (Debian `libdnnl-dev`) at run time; the
+/// portable Swift path elsewhere, or where libdnnl is missing. A host builds without oneDNN by turning the trait off (`traits: []` in its
 /// package dependency, or `swift build --disable-default-traits`). A model that asked for
-/// oneDNN and could not have it (not built in, a graph it refuses) runs the portable path
+/// oneDNN and could not have it (not built in, no libdnnl, a graph it refuses) runs the portable path
 /// instead and says why in its log; ``ClassifierModel/backend`` tells which one runs.
 public enum ClassifierBackend: String, Sendable, Hashable, CaseIterable {
   /// oneDNN where it is built in, the portable path elsewhere.
