@@ -99,8 +99,9 @@ def main(photo_dir, ours, work):
         # Ours in-process (median of ROUNDS after 2 warm-ups) and Pillow's, for reference.
         _, _, text = run_child([ours, path, str(SIZE), str(QUALITY / 100), str(ROUNDS), out_ours])
         info = json.loads(text.strip().splitlines()[-1])
-        megapixels = float(subprocess.check_output(["vipsheader", "-f", "width", path])) * float(
-            subprocess.check_output(["vipsheader", "-f", "height", path])) / 1e6
+        def header(field):
+            return float(subprocess.check_output(["vipsheader", "-f", field, path], stderr=subprocess.DEVNULL))
+        megapixels = header("width") * header("height") / 1e6
         try:
             _, pil_rss, pil_text = run_child([sys.executable, __file__, "--pillow", path])
             pil = f"{json.loads(pil_text.strip().splitlines()[-1])['median_ms']:8.1f} {pil_rss:8.0f}"

@@ -21,7 +21,7 @@ extension ImageDownscaling {
   /// The reference app's call: an upright JPEG whose longest side is at most `maxDimension`.
   ///
   /// - Parameters:
-  ///   - data: JPEG or PNG bytes.
+  ///   - data: JPEG, PNG, HEIF (HEIC), AVIF or WebP bytes.
   ///   - maxDimension: Longest side of the output in pixels; smaller images keep their size.
   ///   - quality: JPEG quality 0...1 as in ImageIO (0.8 by default).
   /// - Throws: ``ImagingError``.

@@ -36,7 +36,9 @@ extension ImageFormat {
     guard head.count >= 12 else { return nil }
     let size = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
     let end = Swift.min(head.count, Swift.max(12, size))
-    func brand(at offset: Int) -> String { String(decoding: head[offset..<offset + 4], as: UTF8.self) }
+    func brand(at offset: Int) -> String {
+      String(decoding: head[offset..<offset + 4], as: UTF8.self)
+    }
     var brands = [brand(at: 8)]
     var offset = 16
     while offset + 4 <= end {

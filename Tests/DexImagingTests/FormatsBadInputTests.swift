@@ -51,10 +51,14 @@
       // Every ispe box (grid and tile) claims 100000 x 100000.
       var offset = 0
       while let body = Self.boxBody("ispe", in: Array(bytes[offset...])).map({ $0 + offset }) {
-        bytes.replaceSubrange(body + 4..<body + 12, with: bigEndian32(100_000) + bigEndian32(100_000))
+        bytes.replaceSubrange(
+          body + 4..<body + 12, with: bigEndian32(100_000) + bigEndian32(100_000))
         offset = body + 12
       }
-      #expect(throws: ImagingError.imageTooLarge(width: 100_000, height: 100_000, maxPixelCount: 100_000_000)) {
+      #expect(
+        throws: ImagingError.imageTooLarge(
+          width: 100_000, height: 100_000, maxPixelCount: 100_000_000)
+      ) {
         try downscaler.decodePixels(from: Data(bytes), target: .fitting(maxDimension: 64))
       }
     }
@@ -67,7 +71,8 @@
     ])
     func pixelLimitIsCheckedAgainstTheHeader(_ name: String, _ width: Int, _ height: Int) throws {
       let options = DecodingOptions(limits: DecodingLimits(maxPixelCount: 5000))
-      #expect(throws: ImagingError.imageTooLarge(width: width, height: height, maxPixelCount: 5000)) {
+      #expect(throws: ImagingError.imageTooLarge(width: width, height: height, maxPixelCount: 5000))
+      {
         try downscaler.decodePixels(
           from: formatResource(name), target: .fitting(maxDimension: 64), options: options)
       }
@@ -86,7 +91,8 @@
           Issue.record("\(name): unexpected \(error)")
           return
         }
-        #expect(message.contains("more than the limit of \(HEIFDecoding.maxItemCount)"), "\(message)")
+        #expect(
+          message.contains("more than the limit of \(HEIFDecoding.maxItemCount)"), "\(message)")
       }
     }
 
@@ -109,8 +115,12 @@
       let bits: UInt32 = (16383) | (16383 << 14) | (UInt32(bytes[vp8l + 8]) >> 4 & 0xF) << 28
       bytes.replaceSubrange(
         vp8l + 5..<vp8l + 9,
-        with: [UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24)])
-      #expect(throws: ImagingError.imageTooLarge(width: 16384, height: 16384, maxPixelCount: 100_000_000)) {
+        with: [
+          UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24),
+        ])
+      #expect(
+        throws: ImagingError.imageTooLarge(width: 16384, height: 16384, maxPixelCount: 100_000_000)
+      ) {
         try downscaler.decodePixels(from: Data(bytes), target: .fitting(maxDimension: 64))
       }
     }
@@ -144,9 +154,11 @@
 
     @Test func garbageAfterAValidSignatureIsCorrupt() throws {
       var generator = SystemRandomNumberGenerator()
-      for head in [Array("RIFF".utf8) + [0, 1, 0, 0] + Array("WEBPVP8 ".utf8),
-                   [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8),
-                   [0, 0, 0, 20] + Array("ftypavif".utf8) + [0, 0, 0, 0] + Array("mif1".utf8)] {
+      for head in [
+        Array("RIFF".utf8) + [0, 1, 0, 0] + Array("WEBPVP8 ".utf8),
+        [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8),
+        [0, 0, 0, 20] + Array("ftypavif".utf8) + [0, 0, 0, 0] + Array("mif1".utf8),
+      ] {
         let bytes = head + (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let format = try ImageFormat.sniff(Data(bytes))
         #expect {

@@ -1,4 +1,5 @@
 import DexModel
+
 #if canImport(CDexImageShim)
   import DexTestTraits
   import Foundation
@@ -8,15 +9,14 @@ import DexModel
 
   /// Loads a file from Resources/formats (the HEIF / AVIF / WebP fixtures; see NOTICE.md there).
   func formatResource(_ name: String) throws -> Data {
-    let url = try #require(
-      Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Resources/formats"),
-      "missing test resource formats/\(name)")
-    return try Data(contentsOf: url)
+    try resource(name, in: "Resources/formats")
   }
 
   /// The 96 x 60 source photo the fixtures were encoded from, decoded by the PNG path, optionally
   /// oriented by an eXIf chunk (so that it goes through the JPEG/PNG orientation code).
-  func formatSource(alpha: Bool = false, orientation: UInt16 = 1, options: DecodingOptions = .init())
+  func formatSource(
+    alpha: Bool = false, orientation: UInt16 = 1, options: DecodingOptions = .init()
+  )
     throws -> RGBImage
   {
     var bytes = [UInt8](try formatResource(alpha ? "source-alpha.png" : "source.png"))
@@ -83,7 +83,9 @@ import DexModel
       #expect(result.pixelWidth == expected.width && result.pixelHeight == expected.height)
       #expect(result.sourceFormat == .heif && result.appliedOrientation == .up)
       let score = psnr(decoded, expected)
-      print("PSNR heic-orientation-\(orientation) vs oriented source: \(String(format: "%.2f", score)) dB")
+      print(
+        "PSNR heic-orientation-\(orientation) vs oriented source: \(String(format: "%.2f", score)) dB"
+      )
       #expect(score >= 30, "orientation \(orientation): \(score) dB")
     }
 

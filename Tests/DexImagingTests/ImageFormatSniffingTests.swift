@@ -8,10 +8,15 @@ import Testing
   @Test func recognisesJPEGAndPNGFromMagicBytes() throws {
     #expect(try ImageFormat.sniff(resource("photo.jpg")) == .jpeg)
     #expect(try ImageFormat.sniff(resource("png-rgb8.png")) == .png)
-    #expect(try ImageFormat.sniff(Data(Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8))) == .webp)
-    #expect(try ImageFormat.sniff(Data([0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0])) == .heif)
-    #expect(try ImageFormat.sniff(Data([0, 0, 0, 0x18] + Array("ftypmif1".utf8) + [0, 0, 0, 0])) == .heif)
-    #expect(try ImageFormat.sniff(Data([0, 0, 0, 0x1C] + Array("ftypavif".utf8) + [0, 0, 0, 0])) == .avif)
+    #expect(
+      try ImageFormat.sniff(Data(Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8)))
+        == .webp)
+    #expect(
+      try ImageFormat.sniff(Data([0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0])) == .heif)
+    #expect(
+      try ImageFormat.sniff(Data([0, 0, 0, 0x18] + Array("ftypmif1".utf8) + [0, 0, 0, 0])) == .heif)
+    #expect(
+      try ImageFormat.sniff(Data([0, 0, 0, 0x1C] + Array("ftypavif".utf8) + [0, 0, 0, 0])) == .avif)
   }
 
   @Test func emptyDataIsEmptyInput() {

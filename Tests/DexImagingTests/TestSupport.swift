@@ -3,11 +3,11 @@ import Testing
 
 @testable import DexImaging
 
-/// Loads a file from the test bundle's Resources folder.
-func resource(_ name: String) throws -> Data {
+/// Loads a file from the test bundle's Resources folder (or a folder inside it).
+func resource(_ name: String, in subdirectory: String = "Resources") throws -> Data {
   let url = try #require(
-    Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Resources"),
-    "missing test resource \(name)")
+    Bundle.module.url(forResource: name, withExtension: nil, subdirectory: subdirectory),
+    "missing test resource \(subdirectory)/\(name)")
   return try Data(contentsOf: url)
 }
 
