@@ -166,7 +166,7 @@ extension DexStore {
   }
 
   /// Rejects values SQLite cannot round-trip (NaN becomes NULL) or that make no sense.
-  static func validate(_ entry: DexEntry) throws {
+  package static func validate(_ entry: DexEntry) throws {
     guard entry.confidence.isFinite else {
       throw DexStoreError.invalidEntry("the confidence is not a finite number")
     }

@@ -230,7 +230,7 @@ public final class DexStore: DexStoring {
   // MARK: Plumbing
 
   /// The canonical (uppercase) form of a UUID string, or `nil` for anything else.
-  static func canonicalID(_ id: String) -> String? {
+  package static func canonicalID(_ id: String) -> String? {
     UUID(uuidString: id)?.uuidString
   }
 
