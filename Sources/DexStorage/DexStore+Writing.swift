@@ -55,11 +55,10 @@ extension DexStore {
             staged.append(stagedImage)
             let imageHash = try Self.writeDurablyWhileHashing(item.image, to: stagedImage, files)
             if policy != .keepBoth,
-              let existing = try Row.fetchOne(
-                db,
-                sql: "SELECT \(Self.entryColumns) FROM entry WHERE imageSHA256 = ? LIMIT 1",
+              let existing = try EntryRecord.fetchOne(
+                db, sql: "SELECT * FROM entry WHERE imageSHA256 = ? LIMIT 1",
                 arguments: [imageHash]
-              ).map(Self.decodeEntry)
+              )?.entry
             {
               try files.remove(stagedImage)
               staged.removeLast()
@@ -179,23 +178,10 @@ extension DexStore {
     _ db: Database, _ item: PreparedInsertion, image: (path: String, hash: String),
     thumbnail: (path: String?, hash: String?)
   ) throws {
-    let entry = item.entry
-    let statement = try db.cachedStatement(
-      sql: """
-        INSERT INTO entry (id, commonName, categoryRaw, categoryKey, scientificName, summary, facts,
-          rarity, confidence, localGuessLabel, discovered, notes, imagePath, imageSize, imageSHA256,
-          thumbnailPath, thumbnailSHA256, savedAt)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """)
-    try statement.execute(
-      arguments: [
-        entry.id, entry.commonName, entry.categoryRaw, entry.category.rawValue,
-        entry.scientificName, entry.summary, try encodeFacts(entry.facts), entry.rarity,
-        entry.confidence, entry.localGuessLabel,
-        entry.dateDiscovered.timeIntervalSinceReferenceDate,
-        entry.notes, image.path, item.image.count, image.hash, thumbnail.path, thumbnail.hash,
-        Date().timeIntervalSinceReferenceDate,
-      ])
+    try EntryRecord(
+      entry: item.entry, imagePath: image.path, imageSize: item.image.count,
+      imageSHA256: image.hash, thumbnailPath: thumbnail.path, thumbnailSHA256: thumbnail.hash
+    ).insert(db)
   }
 
   // MARK: Update
@@ -212,29 +198,18 @@ extension DexStore {
       do {
         try db.inTransaction(.immediate) {
           guard
-            var entry = try Row.fetchOne(
-              db, sql: "SELECT \(Self.entryColumns) FROM entry WHERE id = ?", arguments: [id]
-            ).map(Self.decodeEntry)
+            var record = try EntryRecord.fetchOne(
+              db, sql: "SELECT * FROM entry WHERE id = ?", arguments: [id])
           else { throw DexStoreError.notFound(id: id) }
+          var entry = record.entry
           try body(&entry)
           guard Self.canonicalID(entry.id) == id else {
             throw DexStoreError.invalidEntry("an update cannot change the entry's id")
           }
           entry.id = id
           try Self.validate(entry)
-          try db.execute(
-            sql: """
-              UPDATE entry SET commonName = ?, categoryRaw = ?, categoryKey = ?, scientificName = ?,
-                summary = ?, facts = ?, rarity = ?, confidence = ?, localGuessLabel = ?,
-                discovered = ?, notes = ?
-              WHERE id = ?
-              """,
-            arguments: [
-              entry.commonName, entry.categoryRaw, entry.category.rawValue, entry.scientificName,
-              entry.summary, try Self.encodeFacts(entry.facts), entry.rarity, entry.confidence,
-              entry.localGuessLabel, entry.dateDiscovered.timeIntervalSinceReferenceDate,
-              entry.notes, id,
-            ])
+          record.entry = entry
+          try record.update(db)
           result = entry
           return .commit
         }
