@@ -189,7 +189,8 @@ public actor InMemoryDexStore: DexStoring {
   /// `stored` with `insertions` saved, and the entries the insert returns; throws before
   /// anything is kept when one insertion is refused.
   private static func saving(
-    _ insertions: [DexInsertion], into stored: [String: Stored], policy duplicatePolicy: DexDuplicatePolicy
+    _ insertions: [DexInsertion], into stored: [String: Stored],
+    policy duplicatePolicy: DexDuplicatePolicy
   ) throws -> (stored: [String: Stored], entries: [DexEntry]) {
     var staged = stored
     var result: [DexEntry] = []
@@ -209,7 +210,9 @@ public actor InMemoryDexStore: DexStoring {
         let existing = sorted(staged.values.filter { $0.image == insertion.image }.map(\.entry))
           .last
       {
-        if duplicatePolicy == .reject { throw DexStoreError.duplicateImage(existingID: existing.id) }
+        if duplicatePolicy == .reject {
+          throw DexStoreError.duplicateImage(existingID: existing.id)
+        }
         result.append(existing)
         continue
       }

@@ -53,9 +53,11 @@ struct EntryRecord: FetchableRecord, PersistableRecord, Sendable {
         categoryRaw: try row.decode(forColumn: "categoryRaw"),
         scientificName: try row.decode(forColumn: "scientificName"),
         summary: try row.decode(forColumn: "summary"), facts: facts,
-        rarity: try row.decode(forColumn: "rarity"), confidence: try row.decode(forColumn: "confidence"),
+        rarity: try row.decode(forColumn: "rarity"),
+        confidence: try row.decode(forColumn: "confidence"),
         localGuessLabel: try row.decode(forColumn: "localGuessLabel"),
-        dateDiscovered: Date(timeIntervalSinceReferenceDate: try row.decode(forColumn: "discovered")),
+        dateDiscovered: Date(
+          timeIntervalSinceReferenceDate: try row.decode(forColumn: "discovered")),
         notes: try row.decode(forColumn: "notes"))
       imagePath = try row.decode(forColumn: "imagePath")
       imageSize = try row.decode(forColumn: "imageSize")

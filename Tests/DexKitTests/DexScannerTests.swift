@@ -170,12 +170,15 @@ struct DexScannerTests {
 
   @Test func aHangingCloudIsBoundedByTheTimeout() async throws {
     let config = DexScanner.Configuration(cloudTimeout: .milliseconds(300))
-    let withGuess = await DexScanner(visionService: ScriptedVisionService(.hang), configuration: config)
-      .run(try photo(.fish))
+    let withGuess = await DexScanner(
+      visionService: ScriptedVisionService(.hang), configuration: config
+    )
+    .run(try photo(.fish))
     #expect(withGuess.phase == .result)
     #expect(withGuess.isOffline)
     let blind = await DexScanner(
-      classifier: FixedClassifier.blind, visionService: ScriptedVisionService(.hang), configuration: config
+      classifier: FixedClassifier.blind, visionService: ScriptedVisionService(.hang),
+      configuration: config
     ).run(try photo(.fish))
     #expect(blind.error == .timedOut)
   }

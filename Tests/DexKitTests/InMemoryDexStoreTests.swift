@@ -72,9 +72,14 @@ struct InMemoryDexStoreTests {
       record("search \(text)", names(try await store.allEntries(matching: DexQuery(text: text))))
       record("count \(text)", try await store.count(matching: DexQuery(text: text)))
     }
-    record("by category", try await store.countsByCategory().sorted { $0.key.rawValue < $1.key.rawValue })
+    record(
+      "by category", try await store.countsByCategory().sorted { $0.key.rawValue < $1.key.rawValue }
+    )
     record("image", try await store.imageData(for: robinID) == photoA)
-    record("thumbnail", try await store.thumbnailData(for: robinID).map { String(decoding: $0, as: UTF8.self) } ?? "nil")
+    record(
+      "thumbnail",
+      try await store.thumbnailData(for: robinID).map { String(decoding: $0, as: UTF8.self) }
+        ?? "nil")
     record("no thumbnail", try await store.thumbnailData(for: saved[2].id) == nil)
 
     // Edits.

@@ -17,7 +17,8 @@ public enum ClassifierBackend: String, Sendable, Hashable, CaseIterable {
   case automatic
   /// XNNPACK, falling back to the portable path (logged) when it is unavailable or fails to load.
   case xnnpack
-  /// The portable pure-Swift float kernels, on every platform.
+  /// The portable pure-Swift kernels, on every platform: 1×1 convolutions in 16-bit integers on
+  /// x86-64 and in 32-bit floats elsewhere, the other layers in floats.
   case portable
 
   /// The engine's preference for this case.

@@ -3,7 +3,8 @@ import Foundation
 import Logging
 
 /// DexKit's default ``ImageClassifying`` conformance: EfficientNet-Lite0 (ImageNet-1k) running
-/// offline on the CPU (XNNPACK on Linux, pure Swift elsewhere, see ``ClassifierBackend``),
+/// offline on the CPU (the portable pure-Swift path by default; XNNPACK only in a build with the
+/// opt-in `XNNPACK` trait on Linux and when asked for, see ``ClassifierBackend``),
 /// mapped onto ``/DexModel/DexCategory``.
 ///
 /// It reads the pixels of a scan's Pass-0 decode (``classify(_:)``) or decodes bytes through its
