@@ -112,15 +112,8 @@ public actor InMemoryDexStore: DexStoring {
     id rawID: String, _ body: @escaping @Sendable (inout DexEntry) throws -> Void
   ) async throws -> DexEntry {
     let item = try item(rawID)
-    let id = item.entry.id
-    var entry = item.entry
-    try body(&entry)
-    guard DexStore.canonicalID(entry.id) == id else {
-      throw DexStoreError.invalidEntry("an update cannot change the entry's id")
-    }
-    entry.id = id
-    try DexStore.validate(entry)
-    stored[id]?.entry = entry
+    let entry = try DexStore.edited(item.entry, by: body)
+    stored[entry.id]?.entry = entry
     publish()
     return entry
   }

@@ -164,6 +164,21 @@ extension DexStore {
     }
   }
 
+  /// `entry` edited by `body` and checked as an update must be: same id (in its canonical
+  /// form), storable values.
+  package static func edited(
+    _ entry: DexEntry, by body: (inout DexEntry) throws -> Void
+  ) throws -> DexEntry {
+    var edited = entry
+    try body(&edited)
+    guard canonicalID(edited.id) == entry.id else {
+      throw DexStoreError.invalidEntry("an update cannot change the entry's id")
+    }
+    edited.id = entry.id
+    try validate(edited)
+    return edited
+  }
+
   /// Rejects values SQLite cannot round-trip (NaN becomes NULL) or that make no sense.
   package static func validate(_ entry: DexEntry) throws {
     guard entry.confidence.isFinite else {
@@ -201,13 +216,7 @@ extension DexStore {
             var record = try EntryRecord.fetchOne(
               db, sql: "SELECT * FROM entry WHERE id = ?", arguments: [id])
           else { throw DexStoreError.notFound(id: id) }
-          var entry = record.entry
-          try body(&entry)
-          guard Self.canonicalID(entry.id) == id else {
-            throw DexStoreError.invalidEntry("an update cannot change the entry's id")
-          }
-          entry.id = id
-          try Self.validate(entry)
+          let entry = try Self.edited(record.entry, by: body)
           record.entry = entry
           try record.update(db)
           result = entry
