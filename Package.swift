@@ -24,9 +24,9 @@ let package = Package(
     .library(name: "DexCloudServer", targets: ["DexCloudServer"]),
     .library(name: "DexStorage", targets: ["DexStorage"]),
     .library(name: "DexKit", targets: ["DexKit"]),
-    // Helpers for the tests of this repository's packages (log capture, child processes, a
-    // dedicated-thread executor); not part of the SDK's API.
-    .library(name: "DexTestSupport", targets: ["DexTestSupport"]),
+    // Test doubles for hosts' tests: an in-memory store, a scripted cloud pass, a fixed
+    // classifier and sample photos. Links no test framework.
+    .library(name: "DexKitTesting", targets: ["DexKitTesting"]),
   ],
   // The classifier's oneDNN backend is a trait on by default; a host builds without it (and
   // without libdnnl) by depending on DexKit with `traits: []`, or `--disable-default-traits`.
@@ -120,10 +120,18 @@ let package = Package(
     .target(
       name: "DexKit", dependencies: ["DexModel", "DexImaging", "DexCloud", "DexStorage", logging]),
 
-    // MARK: Test support
+    // MARK: Test doubles for hosts
+    // No test framework (neither Testing nor XCTest), so hosts use it from any of them.
+    .target(
+      name: "DexKitTesting",
+      dependencies: ["DexModel", "DexImaging", "DexCloud", "DexStorage"],
+      resources: [.copy("SamplePhotos")]),
+
+    // MARK: Test support (this repository's own tests; not a product)
+    // Log capture, child processes, a dedicated-thread executor.
     .target(name: "DexTestSupport", dependencies: [logging], path: "Tests/DexTestSupport"),
-    // Swift Testing traits for the test targets (kept apart so that benchmarks linking
-    // DexTestSupport do not link the Testing library).
+    // Swift Testing traits for the test targets (kept apart so that DexTestSupport links no
+    // test framework).
     .target(
       name: "DexTestTraits", dependencies: ["DexTestSupport"], path: "Tests/DexTestTraits"),
     // A child process the DexStorage crash-safety tests SIGKILL mid-write.
@@ -151,8 +159,8 @@ let package = Package(
       name: "DexStorageTests",
       dependencies: ["DexStorage", "DexModel", "DexStoreCrashProbe", "DexTestSupport", grdb]),
     .testTarget(
-      name: "DexKitTests", dependencies: ["DexKit", "DexTestSupport", "DexTestTraits"],
-      resources: [.copy("Photos")]),
+      name: "DexKitTests",
+      dependencies: ["DexKit", "DexKitTesting", "DexTestSupport", "DexTestTraits"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -38,7 +38,7 @@ dexkit_bootstrap() {
         "json-repair==0.64.6"
   fi
   if ! command -v swift >/dev/null 2>&1; then
-    echo "DexKit: a Swift 6 toolchain is required (https://swift.org/install)" >&2
+    echo "DexKit: Swift 6.2 or later is required (https://swift.org/install)" >&2
     exit 1
   fi
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds `dex` (the example app in Examples/, its own
 # package beside the SDK), and scans the bundled photo offline into your collection (default:
-# the platform's Dex.store; set DEX_STORE to use another). With DEX_BACKEND_URL and
-# DEX_BOOTSTRAP_KEY set, the scan uses your backend's /vision proxy.
+# the platform's Dex.store; set DEX_STORE to use another). With DEX_CLOUD_BASE_URL and
+# DEX_CLOUD_BOOTSTRAP_KEY set, the scan uses your backend's /vision proxy.
 # Extra arguments are passed to `dex scan` (for example more photos, --dry-run or --json).
 set -euo pipefail
 cd "$(dirname "$0")/.."

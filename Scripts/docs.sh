@@ -3,18 +3,18 @@
 # (swift-docc-plugin), warnings fatal (a broken link or an unknown symbol fails the run), then
 # checks that every public symbol is documented and curated (Scripts/docs-coverage.py).
 #
-# The six modules are built as one combined archive: each module's archive is built with the
+# The seven modules are built as one combined archive: each module's archive is built with the
 # archives of the modules it depends on, so a doc comment in DexStorage can link a DexModel
 # symbol as ``/DexModel/DexEntry`` (the leading slash names the other module; DocC does not find
 # re-exported symbols by their bare name).
 #
-# Output: .build-docs/DexKit.doccarchive (all five modules), and one archive per module under
+# Output: .build-docs/DexKit.doccarchive (all seven modules), and one archive per module under
 # .build-docs/plugins/Swift-DocC/outputs/intermediates/. A separate scratch path keeps the
 # documentation build from invalidating the main .build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/bootstrap.sh
-modules=(DexModel DexImaging DexCloud DexCloudServer DexStorage DexKit)
+modules=(DexModel DexImaging DexCloud DexCloudServer DexStorage DexKit DexKitTesting)
 targets=()
 for module in "${modules[@]}"; do targets+=(--target "$module"); done
 

@@ -5,3 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Examples Scripts/fuzz
+# Every DEX_* environment variable the SDK and the examples read is documented (README.md or a
+# DocC page), and every documented one is read by something (Scripts/environment-docs.py says
+# precisely what counts).
+python3 Scripts/environment-docs.py

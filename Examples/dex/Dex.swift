@@ -9,7 +9,7 @@ struct Dex: AsyncParsableCommand {
     discussion: """
       With no backend configured, dex works fully offline: the bundled on-device classifier \
       identifies the photo and an offline entry is saved. Configure a backend with \
-      --backend/--bootstrap-key, DEX_BACKEND_URL/DEX_BOOTSTRAP_KEY, or a config file.
+      --backend/--bootstrap-key, DEX_CLOUD_BASE_URL/DEX_CLOUD_BOOTSTRAP_KEY, or a config file.
       """,
     subcommands: [
       ScanCommand.self, ListCommand.self, ShowCommand.self, DeleteCommand.self,

@@ -24,13 +24,13 @@ struct GlobalOptions: ParsableArguments {
     name: .long, help: "The store directory (default: $DEX_STORE, else the platform's Dex.store).")
   var store: String?
 
-  @Option(name: .long, help: "Backend base URL (default: $DEX_BACKEND_URL).")
+  @Option(name: .long, help: "Backend base URL (default: $DEX_CLOUD_BASE_URL).")
   var backend: String?
 
   @Option(
     name: .long,
     help:
-      "Bootstrap key for the backend (default: $DEX_BOOTSTRAP_KEY). Prefer the environment: flags show up in process listings."
+      "Bootstrap key for the backend (default: $DEX_CLOUD_BOOTSTRAP_KEY). Prefer the environment: flags show up in process listings."
   )
   var bootstrapKey: String?
 
@@ -48,11 +48,11 @@ struct GlobalOptions: ParsableArguments {
     LogSetup.once
     let file = try DexSettings.File.load(path: config, environment: environment)
     let store = store ?? environment["DEX_STORE"] ?? file?.store
+    // The SDK's names (DexCloudConfiguration.fromEnvironment reads the same ones).
     let backend =
-      backend ?? environment["DEX_BACKEND_URL"] ?? environment["DEX_CLOUD_BASE_URL"]
-      ?? file?.backend
+      backend ?? environment[DexCloudConfiguration.baseURLVariable] ?? file?.backend
     let key =
-      bootstrapKey ?? environment["DEX_BOOTSTRAP_KEY"] ?? environment["DEX_CLOUD_BOOTSTRAP_KEY"]
+      bootstrapKey ?? environment[DexCloudConfiguration.bootstrapKeyVariable]
       ?? file?.bootstrapKey
     return DexSettings(
       storeDirectory: store.map {
@@ -115,7 +115,7 @@ struct DexSettings {
     guard !offline, let backendURL else { return nil }
     guard let key = bootstrapKey.flatMap(SigningSecret.init) else {
       throw DexCLIError.usage(
-        "A backend is configured but no bootstrap key: set DEX_BOOTSTRAP_KEY.")
+        "A backend is configured but no bootstrap key: set DEX_CLOUD_BOOTSTRAP_KEY.")
     }
     let isLoopback = ["127.0.0.1", "localhost", "::1"].contains(backendURL.host ?? "")
     let configuration = DexCloudConfiguration(

@@ -10,11 +10,15 @@ extension ApiClient {
 
   /// The attempt loop: sign, send, classify, then retry, refresh, correct the clock, or fail.
   func perform(
-    _ endpoint: Endpoint, url: URL, body: Data, timeout: Duration, session: SessionCredential?
+    _ endpoint: Endpoint, url: URL, body: Data, timeout: Duration,
+    deadline: ContinuousClock.Instant? = nil, session: SessionCredential?
   ) async throws(DexCloudError) -> TransportResponse {
     let policy = configuration.retryPolicy
     let clock = ContinuousClock()
     let started = clock.now
+    // One budget for the whole call: the policy's, cut to the caller's deadline.
+    var budgetEnd = started + policy.maximumElapsed
+    if let deadline { budgetEnd = min(budgetEnd, deadline) }
     let path = Self.signedPath(of: url)
     var session = session
     var attempt = 0
@@ -25,9 +29,9 @@ extension ApiClient {
     while true {
       attempt += 1
       if Task.isCancelled { throw .cancelled() }
-      let remaining = policy.maximumElapsed - (clock.now - started)
+      let remaining = budgetEnd - clock.now
       guard remaining > .zero else {
-        throw DexCloudError.timedOut(after: policy.maximumElapsed)
+        throw DexCloudError.timedOut(after: max(budgetEnd - started, .zero))
       }
       let signed = sign(endpoint, url: url, path: path, body: body, session: session)
       let redactor = redactor(session: session, signature: signed.signature)
@@ -43,7 +47,7 @@ extension ApiClient {
         if failure.kind == .cancelled || Task.isCancelled { throw .cancelled() }
         guard attempt < policy.maximumAttempts else { throw failure }
         let delay = policy.backoff(forRetry: attempt, unitRandom: random())
-        guard clock.now - started + delay < policy.maximumElapsed else { throw failure }
+        guard clock.now + delay < budgetEnd else { throw failure }
         logger.notice(
           "Request failed; retrying",
           metadata: [
@@ -116,7 +120,7 @@ extension ApiClient {
         guard retryAfter <= policy.maximumRetryAfter else { throw failure }
         delay = retryAfter
       }
-      guard clock.now - started + delay < policy.maximumElapsed else { throw failure }
+      guard clock.now + delay < budgetEnd else { throw failure }
       logger.notice(
         "Server asked us to retry",
         metadata: [

@@ -74,21 +74,29 @@ public actor ApiClient {
   ///   - responseType: the type decoded from a 2xx reply.
   ///   - timeout: this request's timeout per attempt; the configuration's default (120 s) when
   ///     `nil`.
+  ///   - deadline: when the whole call, every attempt and wait included, must be over: the
+  ///     caller's time budget (``DexVisionService`` passes the scanner's). The call's budget is
+  ///     the earlier of this and ``RetryPolicy/maximumElapsed``; no attempt outlasts it and no
+  ///     retry starts that could not finish its wait before it. `nil`: the policy's budget alone.
   /// - Throws: ``DexCloudError`` for every failure, including non-2xx statuses and a reply
-  ///   that is not a `Response`.
+  ///   that is not a `Response`; of kind ``DexCloudError/Kind/timedOut`` when the budget ran out.
   public func send<Response: Decodable & Sendable>(
-    _ endpoint: Endpoint, body: Data, as responseType: Response.Type, timeout: Duration? = nil
+    _ endpoint: Endpoint, body: Data, as responseType: Response.Type, timeout: Duration? = nil,
+    deadline: ContinuousClock.Instant? = nil
   ) async throws(DexCloudError) -> Response {
-    let response = try await send(endpoint, body: body, timeout: timeout)
+    let response = try await send(endpoint, body: body, timeout: timeout, deadline: deadline)
     return try decode(responseType, from: response, endpoint: endpoint)
   }
 
   /// Sends a signed request and returns the successful (2xx) response undecoded, for replies
   /// that are not JSON.
   ///
+  /// `timeout` and `deadline` work as in ``send(_:body:as:timeout:deadline:)``.
+  ///
   /// - Throws: ``DexCloudError`` for every failure, including non-2xx statuses.
   public func send(
-    _ endpoint: Endpoint, body: Data, timeout: Duration? = nil
+    _ endpoint: Endpoint, body: Data, timeout: Duration? = nil,
+    deadline: ContinuousClock.Instant? = nil
   ) async throws(DexCloudError) -> TransportResponse {
     let limit = configuration.maximumRequestBodyBytes
     guard body.count <= limit else {
@@ -102,7 +110,7 @@ public actor ApiClient {
     if endpoint.signing == .session { session = try await currentCredential() }
     return try await perform(
       endpoint, url: url, body: body, timeout: timeout ?? configuration.requestTimeout,
-      session: session)
+      deadline: deadline, session: session)
   }
 
   /// The absolute URL for `endpoint` under the base URL.

@@ -68,6 +68,24 @@ public struct DexCloudError: Error, Sendable, Equatable, CustomStringConvertible
   /// The same as ``description``, for `localizedDescription`.
   public var errorDescription: String? { description }
 
+  /// What to do about it, where there is something: check the configuration, downscale, retry
+  /// later. `nil` for a cancelled call and for statuses with no general advice.
+  public var recoverySuggestion: String? {
+    switch kind {
+    case .invalidConfiguration:
+      "Check the backend's base URL and bootstrap key (see DexCloudConfiguration.fromEnvironment)."
+    case .payloadTooLarge: "Downscale the image and try again."
+    case .http where statusCode == 401 || statusCode == 403:
+      "Check the bootstrap key and the device clock."
+    case .http: isTransient ? "Try again later." : nil
+    case .timedOut, .network: "Check the connection and try again."
+    case .authentication: "Check the bootstrap key and the backend's session settings."
+    case .tokenStore: "Check that the token store's file can be read and written."
+    case .decoding: "Check that the backend runs a compatible version of the DexKit proxy."
+    case .cancelled: nil
+    }
+  }
+
   /// Whether the failure is worth retrying later (network trouble, timeouts, 408/429/5xx).
   public var isTransient: Bool {
     switch kind {

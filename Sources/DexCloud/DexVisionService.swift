@@ -33,11 +33,31 @@ public struct DexVisionService: DexVisionServicing {
     self.logger = logger
   }
 
-  /// See ``DexVisionServicing/identify(imageData:categoryHint:)``.
+  /// See ``DexVisionServicing/identify(imageData:categoryHint:)``: bounded by the client's
+  /// ``RetryPolicy/maximumElapsed`` alone.
   ///
   /// - Throws: ``DexCloudError`` for transport, status and size failures;
   ///   `ScanResult.ParseError` when the model's reply holds no usable identification.
   public func identify(imageData: Data, categoryHint: DexCategory?) async throws -> ScanResult {
+    try await request(imageData: imageData, categoryHint: categoryHint, deadline: nil)
+  }
+
+  /// See ``DexVisionServicing/identify(imageData:categoryHint:deadline:)``: `deadline` is the
+  /// client's time budget for the call, retries and their waits included.
+  ///
+  /// - Throws: ``DexCloudError`` for transport, status and size failures (of kind
+  ///   ``DexCloudError/Kind/timedOut`` when the deadline passed); `ScanResult.ParseError` when
+  ///   the model's reply holds no usable identification.
+  public func identify(
+    imageData: Data, categoryHint: DexCategory?, deadline: ContinuousClock.Instant
+  ) async throws -> ScanResult {
+    try await request(imageData: imageData, categoryHint: categoryHint, deadline: deadline)
+  }
+
+  /// Encodes, sends and parses one identification, within `deadline` when there is one.
+  private func request(
+    imageData: Data, categoryHint: DexCategory?, deadline: ContinuousClock.Instant?
+  ) async throws -> ScanResult {
     let limit = client.configuration.maximumRequestBodyBytes
     // Base64 grows the image by 4/3; refuse before allocating the encoded copy.
     let encodedSize = (imageData.count + 2) / 3 * 4
@@ -57,7 +77,8 @@ public struct DexVisionService: DexVisionServicing {
       throw DexCloudError(kind: .invalidConfiguration, message: "Cannot encode the request.")
     }
     do {
-      let response = try await client.send(Endpoints.vision, body: body, as: VisionResponse.self)
+      let response = try await client.send(
+        Endpoints.vision, body: body, as: VisionResponse.self, deadline: deadline)
       return try ScanResult(jsonString: response.content)
     } catch let error as DexCloudError {
       logger.error(

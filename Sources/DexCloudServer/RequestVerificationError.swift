@@ -78,3 +78,8 @@ public enum RequestVerificationError: Error, Sendable, Equatable, CustomStringCo
     return (try? JSONEncoder().encode(body)) ?? Data()
   }
 }
+
+extension RequestVerificationError: LocalizedError {
+  /// The same text as ``description``, so `localizedDescription` says what went wrong.
+  public var errorDescription: String? { description }
+}

@@ -112,3 +112,8 @@ public struct SessionIssuer: Sendable {
     return SigningSecret(nonEmpty: Base64URL.encode(mac))
   }
 }
+
+extension SessionIssuer.IssueError: LocalizedError {
+  /// The same text as ``description``, so `localizedDescription` says what went wrong.
+  public var errorDescription: String? { description }
+}

@@ -67,4 +67,17 @@ extension ImagingError: CustomStringConvertible, LocalizedError {
 
   /// Same as ``description``, for `LocalizedError` consumers.
   public var errorDescription: String? { description }
+
+  /// What to do about it, where the caller or the person can do something.
+  public var recoverySuggestion: String? {
+    switch self {
+    case .emptyInput, .corruptData, .truncatedData:
+      "Choose the photo again, or take a new one."
+    case .unsupportedFormat: "Convert the photo to JPEG or PNG."
+    case .imageTooLarge, .inputTooLarge:
+      "Use a smaller photo, or raise the limits in DecodingLimits."
+    case .outOfMemory: "Close other apps, or use a smaller photo."
+    case .invalidArgument, .encodingFailed: nil
+    }
+  }
 }

@@ -1,3 +1,4 @@
+import DexCloud
 import DexImaging
 import Foundation
 
@@ -9,26 +10,39 @@ public enum DexScanError: Error, Sendable {
   case unreadableImage(ImagingError)
   /// The cloud pass failed: the error the vision service threw (a `DexCloudError` for
   /// transport and status failures, a `ScanResult.ParseError` for an unusable reply, or a
-  /// host service's own error).
+  /// host service's own error). Timeouts are never this case but ``timedOut``.
   case identificationFailed(any Error)
   /// Neither pass produced anything (for example offline, with no local guess); says why.
   case nothingIdentified(String)
-  /// The cloud pass took longer than ``DexScanner/Configuration/cloudTimeout``.
+  /// The cloud pass reached its deadline, ``DexScanner/Configuration/cloudTimeout``: the
+  /// scanner stopped waiting, or the service (for ``/DexCloud/DexVisionService``, the client's
+  /// budget or its last attempt's timeout) gave up.
   case timedOut
   /// The scan was cancelled.
   case cancelled
+
+  /// The scan error for what the cloud pass threw: ``timedOut`` for every timeout (the
+  /// scanner's own, or a ``/DexCloud/DexCloudError`` of kind
+  /// ``/DexCloud/DexCloudError/Kind/timedOut``), ``identificationFailed(_:)`` otherwise.
+  init(cloudFailure error: any Error) {
+    switch error {
+    case DexScanError.timedOut: self = .timedOut
+    case let error as DexCloudError where error.kind == .timedOut: self = .timedOut
+    default: self = .identificationFailed(error)
+    }
+  }
 }
 
 extension DexScanError: Equatable {
-  /// Same case and same underlying error (compared by type and description for
-  /// ``identificationFailed(_:)``, whose errors need not be `Equatable`).
+  /// Same case, and for ``unreadableImage(_:)`` the same imaging error. The underlying error of
+  /// ``identificationFailed(_:)`` and the reason of ``nothingIdentified(_:)`` are details for
+  /// people, not part of the comparison: match the case with `if case` to inspect them.
   public static func == (lhs: DexScanError, rhs: DexScanError) -> Bool {
     switch (lhs, rhs) {
     case (.unreadableImage(let a), .unreadableImage(let b)): a == b
-    case (.identificationFailed(let a), .identificationFailed(let b)):
-      type(of: a) == type(of: b) && String(describing: a) == String(describing: b)
-    case (.nothingIdentified(let a), .nothingIdentified(let b)): a == b
-    case (.timedOut, .timedOut), (.cancelled, .cancelled): true
+    case (.identificationFailed, .identificationFailed), (.nothingIdentified, .nothingIdentified),
+      (.timedOut, .timedOut), (.cancelled, .cancelled):
+      true
     default: false
     }
   }
@@ -43,6 +57,20 @@ extension DexScanError: LocalizedError {
     case .nothingIdentified(let reason): reason
     case .timedOut: "Identification took too long."
     case .cancelled: "The scan was cancelled."
+    }
+  }
+
+  /// What the person can do about it, where there is something: another photo, a retry later,
+  /// checking the connection. `nil` for a cancelled scan.
+  public var recoverySuggestion: String? {
+    switch self {
+    case .unreadableImage: "Choose a JPEG or PNG photo, or take the picture again."
+    case .identificationFailed(let error as DexCloudError) where !error.isTransient:
+      (error as LocalizedError).recoverySuggestion ?? "Try again with another photo."
+    case .identificationFailed: "Check the connection and try again later."
+    case .nothingIdentified: "Move closer to the subject, or connect to identify it online."
+    case .timedOut: "Check the connection and try again."
+    case .cancelled: nil
     }
   }
 }

@@ -28,7 +28,11 @@ public struct DexScanner: Sendable {
     /// How Pass 0 decodes and encodes: size, JPEG quality, chroma subsampling, decoding limits
     /// and the shrink-on-load reducing gap.
     public var encoding: DownscaleOptions
-    /// The most the cloud pass may take before the scan falls back; bounds every scan.
+    /// The cloud pass's one deadline, counted from when it starts: the vision service's time
+    /// budget for every attempt and retry wait (``/DexCloud/DexVisionService`` hands it to
+    /// ``/DexCloud/ApiClient`` as the call's budget), and the most the scanner waits for any
+    /// service. Reaching it ends the cloud pass with ``DexScanError/timedOut``; the scan then
+    /// falls back to the local guess when there is one. Bounds every scan.
     public var cloudTimeout: Duration
 
     /// The longest side of the encoded JPEG, in pixels.
@@ -50,12 +54,15 @@ public struct DexScanner: Sendable {
       set { encoding.thumbnailMaxDimension = newValue }
     }
 
+    /// The default ``cloudTimeout``: two minutes, the client's per-request timeout
+    /// (``/DexCloud/DexCloudConfiguration/requestTimeout``), so a first attempt may use it all.
+    public static let defaultCloudTimeout: Duration = .seconds(120)
+
     /// Creates a configuration; the defaults match the reference app (1024 px, quality 0.8),
-    /// add a 256 px thumbnail for grids, and allow the cloud client's own 120 s request timeout
-    /// to fire first.
+    /// add a 256 px thumbnail for grids, and give the cloud pass ``defaultCloudTimeout``.
     public init(
       maxDimension: Int = 1024, jpegQuality: Double = 0.8, thumbnailMaxDimension: Int? = 256,
-      cloudTimeout: Duration = .seconds(125)
+      cloudTimeout: Duration = Configuration.defaultCloudTimeout
     ) {
       self.encoding = DownscaleOptions(
         maxDimension: maxDimension, quality: jpegQuality,
@@ -64,7 +71,9 @@ public struct DexScanner: Sendable {
     }
 
     /// Creates a configuration with full control over Pass 0.
-    public init(encoding: DownscaleOptions, cloudTimeout: Duration = .seconds(125)) {
+    public init(
+      encoding: DownscaleOptions, cloudTimeout: Duration = Configuration.defaultCloudTimeout
+    ) {
       self.encoding = encoding
       self.cloudTimeout = cloudTimeout
     }
@@ -175,7 +184,8 @@ public struct DexScanner: Sendable {
     publish(state)
     if Task.isCancelled { return state.failing(.cancelled) }
 
-    // Pass 2: the cloud, bounded by the configured timeout.
+    // Pass 2: the cloud, with one deadline: the service's time budget, and the scanner's own
+    // bound for services that do not stop by themselves.
     guard let visionService else {
       guard let guess else {
         return state.failing(
@@ -183,16 +193,17 @@ public struct DexScanner: Sendable {
       }
       return state.succeeding(.offlineFallback(for: guess), offline: true)
     }
+    let deadline = ContinuousClock.now + configuration.cloudTimeout
     do {
-      let result = try await withTimeout(configuration.cloudTimeout) {
-        try await visionService.identify(imageData: jpeg, categoryHint: guess?.category)
+      let result = try await withDeadline(deadline) {
+        try await visionService.identify(
+          imageData: jpeg, categoryHint: guess?.category, deadline: deadline)
       }
       return state.succeeding(result, offline: false)
     } catch {
       if Task.isCancelled { return state.failing(.cancelled) }
       logger.error("Cloud identification failed", metadata: ["error": "\(error)"])
-      let failure: DexScanError =
-        if case DexScanError.timedOut = error { .timedOut } else { .identificationFailed(error) }
+      let failure = DexScanError(cloudFailure: error)
       guard let guess else { return state.failing(failure) }
       state.cloudError = failure
       return state.succeeding(.offlineFallback(for: guess), offline: true)
@@ -200,14 +211,14 @@ public struct DexScanner: Sendable {
   }
 }
 
-/// Runs `operation`, throwing ``DexScanError/timedOut`` if it takes longer than `limit`.
-func withTimeout<Value: Sendable>(
-  _ limit: Duration, _ operation: @escaping @Sendable () async throws -> Value
+/// Runs `operation`, throwing ``DexScanError/timedOut`` if it has not finished at `deadline`.
+func withDeadline<Value: Sendable>(
+  _ deadline: ContinuousClock.Instant, _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
   try await withThrowingTaskGroup(of: Value.self) { group in
     group.addTask { try await operation() }
     group.addTask {
-      try await Task.sleep(for: limit)
+      try await Task.sleep(until: deadline, clock: .continuous)
       throw DexScanError.timedOut
     }
     defer { group.cancelAll() }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a lexicon could not be read (``DexLexicon/init(text:)``,
 /// ``DexLexicon/init(contentsOf:)``, ``DexLexicon/loadWordNet()``).
 public enum DexLexiconError: Error, Equatable, Sendable {
@@ -26,4 +28,9 @@ extension DexLexiconError: CustomStringConvertible {
       "lexicon file \(name) holds no entry"
     }
   }
+}
+
+extension DexLexiconError: LocalizedError {
+  /// The same text as ``description``, so `localizedDescription` says what went wrong.
+  public var errorDescription: String? { description }
 }

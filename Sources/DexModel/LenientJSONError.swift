@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why ``LenientJSONReader`` could not read a value, with the UTF-8 byte offset where it gave up.
 public struct LenientJSONError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
   /// The kinds of failure the reader distinguishes.
@@ -30,4 +32,9 @@ public struct LenientJSONError: Error, Equatable, Hashable, Sendable, CustomStri
     case .tooDeep(let limit): "JSON nested deeper than \(limit) levels at byte \(offset)"
     }
   }
+}
+
+extension LenientJSONError: LocalizedError {
+  /// The same text as ``description``, so `localizedDescription` says what went wrong.
+  public var errorDescription: String? { description }
 }

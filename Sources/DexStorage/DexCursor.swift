@@ -7,9 +7,9 @@ import Foundation
 /// when new ones are inserted while a user scrolls, unlike limit/offset.
 public struct DexCursor: Sendable, Hashable, Codable {
   /// The discovery date of the last entry on the previous page.
-  let dateDiscovered: Date
+  package let dateDiscovered: Date
   /// The id of the last entry on the previous page, the tie-breaker for equal dates.
-  let id: String
+  package let id: String
 
   init(dateDiscovered: Date, id: String) {
     self.dateDiscovered = dateDiscovered

@@ -33,7 +33,7 @@ public struct DexQuery: Sendable, Hashable {
   ///
   /// `nil` means no text filter; an empty array means the text had no searchable word, which
   /// matches nothing.
-  var searchTerms: [String]? {
+  package var searchTerms: [String]? {
     guard let text, !text.allSatisfy(\.isWhitespace) else { return nil }
     let words =
       text

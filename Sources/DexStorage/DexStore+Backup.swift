@@ -15,16 +15,8 @@ extension DexStore {
   @discardableResult
   public func exportArchive(to url: URL) async throws -> DexArchiveManifest {
     let snapshot = try await read { db -> [(DexEntry, String, String?, String?)] in
-      try Row.fetchAll(
-        db,
-        sql: "SELECT \(Self.entryColumns), imageSHA256, thumbnailPath, thumbnailSHA256 "
-          + "FROM entry ORDER BY discovered DESC, id DESC"
-      ).map { row in
-        (
-          try Self.decodeEntry(row), try row.decode(atIndex: 11), try row.decode(atIndex: 12),
-          try row.decode(atIndex: 13)
-        )
-      }
+      try EntryRecord.fetchAll(db, sql: "SELECT * FROM entry ORDER BY discovered DESC, id DESC")
+        .map { ($0.entry, $0.imageSHA256, $0.thumbnailPath, $0.thumbnailSHA256) }
     }
     var manifest = DexArchiveManifest(
       format: DexArchiveManifest.formatName, schemaVersion: DexArchiveManifest.currentSchemaVersion,

@@ -57,42 +57,6 @@ extension DexStore {
     return migrator
   }
 
-  /// The columns every entry read selects, in ``decodeEntry(_:)`` order.
-  static let entryColumns =
-    "id, commonName, categoryRaw, scientificName, summary, facts, rarity, confidence, "
-    + "localGuessLabel, discovered, notes"
-
-  /// Builds a ``DexEntry`` from a row selected with ``entryColumns``.
-  static func decodeEntry(_ row: Row) throws -> DexEntry {
-    do {
-      let id: String = try row.decode(atIndex: 0)
-      let factsJSON: String = try row.decode(atIndex: 5)
-      guard let facts = try? JSONDecoder().decode([String].self, from: Data(factsJSON.utf8))
-      else {
-        throw DexStoreError.corruptDatabase(
-          path: "entry \(id)", detail: "the facts column is not a JSON array of strings")
-      }
-      return DexEntry(
-        id: id, commonName: try row.decode(atIndex: 1), categoryRaw: try row.decode(atIndex: 2),
-        scientificName: try row.decode(atIndex: 3), summary: try row.decode(atIndex: 4),
-        facts: facts, rarity: try row.decode(atIndex: 6), confidence: try row.decode(atIndex: 7),
-        localGuessLabel: try row.decode(atIndex: 8),
-        dateDiscovered: Date(timeIntervalSinceReferenceDate: try row.decode(atIndex: 9)),
-        notes: try row.decode(atIndex: 10))
-    } catch let error as DexStoreError {
-      throw error
-    } catch {
-      throw DexStoreError.corruptDatabase(path: "entry table", detail: "\(error)")
-    }
-  }
-
-  /// The `facts` column value: a JSON array of strings.
-  static func encodeFacts(_ facts: [String]) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(facts), as: UTF8.self)
-  }
-
   /// The FTS5 query for `terms`: every word as a quoted prefix, all required.
   static func matchExpression(_ terms: [String]) -> String {
     terms.map { "\"\($0)\"*" }.joined(separator: " ")
@@ -113,12 +77,11 @@ extension DexStore {
     }
     let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
     arguments += [query.limit + 1]
-    let rows = try Row.fetchAll(
+    let rows = try EntryRecord.fetchAll(
       db,
-      sql: "SELECT \(entryColumns) FROM entry \(whereClause) "
-        + "ORDER BY discovered DESC, id DESC LIMIT ?",
+      sql: "SELECT * FROM entry \(whereClause) ORDER BY discovered DESC, id DESC LIMIT ?",
       arguments: arguments)
-    let entries = try rows.prefix(query.limit).map(decodeEntry)
+    let entries = rows.prefix(query.limit).map(\.entry)
     let next = rows.count > query.limit ? entries.last.map(DexCursor.init(after:)) : nil
     return DexPage(entries: entries, nextCursor: next)
   }

@@ -55,11 +55,10 @@ extension DexStore {
             staged.append(stagedImage)
             let imageHash = try Self.writeDurablyWhileHashing(item.image, to: stagedImage, files)
             if policy != .keepBoth,
-              let existing = try Row.fetchOne(
-                db,
-                sql: "SELECT \(Self.entryColumns) FROM entry WHERE imageSHA256 = ? LIMIT 1",
+              let existing = try EntryRecord.fetchOne(
+                db, sql: "SELECT * FROM entry WHERE imageSHA256 = ? LIMIT 1",
                 arguments: [imageHash]
-              ).map(Self.decodeEntry)
+              )?.entry
             {
               try files.remove(stagedImage)
               staged.removeLast()
@@ -178,8 +177,23 @@ extension DexStore {
     }
   }
 
+  /// `entry` edited by `body` and checked as an update must be: same id (in its canonical
+  /// form), storable values.
+  package static func edited(
+    _ entry: DexEntry, by body: (inout DexEntry) throws -> Void
+  ) throws -> DexEntry {
+    var edited = entry
+    try body(&edited)
+    guard canonicalID(edited.id) == entry.id else {
+      throw DexStoreError.invalidEntry("an update cannot change the entry's id")
+    }
+    edited.id = entry.id
+    try validate(edited)
+    return edited
+  }
+
   /// Rejects values SQLite cannot round-trip (NaN becomes NULL) or that make no sense.
-  static func validate(_ entry: DexEntry) throws {
+  package static func validate(_ entry: DexEntry) throws {
     guard entry.confidence.isFinite else {
       throw DexStoreError.invalidEntry("the confidence is not a finite number")
     }
@@ -192,23 +206,10 @@ extension DexStore {
     _ db: Database, _ item: PreparedInsertion, image: (path: String, hash: String),
     thumbnail: (path: String?, hash: String?)
   ) throws {
-    let entry = item.entry
-    let statement = try db.cachedStatement(
-      sql: """
-        INSERT INTO entry (id, commonName, categoryRaw, categoryKey, scientificName, summary, facts,
-          rarity, confidence, localGuessLabel, discovered, notes, imagePath, imageSize, imageSHA256,
-          thumbnailPath, thumbnailSHA256, savedAt)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """)
-    try statement.execute(
-      arguments: [
-        entry.id, entry.commonName, entry.categoryRaw, entry.category.rawValue,
-        entry.scientificName, entry.summary, try encodeFacts(entry.facts), entry.rarity,
-        entry.confidence, entry.localGuessLabel,
-        entry.dateDiscovered.timeIntervalSinceReferenceDate,
-        entry.notes, image.path, item.image.count, image.hash, thumbnail.path, thumbnail.hash,
-        Date().timeIntervalSinceReferenceDate,
-      ])
+    try EntryRecord(
+      entry: item.entry, imagePath: image.path, imageSize: item.image.count,
+      imageSHA256: image.hash, thumbnailPath: thumbnail.path, thumbnailSHA256: thumbnail.hash
+    ).insert(db)
   }
 
   // MARK: Update
@@ -225,29 +226,12 @@ extension DexStore {
       do {
         try db.inTransaction(.immediate) {
           guard
-            var entry = try Row.fetchOne(
-              db, sql: "SELECT \(Self.entryColumns) FROM entry WHERE id = ?", arguments: [id]
-            ).map(Self.decodeEntry)
+            var record = try EntryRecord.fetchOne(
+              db, sql: "SELECT * FROM entry WHERE id = ?", arguments: [id])
           else { throw DexStoreError.notFound(id: id) }
-          try body(&entry)
-          guard Self.canonicalID(entry.id) == id else {
-            throw DexStoreError.invalidEntry("an update cannot change the entry's id")
-          }
-          entry.id = id
-          try Self.validate(entry)
-          try db.execute(
-            sql: """
-              UPDATE entry SET commonName = ?, categoryRaw = ?, categoryKey = ?, scientificName = ?,
-                summary = ?, facts = ?, rarity = ?, confidence = ?, localGuessLabel = ?,
-                discovered = ?, notes = ?
-              WHERE id = ?
-              """,
-            arguments: [
-              entry.commonName, entry.categoryRaw, entry.category.rawValue, entry.scientificName,
-              entry.summary, try Self.encodeFacts(entry.facts), entry.rarity, entry.confidence,
-              entry.localGuessLabel, entry.dateDiscovered.timeIntervalSinceReferenceDate,
-              entry.notes, id,
-            ])
+          let entry = try Self.edited(record.entry, by: body)
+          record.entry = entry
+          try record.update(db)
           result = entry
           return .commit
         }

@@ -52,7 +52,13 @@ public final class DexStore: DexStoring {
   /// - Throws: ``DexStoreError/unwritableDirectory(path:detail:)``,
   ///   ``DexStoreError/corruptDatabase(path:detail:)``, ``DexStoreError/diskFull(path:)``,
   ///   ``DexStoreError/busy(path:)`` or ``DexStoreError/unsupportedSchema(path:)``.
-  public init(configuration: Configuration) throws {
+  public convenience init(configuration: Configuration) throws {
+    try self.init(configuration: configuration, migrator: Self.migrator)
+  }
+
+  /// Opens the store with `migrator` instead of ``migrator``: how the tests play a later
+  /// version's migrations on a store written by this one.
+  init(configuration: Configuration, migrator: DatabaseMigrator) throws {
     self.configuration = configuration
     self.directory = configuration.directory
     let files = StoreFiles(root: configuration.directory)
@@ -72,7 +78,6 @@ public final class DexStore: DexStoring {
     do {
       try files.createDatabaseFileIfMissing()
       pool = try DatabasePool(path: databasePath, configuration: grdb)
-      let migrator = Self.migrator
       let superseded = try pool.read { db in try migrator.hasBeenSuperseded(db) }
       if superseded { throw DexStoreError.unsupportedSchema(path: databasePath) }
       try migrator.migrate(pool)
@@ -122,9 +127,7 @@ public final class DexStore: DexStoring {
   public func entry(id: String) async throws -> DexEntry? {
     guard let id = Self.canonicalID(id) else { return nil }
     return try await read { db in
-      try Row.fetchOne(
-        db, sql: "SELECT \(Self.entryColumns) FROM entry WHERE id = ?", arguments: [id]
-      ).map(Self.decodeEntry)
+      try EntryRecord.fetchOne(db, sql: "SELECT * FROM entry WHERE id = ?", arguments: [id])?.entry
     }
   }
 
@@ -231,7 +234,7 @@ public final class DexStore: DexStoring {
   // MARK: Plumbing
 
   /// The canonical (uppercase) form of a UUID string, or `nil` for anything else.
-  static func canonicalID(_ id: String) -> String? {
+  package static func canonicalID(_ id: String) -> String? {
     UUID(uuidString: id)?.uuidString
   }
 

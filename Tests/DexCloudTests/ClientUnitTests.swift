@@ -10,14 +10,18 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
   private let lock = NSLock()
   private var steps: [Step]
   private(set) var sent: [TransportRequest] = []
+  private var timeouts: [Duration] = []
 
   init(_ steps: [Step]) { self.steps = steps }
 
   var sentCount: Int { lock.sync { sent.count } }
+  /// The timeout the client gave each attempt, in order.
+  var requestedTimeouts: [Duration] { lock.sync { timeouts } }
 
   func send(_ request: TransportRequest, timeout: Duration) async throws -> TransportResponse {
     let step: Step? = lock.sync {
       sent.append(request)
+      timeouts.append(timeout)
       return steps.isEmpty ? nil : steps.removeFirst()
     }
     switch step {

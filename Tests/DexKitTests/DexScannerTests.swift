@@ -1,48 +1,8 @@
 import DexKit
+import DexKitTesting
 import DexTestTraits
 import Foundation
 import Testing
-
-/// A cloud pass behind the protocol, so the scanner's flow is tested without a network; the
-/// real classifier and downscaler run on real photos. (End to end over HTTP lives in
-/// DexProxyTests.)
-actor ScriptedVision: DexVisionServicing {
-  enum Behaviour: Sendable {
-    case answer(ScanResult)
-    case fail
-    case hang
-  }
-
-  let behaviour: Behaviour
-  private(set) var hints: [DexCategory?] = []
-  private(set) var imageSizes: [Int] = []
-
-  init(_ behaviour: Behaviour) { self.behaviour = behaviour }
-
-  struct Failure: Error {}
-
-  nonisolated func identify(imageData: Data, categoryHint: DexCategory?) async throws -> ScanResult
-  {
-    try await record(imageData: imageData, hint: categoryHint)
-  }
-
-  private func record(imageData: Data, hint: DexCategory?) async throws -> ScanResult {
-    hints.append(hint)
-    imageSizes.append(imageData.count)
-    switch behaviour {
-    case .answer(let result): return result
-    case .fail: throw Failure()
-    case .hang:
-      try await Task.sleep(for: .seconds(60))
-      throw Failure()
-    }
-  }
-}
-
-/// A classifier that never finds anything.
-struct BlindClassifier: ImageClassifying {
-  func classify(imageData: Data) async -> LocalGuess? { nil }
-}
 
 /// The real classifier, recording which entry the scanner called and with what.
 actor RecordingClassifier: ImageClassifying {
@@ -64,11 +24,11 @@ actor RecordingClassifier: ImageClassifying {
   private func record(_ image: DownscaledImage) { pixelCalls.append(image) }
 }
 
-func photo(_ name: String) throws -> Data {
-  let url = try #require(
-    Bundle.module.url(forResource: name, withExtension: "jpg", subdirectory: "Photos"))
-  return try Data(contentsOf: url)
-}
+// The scanner's flow is tested with DexKitTesting's doubles for the cloud pass (and, where the
+// guess does not matter, the on-device pass); the real classifier and downscaler run on real
+// photos. (End to end over HTTP lives in DexProxyTests.)
+
+func photo(_ name: SamplePhoto) throws -> Data { try name.data }
 
 let tabby = ScanResult(
   commonName: "Tabby Cat", category: "animal", scientificName: "Felis catus",
@@ -78,10 +38,10 @@ let tabby = ScanResult(
 @Suite("DexScanner", .offCooperativePool)
 struct DexScannerTests {
   @Test func happyPathPublishesEveryPhaseAndSendsTheHint() async throws {
-    let vision = ScriptedVision(.answer(tabby))
+    let vision = ScriptedVisionService(.result(tabby))
     let scanner = DexScanner(visionService: vision, configuration: .init(maxDimension: 200))
     var states: [DexScanState] = []
-    for await state in scanner.scan(try photo("cat")) { states.append(state) }
+    for await state in scanner.scan(try photo(.cat)) { states.append(state) }
 
     #expect(states.map(\.phase) == [.capturing, .analyzing, .analyzing, .result])
     #expect(states[1].localGuess == nil, "the first analyzing state comes before the guess")
@@ -90,11 +50,11 @@ struct DexScannerTests {
     let final = try #require(states.last)
     #expect(final.result == tabby)
     #expect(!final.isOffline)
-    #expect(await vision.hints == [.animal])
+    #expect(await vision.requests.map(\.categoryHint) == [.animal])
     // One encode: the JPEG the cloud saw is the one the state carries.
     let jpeg = try #require(final.imageData)
     #expect(jpeg.starts(with: [0xFF, 0xD8, 0xFF]))
-    #expect(await vision.imageSizes == [jpeg.count])
+    #expect(await vision.requests.map(\.imageData) == [jpeg])
     let entry = try #require(final.makeEntry(id: "E", discoveredAt: Date(timeIntervalSince1970: 0)))
     #expect(entry.commonName == "Tabby Cat")
     #expect(entry.localGuessLabel == guess.label)
@@ -106,7 +66,7 @@ struct DexScannerTests {
     let final = await DexScanner(
       classifier: classifier,
       configuration: .init(maxDimension: 200, thumbnailMaxDimension: 64)
-    ).run(try photo("cat"))  // 256 × 256
+    ).run(try photo(.cat))  // 256 × 256
     #expect(final.phase == .result)
     #expect(await classifier.byteCalls == 0, "the JPEG must not be decoded again")
     let seen = try #require(await classifier.pixelCalls.first)
@@ -121,30 +81,30 @@ struct DexScannerTests {
     #expect(max(decoded.width, decoded.height) == 64)
     #expect(abs(decoded.width * pixels.height / pixels.width - decoded.height) <= 1)
     let none = await DexScanner(
-      classifier: BlindClassifier(),
+      classifier: FixedClassifier.blind,
       configuration: .init(thumbnailMaxDimension: nil)
-    ).run(try photo("cat"))
+    ).run(try photo(.cat))
     #expect(none.thumbnailData == nil)
     #expect(none.imageData != nil)
   }
 
   @Test func cloudFailureFallsBackToTheOfflineEntry() async throws {
-    let scanner = DexScanner(visionService: ScriptedVision(.fail))
-    let final = await scanner.run(try photo("insect"))
+    let scanner = DexScanner(visionService: ScriptedVisionService(.failure()))
+    let final = await scanner.run(try photo(.insect))
     #expect(final.phase == .result)
     #expect(final.isOffline)
     guard case .identificationFailed(let underlying)? = final.cloudError else {
       Issue.record("expected the service's error, got \(String(describing: final.cloudError))")
       return
     }
-    #expect(underlying is ScriptedVision.Failure, "the service's own error is kept")
+    #expect(underlying is ScriptedVisionService.Failure, "the service's own error is kept")
     let guess = try #require(final.localGuess)
     #expect(guess.category == .insect)
     #expect(final.result == .offlineFallback(for: guess))
   }
 
   @Test func noBackendScansOffline() async throws {
-    let final = await DexScanner().run(try photo("fruit"))
+    let final = await DexScanner().run(try photo(.fruit))
     #expect(final.phase == .result)
     #expect(final.isOffline)
     #expect(final.cloudError == nil)
@@ -155,7 +115,7 @@ struct DexScannerTests {
   /// pixels, 0.73 from this JPEG in `dex scan --offline`) whose best plant class ("daisy", about
   /// 0.35) is too unlikely to be its name.
   @Test func anOfflineFlowerIsNamedOnlyAsAPlantAndKeepsItsLabel() async throws {
-    let final = await DexScanner().run(try photo("flower"))
+    let final = await DexScanner().run(try photo(.flower))
     #expect(final.isOffline)
     let guess = try #require(final.localGuess)
     #expect(guess.category == .plant)
@@ -170,23 +130,23 @@ struct DexScannerTests {
 
   @Test func noGuessAndNoCloudIsAFailureNotAnUnknownSuccess() async throws {
     let failing = await DexScanner(
-      classifier: BlindClassifier(), visionService: ScriptedVision(.fail)
+      classifier: FixedClassifier.blind, visionService: ScriptedVisionService(.failure())
     )
-    .run(try photo("dog"))
+    .run(try photo(.dog))
     #expect(failing.phase == .failed)
     #expect(failing.result == nil)
     guard case .identificationFailed(let underlying)? = failing.error else {
       Issue.record("expected identificationFailed, got \(String(describing: failing.error))")
       return
     }
-    #expect(underlying is ScriptedVision.Failure)
-    let offline = await DexScanner(classifier: BlindClassifier()).run(try photo("dog"))
+    #expect(underlying is ScriptedVisionService.Failure)
+    let offline = await DexScanner(classifier: FixedClassifier.blind).run(try photo(.dog))
     #expect(offline.phase == .failed)
     #expect(offline.makeEntry() == nil)
   }
 
   @Test func unreadablePhotosFailWithTheDecodersOwnError() async throws {
-    let scanner = DexScanner(visionService: ScriptedVision(.answer(tabby)))
+    let scanner = DexScanner(visionService: ScriptedVisionService(.result(tabby)))
     let empty = await scanner.run(Data())
     #expect(empty.phase == .failed)
     #expect(empty.error == .unreadableImage(.emptyInput))
@@ -197,7 +157,7 @@ struct DexScannerTests {
       Issue.record("expected unsupportedFormat, got \(String(describing: text.error))")
       return
     }
-    let cut = await scanner.run(try photo("cat").prefix(2000))
+    let cut = await scanner.run(try photo(.cat).prefix(2000))
     guard case .unreadableImage(let error)? = cut.error else {
       Issue.record("expected unreadableImage, got \(String(describing: cut.error))")
       return
@@ -210,19 +170,22 @@ struct DexScannerTests {
 
   @Test func aHangingCloudIsBoundedByTheTimeout() async throws {
     let config = DexScanner.Configuration(cloudTimeout: .milliseconds(300))
-    let withGuess = await DexScanner(visionService: ScriptedVision(.hang), configuration: config)
-      .run(try photo("fish"))
+    let withGuess = await DexScanner(
+      visionService: ScriptedVisionService(.hang), configuration: config
+    )
+    .run(try photo(.fish))
     #expect(withGuess.phase == .result)
     #expect(withGuess.isOffline)
     let blind = await DexScanner(
-      classifier: BlindClassifier(), visionService: ScriptedVision(.hang), configuration: config
-    ).run(try photo("fish"))
+      classifier: FixedClassifier.blind, visionService: ScriptedVisionService(.hang),
+      configuration: config
+    ).run(try photo(.fish))
     #expect(blind.error == .timedOut)
   }
 
   @Test func aScanCancelledBeforeItsEncodeIsCancelledNotUnreadable() async throws {
-    let scanner = DexScanner(visionService: ScriptedVision(.hang))
-    let image = try photo("cat")
+    let scanner = DexScanner(visionService: ScriptedVisionService(.hang))
+    let image = try photo(.cat)
     let task = Task {
       withUnsafeCurrentTask { $0?.cancel() }
       return await scanner.run(image)
@@ -234,8 +197,8 @@ struct DexScannerTests {
   }
 
   @Test func cancellingTheScanStopsIt() async throws {
-    let scanner = DexScanner(visionService: ScriptedVision(.hang))
-    let image = try photo("cat")
+    let scanner = DexScanner(visionService: ScriptedVisionService(.hang))
+    let image = try photo(.cat)
     let task = Task { await scanner.run(image) }
     try await Task.sleep(for: .milliseconds(400))
     task.cancel()

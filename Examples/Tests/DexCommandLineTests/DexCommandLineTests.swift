@@ -39,8 +39,7 @@ struct DexCLI {
     // No backend: the run must be fully offline whatever the machine's environment says.
     var base = ProcessInfo.processInfo.environment
     for key in [
-      "DEX_BACKEND_URL", "DEX_BOOTSTRAP_KEY", "DEX_CLOUD_BASE_URL", "DEX_CLOUD_BOOTSTRAP_KEY",
-      "DEX_STORE",
+      "DEX_CLOUD_BASE_URL", "DEX_CLOUD_BOOTSTRAP_KEY", "DEX_STORE",
     ] {
       base[key] = nil
     }
@@ -171,14 +170,16 @@ struct DexCommandLineTests {
     #expect(unsupported.error.contains("Unsupported image format"))
 
     let noKey = try await dex(
-      "scan", try photoPath("cat"), environment: ["DEX_BACKEND_URL": "http://127.0.0.1:9"])
+      "scan", try photoPath("cat"), environment: ["DEX_CLOUD_BASE_URL": "http://127.0.0.1:9"])
     #expect(noKey.status == 64)
     #expect(noKey.error.contains("no bootstrap key"))
 
     // An unreachable backend degrades to the offline entry rather than failing.
     let unreachable = try await dex(
       "scan", "--dry-run", try photoPath("cat"),
-      environment: ["DEX_BACKEND_URL": "http://127.0.0.1:9", "DEX_BOOTSTRAP_KEY": "k-\(UUID())"])
+      environment: [
+        "DEX_CLOUD_BASE_URL": "http://127.0.0.1:9", "DEX_CLOUD_BOOTSTRAP_KEY": "k-\(UUID())",
+      ])
     #expect(unreachable.status == 0, "\(unreachable.error)")
     #expect(unreachable.output.contains("Identified offline"))
     #expect(!unreachable.output.contains("Saved as"), "--dry-run saves nothing")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why the offline classifier could not load its model or run on an input.
 ///
 /// ``ImageClassifying/classify(imageData:)`` never throws (a failure is a `nil` guess, logged);
@@ -42,4 +44,9 @@ public enum ClassifierError: Error, Sendable, Equatable, CustomStringConvertible
     case .cancelled: "classification was cancelled"
     }
   }
+}
+
+extension ClassifierError: LocalizedError {
+  /// The same text as ``description``, so `localizedDescription` says what went wrong.
+  public var errorDescription: String? { description }
 }

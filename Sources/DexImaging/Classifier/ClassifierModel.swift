@@ -22,15 +22,14 @@ public final class ClassifierModel: Sendable {
   /// caps it); `nil` on the portable path. For logs and benchmarks.
   public var instructionSet: String? { network.instructionSet }
 
-  private static let logger = Logger(label: "DexImaging.ClassifierModel")
-
   /// Pairs a network with its labels, and logs (once, here) which backend runs it: at debug
   /// level, and at notice level when oneDNN was wanted but the network fell back.
   ///
   /// - Throws: ``ClassifierError/invalidLabels(_:)`` if the table does not have one row per output.
   package init(
     network: EfficientNetLite0, labels: ClassifierLabelTable,
-    preprocessor: ImagePreprocessor = ImagePreprocessor(), logger: Logger = ClassifierModel.logger
+    preprocessor: ImagePreprocessor = ImagePreprocessor(),
+    logger: Logger = Logger(label: "DexImaging.ClassifierModel")
   ) throws(ClassifierError) {
     guard labels.entries.count == network.classCount else {
       throw .invalidLabels(
@@ -58,9 +57,13 @@ public final class ClassifierModel: Sendable {
   /// `backend` chooses the code that runs the network (see ``ClassifierBackend``); the graph is
   /// built once, here.
   ///
+  /// `logger` receives which backend runs the network (debug level), and a notice when oneDNN
+  /// was wanted but the network fell back.
+  ///
   /// - Throws: ``ClassifierError`` when a file is missing, unreadable or inconsistent.
   public convenience init(
-    manifestURL: URL, labelsURL: URL, backend: ClassifierBackend = .automatic
+    manifestURL: URL, labelsURL: URL, backend: ClassifierBackend = .automatic,
+    logger: Logger = Logger(label: "DexImaging.ClassifierModel")
   ) throws(ClassifierError) {
     let network: EfficientNetLite0
     do {
@@ -68,7 +71,8 @@ public final class ClassifierModel: Sendable {
     } catch {
       throw ClassifierError(error)
     }
-    try self.init(network: network, labels: ClassifierLabelTable(contentsOf: labelsURL))
+    try self.init(
+      network: network, labels: ClassifierLabelTable(contentsOf: labelsURL), logger: logger)
   }
 
   /// The EfficientNet-Lite0 ImageNet model shipped as a resource of DexImaging on the
@@ -79,33 +83,49 @@ public final class ClassifierModel: Sendable {
   }
 
   /// The bundled model on `backend`, loaded once per backend and shared; thread-safe.
+  ///
+  /// - Parameters:
+  ///   - backend: the code that runs the network.
+  ///   - logger: receives the backend report of the first load (see
+  ///     ``init(manifestURL:labelsURL:backend:logger:)``); later calls return the loaded model
+  ///     and log nothing.
   public static func bundled(
-    backend: ClassifierBackend
+    backend: ClassifierBackend,
+    logger: Logger = Logger(label: "DexImaging.ClassifierModel")
   ) throws(ClassifierError)
     -> ClassifierModel
   {
-    switch backend {
-    case .automatic: try bundledAutomatic.get()
-    case .oneDNN: try bundledOneDNN.get()
-    case .portable: try bundledPortable.get()
-    }
-  }
-
-  private static let bundledAutomatic = loadBundled(.automatic)
-  private static let bundledOneDNN = loadBundled(.oneDNN)
-  private static let bundledPortable = loadBundled(.portable)
-
-  private static func loadBundled(
-    _ backend: ClassifierBackend
-  ) -> Result<ClassifierModel, ClassifierError> {
-    Result { () throws(ClassifierError) -> ClassifierModel in
+    try bundledModels.model(backend) { () throws(ClassifierError) -> ClassifierModel in
       guard let manifest = bundledResource("EfficientNetLite0", "json") else {
         throw .missingResource("EfficientNetLite0.json")
       }
       guard let labels = bundledResource("ImageNetLabels", "tsv") else {
         throw .missingResource("ImageNetLabels.tsv")
       }
-      return try ClassifierModel(manifestURL: manifest, labelsURL: labels, backend: backend)
+      return try ClassifierModel(
+        manifestURL: manifest, labelsURL: labels, backend: backend, logger: logger)
+    }
+  }
+
+  /// The bundled models loaded so far, one per backend.
+  private static let bundledModels = LoadedModels()
+
+  /// Loads each backend's model once, with the logger of the first caller, and remembers the
+  /// outcome (a failed load is not retried).
+  private final class LoadedModels: @unchecked Sendable {
+    private let lock = NSLock()
+    private var loaded: [ClassifierBackend: Result<ClassifierModel, ClassifierError>] = [:]
+
+    func model(
+      _ backend: ClassifierBackend,
+      load: () throws(ClassifierError) -> ClassifierModel
+    ) throws(ClassifierError) -> ClassifierModel {
+      lock.lock()
+      defer { lock.unlock() }
+      if let result = loaded[backend] { return try result.get() }
+      let result = Result(catching: load)
+      loaded[backend] = result
+      return try result.get()
     }
   }
 

@@ -61,26 +61,44 @@ public struct ImageClassifier: ImageClassifying {
   public let decoder: any ImageDecoding
   /// The guess's tuning.
   public let configuration: Configuration
-  private static let logger = Logger(label: "DexImaging.ImageClassifier")
+  private let logger: Logger
 
   /// A classifier on the bundled EfficientNet-Lite0 weights (loaded lazily on the first call).
-  public init(decoder: any ImageDecoding, configuration: Configuration = Configuration()) {
+  ///
+  /// - Parameters:
+  ///   - decoder: turns encoded bytes into pixels.
+  ///   - configuration: the guess's tuning.
+  ///   - logger: where failures to guess are logged (debug level) and, when this classifier is
+  ///     the first to load the bundled model, which backend runs it; never receives pixels.
+  public init(
+    decoder: any ImageDecoding, configuration: Configuration = Configuration(),
+    logger: Logger = Logger(label: "DexImaging.ImageClassifier")
+  ) {
     let backend = configuration.backend
     self.loadModel = { () throws(ClassifierError) in
-      try ClassifierModel.bundled(backend: backend)
+      try ClassifierModel.bundled(backend: backend, logger: logger)
     }
     self.decoder = decoder
     self.configuration = configuration
+    self.logger = logger
   }
 
   /// A classifier on an already loaded model (for example weights loaded from a file URL).
+  ///
+  /// - Parameters:
+  ///   - model: the loaded network and labels.
+  ///   - decoder: turns encoded bytes into pixels.
+  ///   - configuration: the guess's tuning.
+  ///   - logger: where failures to guess are logged (debug level); never receives pixels.
   public init(
     model: ClassifierModel, decoder: any ImageDecoding,
-    configuration: Configuration = Configuration()
+    configuration: Configuration = Configuration(),
+    logger: Logger = Logger(label: "DexImaging.ImageClassifier")
   ) {
     self.loadModel = { model }
     self.decoder = decoder
     self.configuration = configuration
+    self.logger = logger
   }
 
   /// Decodes `imageData` and classifies it; `nil` (logged) on any failure.
@@ -88,7 +106,7 @@ public struct ImageClassifier: ImageClassifying {
     do {
       return try await guess(for: decodedImage(imageData))
     } catch {
-      Self.logger.debug("no local guess", metadata: ["reason": "\(error)"])
+      logger.debug("no local guess", metadata: ["reason": "\(error)"])
       return nil
     }
   }
@@ -110,7 +128,7 @@ public struct ImageClassifier: ImageClassifying {
     do {
       return try await guess(for: pixels)
     } catch {
-      Self.logger.debug("no local guess", metadata: ["reason": "\(error)"])
+      logger.debug("no local guess", metadata: ["reason": "\(error)"])
       return nil
     }
   }
@@ -120,7 +138,7 @@ public struct ImageClassifier: ImageClassifying {
     do {
       return try await rankedLabels(for: decodedImage(imageData), limit: limit)
     } catch {
-      Self.logger.debug("no ranked labels", metadata: ["reason": "\(error)"])
+      logger.debug("no ranked labels", metadata: ["reason": "\(error)"])
       return []
     }
   }
