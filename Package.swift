@@ -3,9 +3,9 @@
 //
 // This package is the SDK and nothing else: its products are libraries, and it depends on
 // swift-log, swift-crypto and GRDB only (plus the DocC command plugin, which is never linked).
-// The `dex` command-line app and the other examples live in `Examples/` (their own package),
-// the `dex-proxy` backend in `Examples/DexProxy/`, and the benchmarks in `Benchmarks/`, each
-// depending on this package by path, so an app that adds DexKit resolves no server framework,
+// The `dex` command-line app, the other examples and the `dex-proxy` backend (sources in
+// `Examples/DexProxy/`) live in `Examples/`, a package of their own, and the benchmarks in
+// `Benchmarks/`, each depending on this package by path, so an app that adds DexKit resolves no server framework,
 // argument parser or database driver beyond SQLite through GRDB.
 
 import PackageDescription

@@ -12,7 +12,9 @@
 import PackageDescription
 
 func sdk(_ module: String) -> Target.Dependency { .product(name: module, package: "DexKit") }
-func proxy(_ module: String) -> Target.Dependency { .product(name: module, package: "DexProxy") }
+func proxy(_ module: String) -> Target.Dependency {
+  .product(name: module, package: "DexKitExamples")
+}
 /// What a benchmark that runs real `dex-proxy` instances on loopback needs.
 let loopbackProxy: [Target.Dependency] = [
   sdk("DexCloudServer"), proxy("DexProxy"), proxy("DexProxyTesting"),
@@ -25,7 +27,7 @@ let package = Package(
   dependencies: [
     // Default traits: the classifier's oneDNN backend.
     .package(name: "DexKit", path: ".."),
-    .package(name: "DexProxy", path: "../Examples/DexProxy"),
+    .package(name: "DexKitExamples", path: "../Examples"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],

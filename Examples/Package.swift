@@ -1,33 +1,74 @@
 // swift-tools-version: 6.2
-// DexKit's example apps, a package of their own so that the SDK (the package one folder up)
-// resolves none of their dependencies:
+// DexKit's example apps and reference backend: one package of their own, so that the SDK (the
+// package one folder up) resolves none of their dependencies, and so that the SDK, swift-crypto
+// and the other dependencies they share are built once for all of them:
 //   dex                the command-line app: scan, list, show, export an HTML gallery, backups
 //   dex-demo           the model layer offline: prompt, tolerant parser, matcher, entries
 //   custom-classifier  a different on-device engine plugged into DexScanner
-// The dex-proxy backend is a package of its own too, in DexProxy/.
+//   dex-proxy          the reference backend: a Hummingbird 2 server built on DexCloudServer
+//                      (sources in DexProxy/), with PostgreSQL-shared state and metrics
+// Tests: the command-line apps', the proxy's own, and DexCloud's client against real HTTP
+// servers on 127.0.0.1 (DexCloudLoopbackTests).
 
 import PackageDescription
 
-let dexKit: Target.Dependency = .product(name: "DexKit", package: "DexKit")
+func sdk(_ module: String) -> Target.Dependency { .product(name: module, package: "DexKit") }
+let dexKit = sdk("DexKit")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let argumentParser: Target.Dependency = .product(
+  name: "ArgumentParser", package: "swift-argument-parser")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let postgres: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
+let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
+let lifecycle: Target.Dependency = .product(
+  name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let metrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
+let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
+let httpClient: Target.Dependency = .product(
+  name: "AsyncHTTPClient", package: "async-http-client")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
+let nioLocks: Target.Dependency = .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+let heap: Target.Dependency = .product(name: "HeapModule", package: "swift-collections")
+let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
 
 let package = Package(
   name: "DexKitExamples",
-  platforms: [.macOS(.v13)],
+  platforms: [.macOS(.v14)],
+  products: [
+    .executable(name: "dex", targets: ["dex"]),
+    .executable(name: "dex-proxy", targets: ["dex-proxy"]),
+    .library(name: "DexProxy", targets: ["DexProxy"]),
+    // Loopback HTTP helpers the proxy's tests and the benchmarks share.
+    .library(name: "DexProxyTesting", targets: ["DexProxyTesting"]),
+  ],
   dependencies: [
     .package(name: "DexKit", path: ".."),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
   ],
   targets: [
+    // MARK: Command-line apps
     // The terminal card both apps print an entry as.
     .target(name: "DexTerminal", dependencies: [dexKit], path: "DexTerminal"),
     .executableTarget(
       name: "dex",
-      dependencies: [
-        "DexTerminal", dexKit,
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
+      dependencies: ["DexTerminal", dexKit, argumentParser, logging],
       path: "dex", resources: [.copy("Resources/sample.jpg")]),
     .executableTarget(
       name: "dex-demo", dependencies: ["DexTerminal", dexKit], path: "DexDemo",
@@ -35,12 +76,48 @@ let package = Package(
     .executableTarget(
       name: "custom-classifier", dependencies: [dexKit], path: "CustomClassifier",
       resources: [.copy("labels.sh")]),
+
+    // MARK: The reference backend
+    .target(
+      name: "DexProxy",
+      dependencies: [
+        sdk("DexCloud"), sdk("DexCloudServer"), sdk("DexModel"), logging, hummingbird, httpTypes,
+        crypto, postgres, nioSSL, lifecycle, metrics, prometheus, httpClient, nioCore, nioPosix,
+        nioHTTPTypes, heap, nioLocks, nioHTTP1,
+      ],
+      path: "DexProxy/Sources/DexProxy"),
+    .executableTarget(
+      name: "dex-proxy", dependencies: ["DexProxy", logging, hummingbird],
+      path: "DexProxy/Sources/dex-proxy"),
+    .target(
+      name: "DexProxyTesting",
+      dependencies: ["DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes],
+      path: "DexProxy/Sources/DexProxyTesting"),
+
+    // MARK: Tests
+    // Test plumbing (log capture, child processes, clocks): see Tests/Support/README.md.
+    .target(
+      name: "DexExamplesTestSupport", dependencies: [logging], path: "Tests/Support",
+      exclude: ["README.md"]),
     .testTarget(
       name: "DexCommandLineTests",
-      dependencies: [
-        "dex", "custom-classifier", .product(name: "DexTestSupport", package: "DexKit"),
-      ],
+      dependencies: ["dex", "custom-classifier", "DexExamplesTestSupport"],
       path: "Tests/DexCommandLineTests"),
+    .testTarget(
+      name: "DexProxyTests",
+      dependencies: [
+        "DexProxy", "DexProxyTesting", "DexExamplesTestSupport", dexKit, sdk("DexCloudServer"),
+        sdk("DexModel"), logging, hummingbird, httpTypes, crypto, postgres, nioCore, nioPosix,
+      ],
+      path: "DexProxy/Tests/DexProxyTests",
+      resources: [.copy("Photos")]),
+    .testTarget(
+      name: "DexCloudLoopbackTests",
+      dependencies: [
+        "DexProxyTesting", "DexExamplesTestSupport", sdk("DexCloud"), sdk("DexCloudServer"),
+        sdk("DexModel"), logging, hummingbird, httpTypes,
+      ],
+      path: "DexProxy/Tests/DexCloudLoopbackTests"),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -2,11 +2,11 @@
 # The whole test suite: installs what is missing, lints, checks what a host app resolves, then
 # builds and runs the tests of every package in this repository:
 #   .                 the SDK (DexModel, DexImaging, DexCloud, DexCloudServer, DexStorage, DexKit)
-#   Examples          the dex command-line app, dex-demo, custom-classifier
-#   Examples/DexProxy the dex-proxy backend (against a real PostgreSQL started here), and DexCloud's
-#                     client against real loopback servers
+#   Examples          the dex command-line app, dex-demo, custom-classifier, and the dex-proxy
+#                     backend (against a real PostgreSQL started here), and DexCloud's client
+#                     against real loopback servers
 # Every package runs even when an earlier one fails; the last line sums them up.
-# All three build into one scratch folder ($DEX_TEST_SCRATCH, default .build): the SDK, swift-crypto,
+# Both build into one scratch folder ($DEX_TEST_SCRATCH, default .build): the SDK, swift-crypto,
 # GRDB and the other shared dependencies are compiled once, not once per package (the compile
 # commands are the same, so the build system finds them up to date). The benchmarks are not
 # built here: they run no test (.ci/run builds them before this script).
@@ -48,7 +48,6 @@ run_package() {  # $1: package path
 }
 run_package . "$@"
 run_package Examples "$@"
-run_package Examples/DexProxy "$@"
 
 # One closing line over all packages, from Swift Testing's own summaries.
 total=$(cat "$logs"/*.log 2>/dev/null | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .*/\1/p' \

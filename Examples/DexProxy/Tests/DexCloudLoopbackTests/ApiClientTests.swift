@@ -1,5 +1,5 @@
 import DexCloudServer
-import DexTestSupport
+import DexExamplesTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import DexTestSupport
+import DexExamplesTestSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,6 @@
 import DexCloudServer
 import DexProxyTesting
-import DexTestSupport
+import DexExamplesTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,7 +1,7 @@
 import DexCloud
 import DexProxy
 import DexProxyTesting
-import DexTestSupport
+import DexExamplesTestSupport
 import Foundation
 import Logging
 import Testing

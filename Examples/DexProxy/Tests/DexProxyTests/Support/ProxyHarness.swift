@@ -2,7 +2,7 @@ import DexCloud
 import DexCloudServer
 import DexProxy
 import DexProxyTesting
-import DexTestSupport
+import DexExamplesTestSupport
 import Foundation
 import Hummingbird
 import Logging
