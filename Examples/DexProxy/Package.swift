@@ -19,6 +19,14 @@ let lifecycle: Target.Dependency = .product(
   name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let metrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
 let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
+let httpClient: Target.Dependency = .product(
+  name: "AsyncHTTPClient", package: "async-http-client")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
+let nioLocks: Target.Dependency = .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+let heap: Target.Dependency = .product(name: "HeapModule", package: "swift-collections")
+let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
 
 let package = Package(
   name: "DexProxy",
@@ -39,13 +47,18 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
   ],
   targets: [
     .target(
       name: "DexProxy",
       dependencies: [
-        sdk("DexCloud"), sdk("DexCloudServer"), logging, hummingbird, httpTypes, crypto, postgres,
-        nioSSL, lifecycle, metrics, prometheus,
+        sdk("DexCloud"), sdk("DexCloudServer"), sdk("DexModel"), logging, hummingbird, httpTypes,
+        crypto, postgres, nioSSL, lifecycle, metrics, prometheus, httpClient, nioCore, nioPosix, nioHTTPTypes,
+        heap, nioLocks, nioHTTP1,
       ]),
     .executableTarget(name: "dex-proxy", dependencies: ["DexProxy", logging, hummingbird]),
     .target(
@@ -55,8 +68,8 @@ let package = Package(
       name: "DexProxyTests",
       dependencies: [
         "DexProxy", "DexProxyTesting", sdk("DexKit"), sdk("DexCloudServer"),
-        sdk("DexTestSupport"), logging, hummingbird, httpTypes,
-        crypto, postgres,
+        sdk("DexTestSupport"), sdk("DexModel"), logging, hummingbird, httpTypes,
+        crypto, postgres, nioCore, nioPosix,
       ],
       resources: [.copy("Photos")]),
     .testTarget(
