@@ -16,12 +16,7 @@ final class FloodUpstream: @unchecked Sendable {
   private var finished = false
 
   init(bytes: Int) throws {
-    #if canImport(Glibc)
-      let stream = Int32(SOCK_STREAM.rawValue)
-    #else
-      let stream = SOCK_STREAM
-    #endif
-    let listener = socket(AF_INET, stream, 0)
+    let listener = RawConnection.tcpSocket()
     self.listener = listener
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)

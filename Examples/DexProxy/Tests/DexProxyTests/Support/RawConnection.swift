@@ -19,12 +19,7 @@ struct RawConnection {
   /// Connects to 127.0.0.1:`port` from `source` (an address in 127.0.0.0/8), with `timeout`
   /// on every read.
   init(port: Int, source: String = "127.0.0.1", timeout: Duration = .seconds(10)) throws {
-    #if canImport(Glibc)
-      let stream = Int32(SOCK_STREAM.rawValue)
-    #else
-      let stream = SOCK_STREAM
-    #endif
-    let descriptor = socket(AF_INET, stream, 0)
+    let descriptor = Self.tcpSocket()
     guard descriptor >= 0 else { throw Failed(description: "socket: errno \(errno)") }
     var local = sockaddr_in()
     local.sin_family = sa_family_t(AF_INET)
@@ -58,6 +53,15 @@ struct RawConnection {
       throw Failed(description: "bind/connect from \(source): errno \(code)")
     }
     self.descriptor = descriptor
+  }
+
+  /// A new IPv4 TCP socket (negative on failure).
+  static func tcpSocket() -> Int32 {
+    #if canImport(Glibc)
+      socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+      socket(AF_INET, SOCK_STREAM, 0)
+    #endif
   }
 
   /// Sends `bytes`; `false` when the peer has closed the connection.
