@@ -207,18 +207,20 @@ import Testing
 
   // MARK: Timeouts and back-pressure
 
-  /// Headers trickled one byte every 200 ms (never idle for long) and a body that never comes:
-  /// both connections are closed once the read timeout has passed.
+  /// A body that stops coming is closed by the idle timeout; a body trickled one byte every
+  /// 200 ms (never idle for long, which a gap timeout alone would let through) is closed by the
+  /// read deadline once the read timeout has passed.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aHalfSentRequestIsClosedAfterTheReadTimeout() async throws {
     try await ProxyHarness.with(configure: { $0.readTimeout = .seconds(1) }) { proxy in
       let port = proxy.port
+      let head =
+        "POST /vision HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + "Content-Length: 1000\r\n\r\n"
       let halfRead = try await offThePool {
         let half = try RawConnection(port: port, timeout: .seconds(15))
         defer { half.close() }
-        half.send(
-          "POST /vision HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            + "Content-Length: 1000\r\n\r\n{\"image\":\"")
+        half.send(head + "{\"image\":\"")
         return half.read()
       }
       #expect(halfRead == .closed)
@@ -226,15 +228,13 @@ import Testing
       let closedAfter = try await offThePool { () -> Int? in
         let trickle = try RawConnection(port: port, timeout: .seconds(15))
         defer { trickle.close() }
-        let header = Array(
-          ("POST /vision HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
-            + String(repeating: "x", count: 100)).utf8)
-        for (index, byte) in header.enumerated() {
-          guard trickle.send([byte]), !trickle.isClosed(within: 200) else { return index }
+        guard trickle.send(head + "{\"image\":\"") else { return 0 }
+        for index in 1...100 {
+          guard trickle.send("A"), !trickle.isClosed(within: 200) else { return index }
         }
         return nil
       }
-      // 1 s at 5 bytes a second: closed after about 5 of the 148 bytes, never reaching the end.
+      // 1 s at 5 bytes a second: closed after about 5 of the 100 bytes, never reaching the end.
       #expect(closedAfter != nil)
     }
   }
