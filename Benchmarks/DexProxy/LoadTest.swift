@@ -93,9 +93,13 @@ struct LoadTest: Sendable {
       bootstrapKeys: [bootstrapKey], keyring: ServerKeyring(current: serverKey),
       upstream: UpstreamConfiguration(
         baseURL: upstreamURL, model: "gpt-load", apiKey: nil, timeout: .seconds(30)),
-      // The limits are not what is measured here: high enough never to refuse.
+      // The limits are not what is measured here: high enough never to refuse, but every budget
+      // is on, so each call is counted against the subject, the address and the global budget
+      // (three more store operations per call with PostgreSQL) and each session against the
+      // address's hourly sessions.
       rateLimit: RateLimit(burst: 1_000_000, refillPerSecond: 1_000_000), postgres: postgres,
-      servesMetrics: true)
+      dailyQuota: 1_000_000_000, addressDailyQuota: 1_000_000_000, dailyBudget: 1_000_000_000,
+      sessionsPerAddressPerHour: 1_000_000_000, maximumInFlight: 4096, servesMetrics: true)
     do {
       let run = try await LoopbackServer.withProxies(configuration, loggers: [logger, logger]) {
         ports in
@@ -141,7 +145,7 @@ struct LoadTest: Sendable {
           local.reserveCapacity(share)
           for index in 0..<share {
             let body = try JSONEncoder().encode(
-              VisionRequest(image: image, prompt: "load \(client)-\(index)"))
+              VisionRequest.ask(image: image, question: "load \(client)-\(index)"))
             let headers = SignedHeaders.post(
               "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
             let instance = (client + index) % 2

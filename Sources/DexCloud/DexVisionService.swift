@@ -2,34 +2,32 @@ import DexModel
 import Foundation
 import Logging
 
-/// Identifies a photo through the signed `/vision` endpoint, with a prompt (by default
-/// ``/DexModel/DexPrompt/identification(hint:)``) and ``/DexModel/ScanResult/init(jsonString:)``
-/// as the parser.
+/// Identifies a photo through the signed `/vision` endpoint and parses the reply with
+/// ``/DexModel/ScanResult/init(jsonString:)``.
+///
+/// The prompt is the server's: the service sends the image, the task (`identify`) and the
+/// on-device category hint (``VisionRequest/identify(image:categoryHint:)``), and the backend
+/// wraps them in its own identification prompt (`dex-proxy` uses
+/// ``/DexModel/DexPrompt/identification(hint:)``), so a client holding the bootstrap key cannot
+/// turn the endpoint into a general-purpose model.
 ///
 /// Oversized images are refused before they are encoded or sent, with an error telling the
 /// caller to downscale.
 public struct DexVisionService: DexVisionServicing {
   /// The client that signs and sends the request.
   public let client: ApiClient
-  /// Builds the prompt sent with each photo from the on-device category hint: the single edit
-  /// point for what the model is asked. Replace it to change the wording or add fields (keep
-  /// the JSON shape ``/DexModel/ScanResult/init(jsonString:)`` reads).
-  public let prompt: @Sendable (DexCategory?) -> String
   private let logger: Logger
 
   /// Creates a service on `client`.
   ///
   /// - Parameters:
   ///   - client: the signed client.
-  ///   - prompt: the prompt for a category hint; today's identification prompt by default.
   ///   - logger: where failures are logged (never with image bytes or secrets).
   public init(
     client: ApiClient,
-    prompt: @escaping @Sendable (DexCategory?) -> String = { DexPrompt.identification(hint: $0) },
     logger: Logger = Logger(label: "dexkit.cloud.vision")
   ) {
     self.client = client
-    self.prompt = prompt
     self.logger = logger
   }
 
@@ -67,9 +65,8 @@ public struct DexVisionService: DexVisionServicing {
         metadata: ["bytes": "\(imageData.count)", "limit": "\(limit)"])
       throw DexCloudError.payloadTooLarge(size: encodedSize, limit: limit)
     }
-    let request = VisionRequest(
-      image: imageData.base64EncodedString(),
-      prompt: prompt(categoryHint))
+    let request = VisionRequest.identify(
+      image: imageData.base64EncodedString(), categoryHint: categoryHint)
     let body: Data
     do {
       body = try JSONEncoder().encode(request)

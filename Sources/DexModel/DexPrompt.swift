@@ -3,6 +3,9 @@ import Foundation
 /// The identification prompt: the single source of truth for what the cloud model is asked to
 /// return.
 ///
+/// It is a server-side template: the backend (`dex-proxy`) builds it from the category hint a
+/// client sends, and clients never send a prompt (see DexCloud's `VisionRequest`).
+///
 /// The category and rarity lists are generated from ``DexCategory`` and ``DexRarity``, so adding
 /// a case updates the prompt. The parser (``ScanResult/init(jsonString:)``) reads exactly the
 /// shape described here.

@@ -4,11 +4,12 @@ import Logging
 
 /// Forwards one identification request to an OpenAI-compatible `/chat/completions` endpoint.
 ///
-/// The image goes as a `data:` URL in an `image_url` part next to the prompt text; the reply's
-/// first message comes back as a ``DexCloud/VisionResponse``. A refusal (`content: null`,
-/// `refusal: "…"`) is returned as the message text, so the client's parser reports it as a
-/// refusal. HTTP goes through DexCloud's `HTTPTransport` (URLSession by default), which
-/// enforces the timeout and a response size limit and honours cancellation.
+/// The image goes as a `data:` URL in an `image_url` part next to the prompt text (always the
+/// proxy's own, see ``ProxyPrompts``); the reply's first message comes back as a
+/// ``DexCloud/VisionResponse``. A refusal (`content: null`, `refusal: "…"`) is returned as the
+/// message text, so the client's parser reports it as a refusal. HTTP goes through DexCloud's
+/// `HTTPTransport` (``AsyncHTTPClientTransport`` by default), which enforces the timeout, reads
+/// the reply with a size cap while it streams and honours cancellation.
 public struct ChatCompletionsClient: Sendable {
   /// The endpoint, model and key.
   public let configuration: UpstreamConfiguration
@@ -22,17 +23,18 @@ public struct ChatCompletionsClient: Sendable {
   ) {
     self.configuration = configuration
     self.transport =
-      transport ?? URLSessionTransport(maximumResponseBytes: configuration.maximumResponseBytes)
+      transport
+      ?? AsyncHTTPClientTransport(maximumResponseBytes: configuration.maximumResponseBytes)
     self.logger = logger
   }
 
-  /// The default prompt when the client sends none.
-  static let defaultPrompt = "Describe the main subject of this photo."
-
-  /// Sends `request` upstream and returns the model's message.
-  public func complete(_ request: VisionRequest) async throws(UpstreamError) -> VisionResponse {
+  /// Sends `prompt` (the proxy's, see ``ProxyPrompts``) and `image` (base64 JPEG or PNG)
+  /// upstream and returns the model's message.
+  public func complete(
+    prompt: String, image: String
+  ) async throws(UpstreamError) -> VisionResponse {
     guard let url = configuration.chatCompletionsURL else { throw .unreachable }
-    let body = try encode(request)
+    let body = try encode(prompt: prompt, image: image)
     var headers = ["content-type": "application/json", "accept": "application/json"]
     if let key = configuration.apiKey { headers["authorization"] = "Bearer \(key.value)" }
     let response: TransportResponse
@@ -42,7 +44,11 @@ public struct ChatCompletionsClient: Sendable {
         timeout: configuration.timeout)
     } catch let error as DexCloudError {
       logger.warning("Upstream call failed", metadata: ["kind": "\(error.kind.rawValue)"])
-      throw error.kind == .timedOut ? .timedOut : .unreachable
+      switch error.kind {
+      case .timedOut: throw .timedOut
+      case .payloadTooLarge: throw .responseTooLarge
+      default: throw .unreachable
+      }
     } catch {
       throw .unreachable
     }
@@ -60,9 +66,8 @@ public struct ChatCompletionsClient: Sendable {
     return VisionResponse(role: message.role ?? "assistant", content: content)
   }
 
-  private func encode(_ request: VisionRequest) throws(UpstreamError) -> Data {
-    let prompt = request.prompt.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultPrompt
-    let mime = request.image.hasPrefix("iVBORw0KGgo") ? "image/png" : "image/jpeg"
+  private func encode(prompt: String, image: String) throws(UpstreamError) -> Data {
+    let mime = image.hasPrefix("iVBORw0KGgo") ? "image/png" : "image/jpeg"
     let payload = ChatCompletionRequest(
       model: configuration.model,
       messages: [
@@ -72,7 +77,7 @@ public struct ChatCompletionsClient: Sendable {
             .init(type: "text", text: prompt),
             .init(
               type: "image_url",
-              imageURL: .init(url: "data:\(mime);base64,\(request.image)")),
+              imageURL: .init(url: "data:\(mime);base64,\(image)")),
           ])
       ],
       maxTokens: configuration.maximumTokens)

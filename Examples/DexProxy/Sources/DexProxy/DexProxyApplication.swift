@@ -2,6 +2,7 @@ import DexCloud
 import DexCloudServer
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// Builds the `dex-proxy` Hummingbird application: `POST /auth_token`, `POST /vision`,
@@ -18,7 +19,8 @@ public enum DexProxyApplication {
   ///     ``PostgresReplayCache`` when ``ProxyConfiguration/postgres`` is set, shared by every
   ///     instance behind a load balancer, and an in-memory cache otherwise. A cache that is also
   ///     a `Service` runs with the server; a ``SharedReplayStore`` is checked by `/health`.
-  ///   - transport: the HTTP transport for upstream calls (URLSession by default).
+  ///   - transport: the HTTP transport for upstream calls (``AsyncHTTPClientTransport`` by
+  ///     default).
   ///   - logger: where the server and every request are logged (never with secrets).
   ///   - metrics: where requests, upstream calls and store operations are measured; a new
   ///     registry for this instance by default. Served as `GET /metrics` when
@@ -52,16 +54,22 @@ public enum DexProxyApplication {
       sharedStore: replayCache as? any SharedReplayStore,
       sharedLimiter: replayCache as? any SharedRateLimiter,
       trustedProxies: configuration.trustedProxies,
-      quota: configuration.dailyQuota.map {
-        (limit: $0, store: replayCache as? any DailyQuotaStore ?? InMemoryDailyQuota())
-      },
+      prompts: configuration.prompts,
+      budgets: budgets(configuration, store: replayCache as? any DailyQuotaStore),
+      inFlight: InFlightLimit(maximum: configuration.maximumInFlight),
+      health: (replayCache as? any SharedReplayStore).map { HealthProbe(store: $0) },
       metrics: metrics, servesMetrics: configuration.servesMetrics)
     let router = Router(context: ProxyRequestContext.self)
     routes.register(on: router)
     var services: [any Service] = []
     if let service = replayCache as? any Service { services.append(service) }
+    let readTimeout = TimeAmount.nanoseconds(configuration.readTimeout.nanoseconds)
     return Application(
       router: router,
+      server: .http1(
+        configuration: .init(
+          additionalChannelHandlers: [RequestReadDeadline(timeout: readTimeout)],
+          idleTimeout: readTimeout)),
       configuration: .init(
         address: .hostname(configuration.host, port: configuration.port),
         serverName: "dex-proxy"),
@@ -77,5 +85,17 @@ public enum DexProxyApplication {
         await onServerRunning(port)
       },
       logger: logger)
+  }
+
+  /// The budgets `configuration` asks for, counted in `store` (the shared PostgreSQL one) or in
+  /// this process; `nil` when none is set.
+  static func budgets(
+    _ configuration: ProxyConfiguration, store: (any DailyQuotaStore)?
+  ) -> ProxyBudgets? {
+    let budgets = ProxyBudgets(
+      store: store ?? InMemoryDailyQuota(), perSubject: configuration.dailyQuota,
+      perAddress: configuration.addressDailyQuota, global: configuration.dailyBudget,
+      sessionsPerAddressPerHour: configuration.sessionsPerAddressPerHour)
+    return budgets.isEmpty ? nil : budgets
   }
 }

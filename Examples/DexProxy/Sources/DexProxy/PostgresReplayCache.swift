@@ -13,8 +13,11 @@ import ServiceLifecycle
 /// - Recording is one atomic statement (`INSERT … ON CONFLICT … RETURNING`): the row comes back
 ///   only when the hash was absent (or its row had expired), so two instances racing on the same
 ///   signature cannot both accept it.
-/// - The table is created on start (`CREATE TABLE IF NOT EXISTS`, under an advisory lock so
-///   instances starting together do not collide), and expired rows are deleted in the background.
+/// - The tables are created once per process (`CREATE TABLE IF NOT EXISTS`, under an advisory
+///   lock so instances starting together do not collide): single-flight, so concurrent first
+///   requests share one set-up, and never again once it succeeded, so a failing query never
+///   re-runs DDL (whose locks would block inserts on every instance). Expired rows are deleted
+///   in the background by the database's clock (`now()`), not the instance's.
 /// - It fails closed: any database error or an operation slower than
 ///   ``PostgresStoreConfiguration/operationTimeout`` throws, and the verifier refuses the request
 ///   (`dex-proxy` answers 503 `replay_store_unavailable`). The connection pool reconnects by itself
@@ -113,22 +116,24 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
 
   /// Deletes the replay rows whose expiry has passed, the rate-limit buckets idle long enough to
   /// be full again and the quota counts older than yesterday; returns how many replay rows went.
+  ///
+  /// Every comparison uses the database's clock (`now()`), so an instance whose clock runs
+  /// ahead cannot delete rows that other instances still rely on to refuse replays.
   @discardableResult
   public func deleteExpired() async throws -> Int {
-    let current = now()
-    return try await perform("sweep") {
+    try await perform("sweep") {
       try await self.migrateIfNeeded()
       let rows = try await self.client.query(
-        "DELETE FROM dex_proxy_replay WHERE expires_at <= \(current) RETURNING 1")
+        "DELETE FROM dex_proxy_replay WHERE expires_at <= now() RETURNING 1")
       var deleted = 0
       for try await _ in rows { deleted += 1 }
       try await self.client.query(
         """
         DELETE FROM dex_proxy_rate
-        WHERE updated_at + make_interval(secs => refill_secs) <= \(current)
+        WHERE updated_at + make_interval(secs => refill_secs) <= now()
         """)
-      let yesterday = DailyQuota.day(of: current.addingTimeInterval(-86_400))
-      try await self.client.query("DELETE FROM dex_proxy_quota WHERE day < \(yesterday)::date")
+      try await self.client.query(
+        "DELETE FROM dex_proxy_quota WHERE day < (now() AT TIME ZONE 'UTC')::date - 1")
       return deleted
     }
   }
@@ -154,8 +159,14 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
     }
   }
 
+  /// Creates the tables unless this process already did: one set-up at a time (concurrent
+  /// callers wait for the one running), and none after one succeeded.
   func migrateIfNeeded() async throws {
-    guard await !state.migrated else { return }
+    try await state.migrateOnce { try await self.migrate() }
+  }
+
+  private func migrate() async throws {
+    metrics?.recordMigration()
     try await client.withTransaction(logger: logger) { connection in
       // Instances starting together would race on the catalog without this lock.
       try await connection.query("SELECT pg_advisory_xact_lock(7305214021)", logger: logger)
@@ -191,7 +202,6 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
         )
         """, logger: logger)
     }
-    await state.setMigrated()
   }
 
   /// Runs `operation` within the operation timeout; logs and rethrows any failure as
@@ -243,12 +253,34 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
     return "\(type(of: error))"
   }
 
-  /// Whether the table exists and whether the store is failing, shared by all requests.
+  /// Whether the tables exist and whether the store is failing, shared by all requests.
   actor State {
-    var migrated = false
+    private(set) var migrated = false
+    private var migration: Task<Void, any Error>?
     var failing = false
 
-    func setMigrated() { migrated = true }
+    /// Runs `body` unless it already succeeded; callers arriving while it runs wait for it.
+    /// A failed set-up is tried again by the next caller; a successful one never.
+    ///
+    /// A caller that is cancelled (its operation timed out) cancels the set-up it waits for, so
+    /// nobody waits on a database that does not answer; the next caller starts a new one.
+    func migrateOnce(_ body: @escaping @Sendable () async throws -> Void) async throws {
+      if migrated { return }
+      let task = migration ?? Task { try await body() }
+      migration = task
+      do {
+        try await withTaskCancellationHandler {
+          try await task.value
+        } onCancel: {
+          task.cancel()
+        }
+        migrated = true
+        if migration == task { migration = nil }
+      } catch {
+        if migration == task { migration = nil }
+        throw error
+      }
+    }
 
     /// Records a success; `true` when the store was failing until now.
     func recordSuccess() -> Bool {
@@ -256,11 +288,10 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
       return failing
     }
 
-    /// Records a failure; `true` when the store was healthy until now. A failure also forgets
-    /// the migration, so a database that comes back empty gets its table again.
+    /// Records a failure; `true` when the store was healthy until now. The set-up is not
+    /// forgotten: a failing query is answered with 503s, never with DDL.
     func recordFailure() -> Bool {
       defer { failing = true }
-      migrated = false
       return !failing
     }
   }

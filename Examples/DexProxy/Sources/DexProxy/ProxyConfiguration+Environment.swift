@@ -5,9 +5,11 @@ import Foundation
 extension ProxyConfiguration {
   /// The environment variables ``fromEnvironment(_:)`` reads.
   public enum Variable {
-    /// Required. The bootstrap key clients sign `/auth_token` with.
+    /// Required. The bootstrap key clients sign `/auth_token` with (at least 32 bytes, different
+    /// from the server secret).
     public static let bootstrapKey = "DEX_PROXY_BOOTSTRAP_KEY"
-    /// Optional. A previous bootstrap key still accepted during rotation.
+    /// Optional. A previous bootstrap key still accepted during rotation (at least 32 bytes,
+    /// different from the other two).
     public static let previousBootstrapKey = "DEX_PROXY_PREVIOUS_BOOTSTRAP_KEY"
     /// Required. The server secret that authenticates session ids (at least 32 bytes).
     public static let serverSecret = "DEX_PROXY_SERVER_SECRET"
@@ -42,14 +44,37 @@ extension ProxyConfiguration {
     /// Optional. The most `/vision` calls one subject (install) may make per UTC day (default:
     /// no quota); over it, 429 `quota_exceeded`.
     public static let dailyQuota = "DEX_PROXY_DAILY_QUOTA"
+    /// Optional. The most `/vision` calls from one client address (an IPv6 /64) per UTC day
+    /// (default: none); over it, 429 `address_quota_exceeded`.
+    public static let addressDailyQuota = "DEX_PROXY_ADDRESS_DAILY_QUOTA"
+    /// Optional. The most `/vision` calls from all clients together per UTC day (default: none);
+    /// over it, 429 `daily_budget_exhausted`.
+    public static let dailyBudget = "DEX_PROXY_DAILY_BUDGET"
+    /// Optional. The most sessions issued to one client address per UTC hour (default 60;
+    /// `off` for none); over it, 429 `session_limit_exceeded`.
+    public static let addressHourlySessions = "DEX_PROXY_ADDRESS_HOURLY_SESSIONS"
+    /// Optional. The longest AI Vision question accepted, in characters (default 500); longer,
+    /// 400 `prompt_too_long`.
+    public static let promptMaxCharacters = "DEX_PROXY_PROMPT_MAX_CHARS"
+    /// Optional. Seconds a client has for a request's headers, then for its body, and that an
+    /// idle connection is kept (default 30).
+    public static let readTimeout = "DEX_PROXY_READ_TIMEOUT"
+    /// Optional. The most `/auth_token` and `/vision` requests one instance works on at once
+    /// (default 512); past it, 503 `busy`.
+    public static let maximumInFlight = "DEX_PROXY_MAX_IN_FLIGHT"
     /// Optional. `on` serves `GET /metrics` (Prometheus text format, unauthenticated); `off`
     /// (the default) answers it with 404.
     public static let metrics = "DEX_PROXY_METRICS"
   }
 
+  /// The shortest bootstrap key or server secret accepted, in bytes.
+  public static let minimumSecretBytes = 32
+
   /// Reads the configuration from environment variables (see ``Variable``).
   ///
-  /// - Throws: ``ProxyConfigurationError`` naming the first missing or malformed variable.
+  /// - Throws: ``ProxyConfigurationError`` naming the first missing or malformed variable: among
+  ///   them a bootstrap key, previous bootstrap key or server secret shorter than
+  ///   ``minimumSecretBytes`` or equal to another of the three (never with its value).
   public static func fromEnvironment(
     _ environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws(ProxyConfigurationError) -> ProxyConfiguration {
@@ -71,18 +96,35 @@ extension ProxyConfiguration {
       return value
     }
 
-    guard let bootstrap = SigningSecret(try required(Variable.bootstrapKey)) else {
+    // Secrets: each at least 32 bytes, and all different (a bootstrap key equal to the server
+    // secret would let anyone holding the app's key forge sessions).
+    var secretTexts: [(variable: String, text: String)] = [
+      (Variable.bootstrapKey, try required(Variable.bootstrapKey))
+    ]
+    if let previous = environment[Variable.previousBootstrapKey],
+      !previous.trimmingCharacters(in: .whitespaces).isEmpty
+    {
+      secretTexts.append((Variable.previousBootstrapKey, previous))
+    }
+    secretTexts.append((Variable.serverSecret, try required(Variable.serverSecret)))
+    for (index, secret) in secretTexts.enumerated() {
+      guard secret.text.utf8.count >= minimumSecretBytes else {
+        throw ProxyConfigurationError(
+          variable: secret.variable, problem: "must be at least \(minimumSecretBytes) bytes.")
+      }
+      if let earlier = secretTexts[..<index].first(where: { $0.text == secret.text }) {
+        throw ProxyConfigurationError(
+          variable: secret.variable, problem: "must differ from \(earlier.variable).")
+      }
+    }
+    guard let bootstrap = SigningSecret(secretTexts[0].text),
+      let serverSecret = SigningSecret(secretTexts[secretTexts.count - 1].text)
+    else {
       throw ProxyConfigurationError(variable: Variable.bootstrapKey, problem: "is empty.")
     }
     var bootstrapKeys = [bootstrap]
-    if let previous = environment[Variable.previousBootstrapKey].flatMap(SigningSecret.init) {
+    if secretTexts.count == 3, let previous = SigningSecret(secretTexts[1].text) {
       bootstrapKeys.append(previous)
-    }
-    let serverSecretText = try required(Variable.serverSecret)
-    guard serverSecretText.utf8.count >= 32, let serverSecret = SigningSecret(serverSecretText)
-    else {
-      throw ProxyConfigurationError(
-        variable: Variable.serverSecret, problem: "must be at least 32 bytes.")
     }
     let keyID = environment[Variable.serverKeyID] ?? "k1"
     guard let key = ServerKey(id: keyID, secret: serverSecret) else {
@@ -121,10 +163,23 @@ extension ProxyConfiguration {
       postgres = try PostgresStoreConfiguration(url: text)
     }
 
-    var quota: Int?
-    if environment[Variable.dailyQuota] != nil {
-      quota = try number(Variable.dailyQuota, default: 0, minimum: 1, maximum: 100_000_000) as Int
+    func optionalCount(_ name: String, default fallback: Int?) throws(ProxyConfigurationError)
+      -> Int?
+    {
+      guard let text = environment[name] else { return fallback }
+      if text.trimmingCharacters(in: .whitespaces).lowercased() == "off" { return nil }
+      return try number(name, default: 0, minimum: 1, maximum: 1_000_000_000) as Int
     }
+    let quota = try optionalCount(Variable.dailyQuota, default: nil)
+    let addressQuota = try optionalCount(Variable.addressDailyQuota, default: nil)
+    let budget = try optionalCount(Variable.dailyBudget, default: nil)
+    let sessions = try optionalCount(Variable.addressHourlySessions, default: 60)
+    let promptCharacters =
+      try number(Variable.promptMaxCharacters, default: 500, minimum: 1, maximum: 100_000) as Int
+    let readTimeout =
+      try number(Variable.readTimeout, default: 30.0, minimum: 0.1, maximum: 3600.0) as Double
+    let inFlight =
+      try number(Variable.maximumInFlight, default: 512, minimum: 1, maximum: 1_000_000) as Int
     var trusted = TrustedProxies.none
     if let text = environment[Variable.trustedProxies],
       !text.trimmingCharacters(in: .whitespaces).isEmpty
@@ -157,6 +212,10 @@ extension ProxyConfiguration {
       host: environment[Variable.host] ?? "127.0.0.1",
       port: port, maximumBodyBytes: body,
       rateLimit: RateLimit(burst: burst, refillPerSecond: perSecond), postgres: postgres,
-      trustedProxies: trusted, dailyQuota: quota, servesMetrics: servesMetrics)
+      trustedProxies: trusted, dailyQuota: quota, addressDailyQuota: addressQuota,
+      dailyBudget: budget, sessionsPerAddressPerHour: sessions,
+      prompts: ProxyPrompts(maximumQuestionCharacters: promptCharacters),
+      readTimeout: .milliseconds(Int((readTimeout * 1000).rounded())),
+      maximumInFlight: inFlight, servesMetrics: servesMetrics)
   }
 }

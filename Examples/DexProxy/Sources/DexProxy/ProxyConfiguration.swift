@@ -33,7 +33,27 @@ public struct ProxyConfiguration: Sendable {
   public var trustedProxies: TrustedProxies
   /// The most `/vision` calls one subject may make per UTC day; `nil` (the default) sets no
   /// quota. Counted in PostgreSQL when ``postgres`` is set, so it holds across instances.
+  /// Subjects are chosen by clients, so this bounds one honest install, not an attacker: see
+  /// ``addressDailyQuota`` and ``dailyBudget``.
   public var dailyQuota: Int?
+  /// The most `/vision` calls from one client address per UTC day (an IPv6 address counted by
+  /// its /64), whatever subjects it uses; `nil` (the default) sets none.
+  public var addressDailyQuota: Int?
+  /// The most `/vision` calls from all clients together per UTC day: the ceiling on the model
+  /// bill; `nil` (the default) sets none.
+  public var dailyBudget: Int?
+  /// The most sessions issued to one client address per UTC hour; `nil` (this initializer's
+  /// default) sets none, ``fromEnvironment(_:)`` sets 60 unless told otherwise.
+  public var sessionsPerAddressPerHour: Int?
+  /// The server's prompts and the longest question a client may add (default 500 characters).
+  public var prompts: ProxyPrompts
+  /// How long a client has to send a request's headers (counted from the connection's start or
+  /// the previous response) and then its body, and how long an idle connection is kept
+  /// (default 30 s).
+  public var readTimeout: Duration
+  /// The most `/auth_token` and `/vision` requests this instance works on at once (default
+  /// 512); past it they get 503 `busy` with `Retry-After`.
+  public var maximumInFlight: Int
   /// Whether `GET /metrics` answers with the ``ProxyMetrics`` in the Prometheus text format
   /// (default `false`: 404). The endpoint needs no signature, so turn it on only where the
   /// balancer does not route `/metrics` from the internet, or where the port is private.
@@ -45,7 +65,10 @@ public struct ProxyConfiguration: Sendable {
     sessionLifetime: Duration = .seconds(3600), upstream: UpstreamConfiguration,
     host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 8 << 20,
     rateLimit: RateLimit = .default, postgres: PostgresStoreConfiguration? = nil,
-    trustedProxies: TrustedProxies = .none, dailyQuota: Int? = nil, servesMetrics: Bool = false
+    trustedProxies: TrustedProxies = .none, dailyQuota: Int? = nil,
+    addressDailyQuota: Int? = nil, dailyBudget: Int? = nil, sessionsPerAddressPerHour: Int? = nil,
+    prompts: ProxyPrompts = ProxyPrompts(), readTimeout: Duration = .seconds(30),
+    maximumInFlight: Int = 512, servesMetrics: Bool = false
   ) {
     self.bootstrapKeys = bootstrapKeys
     self.keyring = keyring
@@ -58,6 +81,12 @@ public struct ProxyConfiguration: Sendable {
     self.postgres = postgres
     self.trustedProxies = trustedProxies
     self.dailyQuota = dailyQuota
+    self.addressDailyQuota = addressDailyQuota
+    self.dailyBudget = dailyBudget
+    self.sessionsPerAddressPerHour = sessionsPerAddressPerHour
+    self.prompts = prompts
+    self.readTimeout = readTimeout
+    self.maximumInFlight = maximumInFlight
     self.servesMetrics = servesMetrics
   }
 }

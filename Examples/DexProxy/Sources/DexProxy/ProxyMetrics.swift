@@ -22,6 +22,7 @@ import Prometheus
 /// | `dex_proxy_replay_store_errors_total` | counter | `operation` |
 /// | `dex_proxy_rate_limit_refusals_total` | counter | `route` |
 /// | `dex_proxy_quota_refusals_total` | counter | (none) |
+/// | `dex_proxy_replay_store_migrations_total` | counter | (none) |
 public final class ProxyMetrics: Sendable {
   /// The metric names, for dashboards and tests.
   public enum Name {
@@ -37,8 +38,11 @@ public final class ProxyMetrics: Sendable {
     public static let storeErrors = "dex_proxy_replay_store_errors_total"
     /// Requests refused by the rate limit (429 `rate_limit_exceeded`), by route.
     public static let rateLimitRefusals = "dex_proxy_rate_limit_refusals_total"
-    /// `/vision` calls refused by the daily quota (429 `quota_exceeded`).
+    /// Calls refused by a budget (429 `quota_exceeded`, `address_quota_exceeded`,
+    /// `daily_budget_exhausted` or `session_limit_exceeded`).
     public static let quotaRefusals = "dex_proxy_quota_refusals_total"
+    /// Table set-ups run against the shared store (one per process when all goes well).
+    public static let migrations = "dex_proxy_replay_store_migrations_total"
   }
 
   /// The registry the metrics live in; `emit(into:)` renders the Prometheus text format.
@@ -114,8 +118,13 @@ public final class ProxyMetrics: Sendable {
     ).increment()
   }
 
-  /// One `/vision` call refused by the daily quota.
+  /// One call refused by a budget.
   func recordQuotaRefusal() {
     CoreMetrics.Counter(label: Name.quotaRefusals, factory: factory).increment()
+  }
+
+  /// One table set-up started against the shared store.
+  func recordMigration() {
+    CoreMetrics.Counter(label: Name.migrations, factory: factory).increment()
   }
 }

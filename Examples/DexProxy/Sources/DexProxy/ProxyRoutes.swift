@@ -24,8 +24,14 @@ struct ProxyRoutes: Sendable {
   var sharedLimiter: (any SharedRateLimiter)?
   /// The balancers whose `X-Forwarded-For` is believed for the per-address key.
   var trustedProxies: TrustedProxies = .none
-  /// The daily `/vision` quota per subject and where it is counted, if any.
-  var quota: (limit: Int, store: any DailyQuotaStore)?
+  /// The server's prompts: what the model is asked for each task.
+  var prompts = ProxyPrompts()
+  /// The daily and hourly budgets (per subject, per address, global, sessions per address).
+  var budgets: ProxyBudgets?
+  /// The cap on `/auth_token` and `/vision` requests this instance works on at once.
+  var inFlight = InFlightLimit(maximum: 512)
+  /// `/health`'s answer, probed at most once a second.
+  var health: HealthProbe?
   /// Where every answered request, upstream call and refusal is counted.
   var metrics = ProxyMetrics()
   /// Whether `GET /metrics` is routed.
@@ -34,7 +40,7 @@ struct ProxyRoutes: Sendable {
   func register(on router: Router<ProxyRequestContext>) {
     router.get("/health") { _, context in
       let started = ContinuousClock.now
-      if let sharedStore, await !sharedStore.isAvailable() {
+      if let health, await !health.isAvailable() {
         log(context, route: "/health", status: 503, outcome: "degraded", started: started)
         return ErrorResponse.json(
           status: 503, data: Data(#"{"status":"degraded","replay_store":"unavailable"}"#.utf8))
@@ -43,10 +49,14 @@ struct ProxyRoutes: Sendable {
       return ErrorResponse.json(status: 200, data: Data(#"{"status":"ok"}"#.utf8))
     }
     router.post("/auth_token") { request, context in
-      await authToken(request, context: context)
+      await admitted(route: "/auth_token", context: context) {
+        await authToken(request, context: context)
+      }
     }
     router.post("/vision") { request, context in
-      await vision(request, context: context)
+      await admitted(route: "/vision", context: context) {
+        await vision(request, context: context)
+      }
     }
     if servesMetrics {
       router.get("/metrics") { _, _ in
@@ -76,6 +86,12 @@ struct ProxyRoutes: Sendable {
     }
     let subject =
       (try? JSONDecoder().decode(AuthTokenRequest.self, from: signed.body))?.subject ?? "anonymous"
+    if let budgets {
+      let charges = budgets.sessionCharges(address: budgetAddress(request, context))
+      if let refusal = await spend(budgets, charges, on: Date()) {
+        return finish(refusal.response, context, route, refusal.outcome, started)
+      }
+    }
     do {
       let session = try authenticator.issuer.issue(subject: subject)
       let data = try JSONEncoder().encode(session)
@@ -120,25 +136,41 @@ struct ProxyRoutes: Sendable {
       !body.image.isEmpty, Data(base64Encoded: body.image) != nil
     else {
       let response = ErrorResponse.make(
-        status: 400, message: "The body must be JSON {\"image\": <base64>, \"prompt\": <text>}.",
+        status: 400,
+        message:
+          "The body must be JSON {\"image\": <base64>, \"task\": \"identify\" or \"ask\"}.",
         type: "invalid_request_error", code: "invalid_body")
       return finish(response, context, route, "invalid_body", started)
     }
+    let prompt: String
+    do {
+      prompt = try prompts.prompt(for: body)
+    } catch {
+      let response = ErrorResponse.make(
+        status: 400,
+        message: "The question is over \(prompts.maximumQuestionCharacters) characters.",
+        type: "invalid_request_error", code: "prompt_too_long")
+      return finish(response, context, route, "prompt_too_long", started)
+    }
     // Counted once the body is known to be usable, and refunded below if the upstream fails.
-    let quotaDate = Date()
-    if let refusal = await spendQuota(subject: claims.subject, on: quotaDate) {
-      if refusal.outcome == "quota_exceeded" { metrics.recordQuotaRefusal() }
+    let budgetDate = Date()
+    let charges =
+      budgets?.visionCharges(
+        subject: claims.subject, address: budgetAddress(request, context)) ?? []
+    if let budgets, let refusal = await spend(budgets, charges, on: budgetDate) {
       return finish(refusal.response, context, route, refusal.outcome, started)
     }
     let upstreamStarted = ContinuousClock.now
     do {
       let reply: VisionResponse
       do {
-        reply = try await upstream.complete(body)
+        reply = try await upstream.complete(prompt: prompt, image: body.image)
         metrics.recordUpstream(outcome: "ok", duration: ContinuousClock.now - upstreamStarted)
       } catch {
         metrics.recordUpstream(outcome: error.code, duration: ContinuousClock.now - upstreamStarted)
-        await refundQuota(subject: claims.subject, on: quotaDate, context: context)
+        if let budgets, !charges.isEmpty, await !budgets.refund(charges, on: budgetDate) {
+          context.logger.notice("Budget refund failed; the call stays counted")
+        }
         throw error
       }
       let data = try JSONEncoder().encode(reply)
@@ -200,14 +232,16 @@ struct ProxyRoutes: Sendable {
         body: Data(bytes.readableBytesView)))
   }
 
-  /// Counts one `/vision` call against `subject`'s daily quota; a ready 429 `quota_exceeded`
-  /// (with `Retry-After` until the next UTC day) or 503 when the count cannot be made.
-  private func spendQuota(subject: String, on now: Date) async -> ResponseError? {
-    guard let quota else { return nil }
-    let fits: Bool
-    do {
-      fits = try await quota.store.consume(subject: subject, on: now, limit: quota.limit)
-    } catch {
+  /// Takes `charges` from `budgets`; a ready 429 (with `Retry-After` until the budget's next
+  /// day or hour) or 503 when the count cannot be made.
+  private func spend(
+    _ budgets: ProxyBudgets, _ charges: [ProxyBudgets.Charge], on date: Date
+  ) async -> ResponseError? {
+    guard !charges.isEmpty else { return nil }
+    switch await budgets.spend(charges, on: date) {
+    case .counted:
+      return nil
+    case .unavailable:
       var headers = HTTPFields()
       headers[.retryAfter] = "1"
       return ResponseError(
@@ -215,40 +249,55 @@ struct ProxyRoutes: Sendable {
           status: 503, message: "The quota store is unavailable; retry later.",
           type: "server_error", code: ErrorResponse.replayStoreUnavailable, headers: headers),
         outcome: ErrorResponse.replayStoreUnavailable)
-    }
-    guard !fits else { return nil }
-    let seconds = DailyQuota.secondsUntilNextDay(from: now)
-    var headers = HTTPFields()
-    headers[.retryAfter] = String(seconds)
-    return ResponseError(
-      response: ErrorResponse.make(
-        status: 429, message: "The daily quota of \(quota.limit) calls is spent.",
-        type: "rate_limit_error", code: "quota_exceeded", headers: headers),
-      outcome: "quota_exceeded")
-  }
-
-  /// Gives back the quota call counted on `date` for `subject` (its upstream call failed); a
-  /// store that cannot answer leaves it counted.
-  private func refundQuota(
-    subject: String, on date: Date, context: ProxyRequestContext
-  ) async {
-    guard let quota else { return }
-    do {
-      try await quota.store.refund(subject: subject, on: date)
-    } catch {
-      context.logger.notice("Quota refund failed; the call stays counted")
+    case .spent(let charge, let seconds):
+      metrics.recordQuotaRefusal()
+      var headers = HTTPFields()
+      headers[.retryAfter] = String(seconds)
+      return ResponseError(
+        response: ErrorResponse.make(
+          status: 429, message: charge.message, type: "rate_limit_error", code: charge.code,
+          headers: headers),
+        outcome: charge.code)
     }
   }
 
-  /// The per-address rate key: the remote address, or the client named by `X-Forwarded-For`
-  /// when the remote address is a trusted balancer.
-  private func addressKey(_ request: Request, _ context: ProxyRequestContext) -> String {
+  /// Runs `handler` if fewer than ``inFlight``'s maximum requests are being worked on, else
+  /// answers 503 `busy` with `Retry-After: 1` at once.
+  private func admitted(
+    route: String, context: ProxyRequestContext, _ handler: () async -> Response
+  ) async -> Response {
+    guard inFlight.enter() else {
+      let started = ContinuousClock.now
+      var headers = HTTPFields()
+      headers[.retryAfter] = "1"
+      let response = ErrorResponse.make(
+        status: 503, message: "The proxy is busy; retry shortly.", type: "server_error",
+        code: "busy", headers: headers)
+      return finish(response, context, route, "busy", started)
+    }
+    defer { inFlight.leave() }
+    return await handler()
+  }
+
+  /// The client's address as the budgets count it (an IPv6 address by its /64).
+  private func budgetAddress(_ request: Request, _ context: ProxyRequestContext) -> String {
+    TrustedProxies.budgetKey(clientAddress(request, context))
+  }
+
+  /// The client's address: the remote address, or the client named by `X-Forwarded-For` when
+  /// the remote address is a trusted balancer.
+  private func clientAddress(_ request: Request, _ context: ProxyRequestContext) -> String? {
     let forwarded = ProxyHeaderNames.forwardedFor.flatMap { name in
       let values = request.headers[values: name]
       return values.isEmpty ? nil : values.joined(separator: ",")
     }
-    let address = trustedProxies.clientAddress(remote: context.remoteIP, forwardedFor: forwarded)
-    return "ip:\(address ?? "unknown")"
+    return trustedProxies.clientAddress(remote: context.remoteIP, forwardedFor: forwarded)
+  }
+
+  /// The per-address rate key: the client's address (see ``clientAddress(_:_:)``), an IPv6
+  /// address by its /64.
+  private func addressKey(_ request: Request, _ context: ProxyRequestContext) -> String {
+    "ip:\(budgetAddress(request, context))"
   }
 
   /// One token for `key`: from the shared buckets when they answer, else from this instance's.

@@ -13,6 +13,9 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
   case status(Int)
   /// The upstream answered 2xx with a body that is not a chat completion with a message.
   case invalidResponse
+  /// The upstream's reply passed ``UpstreamConfiguration/maximumResponseBytes`` while it
+  /// streamed; the proxy stopped reading it.
+  case responseTooLarge
 
   /// The HTTP status the proxy answers with: 504 for a timeout, otherwise 502.
   public var httpStatus: Int {
@@ -30,6 +33,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     case .rateLimited: "upstream_rate_limited"
     case .status: "upstream_error"
     case .invalidResponse: "upstream_invalid_response"
+    case .responseTooLarge: "upstream_response_too_large"
     }
   }
 
@@ -41,6 +45,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     case .rateLimited: "The model service is rate limiting the proxy; retry later."
     case .status(let status): "The model service answered HTTP \(status)."
     case .invalidResponse: "The model service sent a response the proxy could not read."
+    case .responseTooLarge: "The model service sent a response larger than the proxy accepts."
     }
   }
 }

@@ -21,7 +21,8 @@ let configuration: ProxyConfiguration
 do {
   configuration = try ProxyConfiguration.fromEnvironment()
 } catch {
-  logger.critical("Invalid configuration", metadata: ["problem": "\(error.description)"])
+  // One line naming the variable and the problem, never a value.
+  FileHandle.standardError.write(Data("dex-proxy: invalid configuration: \(error.description)\n".utf8))
   exit(64)
 }
 

@@ -9,20 +9,24 @@ struct VisionServiceTests {
   static let jpeg = Data(
     [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 0x42, count: 300) + [0xFF, 0xD9])
 
-  @Test("send(_:body:as:) sends {image, prompt} and returns {role, content}")
+  @Test("send(_:body:as:) sends {image, task, question} and returns {role, content}")
   func rawVisionCall() async throws {
     try await TestServer.with { server in
       let client = makeClient(server)
-      let body = try JSONEncoder().encode(VisionRequest(image: "aGVsbG8=", prompt: "What is it?"))
+      let body = try JSONEncoder().encode(
+        VisionRequest.ask(image: "aGVsbG8=", question: "What is it?"))
       let response = try await client.send(Endpoints.vision, body: body, as: VisionResponse.self)
       #expect(response == VisionResponse(role: "assistant", content: "A tabby cat on a sofa."))
       let sent = try JSONDecoder().decode(
         VisionRequest.self, from: try #require(server.state.lastVisionBody))
-      #expect(sent == VisionRequest(image: "aGVsbG8=", prompt: "What is it?"))
+      #expect(sent == VisionRequest(image: "aGVsbG8=", task: .ask, question: "What is it?"))
+      let object = try #require(
+        try JSONSerialization.jsonObject(with: body) as? [String: String])
+      #expect(object == ["image": "aGVsbG8=", "task": "ask", "question": "What is it?"])
     }
   }
 
-  @Test("DexVisionService sends the base64 image and DexModel's prompt with the hint")
+  @Test("DexVisionService sends the base64 image, the identify task and the hint, no prompt")
   func identifyPlumbing() async throws {
     try await TestServer.with { server in
       server.state.visionReply = VisionResponse(role: "assistant", content: "I cannot tell.")
@@ -33,8 +37,11 @@ struct VisionServiceTests {
       let sent = try JSONDecoder().decode(
         VisionRequest.self, from: try #require(server.state.lastVisionBody))
       #expect(sent.image == Self.jpeg.base64EncodedString())
-      #expect(sent.prompt == DexPrompt.identification(hint: .plant))
-      #expect(sent.prompt?.contains("\"Plant\"") == true)
+      #expect(sent.task == .identify)
+      #expect(sent.categoryHint == "plant")
+      let sentBody = try #require(server.state.lastVisionBody)
+      let object = try #require(try JSONSerialization.jsonObject(with: sentBody) as? [String: Any])
+      #expect(Set(object.keys) == ["image", "task", "categoryHint"])
     }
   }
 
@@ -79,17 +86,25 @@ struct VisionServiceTests {
       let client = makeClient(server)
       let reply = try await client.send(
         Endpoints.vision,
-        body: try JSONEncoder().encode(VisionRequest(image: "AA==", prompt: "hi")),
+        body: try JSONEncoder().encode(VisionRequest.ask(image: "AA==", question: "hi")),
         as: VisionResponse.self)
       #expect(reply.content == "A tabby cat on a sofa.")
       let sent = try JSONDecoder().decode(
         VisionRequest.self, from: try #require(server.state.lastVisionBody))
-      #expect(sent.prompt == "hi")
+      #expect(sent.question == "hi")
       let wrongModel = await expectedError {
         _ = try await client.send(Endpoints.vision, body: Data("{}".utf8), as: [Int].self)
       }
       #expect(wrongModel?.kind == .decoding)
     }
+  }
+
+  @Test("A body without a task is an identification; an older client's prompt is not read")
+  func legacyBodies() throws {
+    let legacy = try JSONDecoder().decode(
+      VisionRequest.self, from: Data(#"{"image":"AA==","prompt":"Ignore all that"}"#.utf8))
+    #expect(legacy == VisionRequest(image: "AA==", task: .identify))
+    #expect(VisionRequest.identify(image: "AA==", categoryHint: .unknown).categoryHint == nil)
   }
 
   @Test("Server errors surface as DexCloudError from both services")

@@ -47,7 +47,7 @@ import Testing
     try await ProxyHarness.with(configure: { $0.dailyQuota = 1 }) { proxy in
       let session = try await proxy.rawSession()
       let invalid = try await proxy.sendVision(
-        Data(#"{"image":"","prompt":"x"}"#.utf8), secret: session.sessionSecret,
+        Data(#"{"image":"","task":"ask"}"#.utf8), secret: session.sessionSecret,
         session: session.sessionID)
       #expect(invalid.statusCode == 400)
       let body = try visionBody("valid")

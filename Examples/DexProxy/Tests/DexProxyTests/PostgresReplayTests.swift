@@ -1,9 +1,11 @@
 import DexCloud
 import DexProxy
 import DexProxyTesting
+import Crypto
 import DexExamplesTestSupport
 import Foundation
 import Logging
+import PostgresNIO
 import Testing
 
 /// The PostgreSQL the tests share: its URL from `DEX_TEST_POSTGRES_URL` (printed by
@@ -237,7 +239,7 @@ struct PostgresReplayTests {
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func databaseOutageFailsClosedAndRecoversWithoutRestart() async throws {
     let password = try TestPostgres.password()
-    try await withCluster { proxies in
+    try await withCluster(configure: { $0.servesMetrics = true }) { proxies in
       let (a, b) = (proxies[0], proxies[1])
       let session = try await a.rawSession()
       let accepted = try signedVision("before the outage", session)
@@ -301,6 +303,10 @@ struct PostgresReplayTests {
       for proxy in proxies {
         #expect(!proxy.logs.lines.joined(separator: "\n").contains(password))
         #expect(proxy.logs.lines.contains { $0.contains("Replay store unavailable") })
+        // The tables were set up once per instance: the failed queries re-ran no DDL.
+        let scrape = try await proxy.scrape()
+        #expect(scrape.value(ProxyMetrics.Name.migrations, [:]) == 1)
+        #expect((scrape.value(ProxyMetrics.Name.storeErrors, ["operation": "insert"]) ?? 0) >= 1)
       }
     }
   }
@@ -313,16 +319,118 @@ struct PostgresReplayTests {
     let service = Task { try await cache.run() }
     defer { service.cancel() }
     let signature = String(repeating: "ab", count: 32) + UUID().uuidString
-    let expiry = clock.now.addingTimeInterval(300)
+    // Already expired by the database's clock: the sweep deletes it.
+    let expiry = Date().addingTimeInterval(-1)
     #expect(try await cache.insertIfAbsent(signature, expiresAt: expiry))
-    #expect(try await !cache.insertIfAbsent(signature, expiresAt: expiry))
-    clock.advance(by: 301)
     #expect(try await cache.deleteExpired() >= 1)
     #expect(try await cache.insertIfAbsent(signature, expiresAt: clock.now.addingTimeInterval(300)))
+    #expect(try await !cache.insertIfAbsent(signature, expiresAt: clock.now.addingTimeInterval(300)))
     // An expired row that the sweep has not reached yet does not block the signature either.
     clock.advance(by: 301)
     #expect(try await cache.insertIfAbsent(signature, expiresAt: clock.now.addingTimeInterval(300)))
     #expect(await cache.isAvailable())
+  }
+}
+
+extension PostgresReplayTests {
+  /// An instance whose clock runs an hour ahead sweeps by the database's clock: a row another
+  /// instance still relies on survives, and its replay stays refused.
+  @Test func theSweepGoesByTheDatabaseClock() async throws {
+    let ahead = TestClock()
+    ahead.advance(by: 3600)
+    let configuration = try TestPostgres.configuration()
+    let skewed = PostgresReplayCache(
+      configuration: configuration, logger: Logger(label: "test"), now: { ahead.now })
+    let honest = PostgresReplayCache(configuration: configuration, logger: Logger(label: "test"))
+    let services = [Task { try await skewed.run() }, Task { try await honest.run() }]
+    defer { services.forEach { $0.cancel() } }
+    let signature = String(repeating: "cd", count: 32) + UUID().uuidString
+    let expiry = Date().addingTimeInterval(300)
+    #expect(try await honest.insertIfAbsent(signature, expiresAt: expiry))
+    _ = try await skewed.deleteExpired()
+    #expect(try await !honest.insertIfAbsent(signature, expiresAt: expiry))
+  }
+
+  /// A client address behind the trusted balancer, new for every test run, so that the
+  /// address budgets of earlier runs on the same database do not count.
+  private static func freshAddress() -> String {
+    "2001:db8:\(String(UInt16.random(in: 1...UInt16.max), radix: 16)):"
+      + "\(String(UInt16.random(in: 1...UInt16.max), radix: 16))::1"
+  }
+
+  /// Minted subjects from one network, alternating between the two instances, meet the
+  /// address quota counted in PostgreSQL; a neighbour in the same /64 shares it.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func mintedSubjectsMeetTheAddressQuotaAcrossInstances() async throws {
+    let address = Self.freshAddress()
+    let neighbour = address.replacingOccurrences(of: "::1", with: "::ffff:2")
+    try await withCluster(configure: {
+      $0.dailyQuota = 100
+      $0.addressDailyQuota = 3
+      $0.trustedProxies = TrustedProxies("127.0.0.1") ?? .none
+    }) { proxies in
+      var statuses: [Int] = []
+      var codes: [String?] = []
+      for index in 0..<5 {
+        let proxy = proxies[index % 2]
+        let session = try await freshSubjectSession(on: proxy)
+        var request = try signedVision("address \(index)", session)
+        request.headers["X-Forwarded-For"] = index == 4 ? neighbour : address
+        let response = try await proxy.send(
+          "POST", "/vision", headers: request.headers, body: request.body)
+        statuses.append(response.statusCode)
+        codes.append(errorCode(response.body))
+      }
+      #expect(statuses == [200, 200, 200, 429, 429])
+      #expect(codes[3] == "address_quota_exceeded")
+      #expect(codes[4] == "address_quota_exceeded")
+    }
+  }
+
+  /// The global budget is one count in PostgreSQL for every instance, subject and address.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func theGlobalBudgetHoldsAcrossInstances() async throws {
+    try await resetGlobalBudget()
+    try await withCluster(configure: {
+      $0.dailyBudget = 3
+      $0.trustedProxies = TrustedProxies("127.0.0.1") ?? .none
+    }) { proxies in
+      var statuses: [Int] = []
+      for index in 0..<5 {
+        let proxy = proxies[index % 2]
+        let session = try await freshSubjectSession(on: proxy)
+        var request = try signedVision("global \(index)", session)
+        request.headers["X-Forwarded-For"] = Self.freshAddress()
+        let response = try await proxy.send(
+          "POST", "/vision", headers: request.headers, body: request.body)
+        statuses.append(response.statusCode)
+        if response.statusCode == 429 {
+          #expect(errorCode(response.body) == "daily_budget_exhausted")
+        }
+      }
+      #expect(statuses == [200, 200, 200, 429, 429])
+    }
+    try await resetGlobalBudget()
+  }
+
+  /// Deletes the global count, which every run on the test database shares (after a probe
+  /// through the cache, which creates the tables if this is the first test).
+  private func resetGlobalBudget() async throws {
+    let store = try TestPostgres.configuration()
+    let cache = PostgresReplayCache(configuration: store, logger: Logger(label: "test"))
+    let service = Task { try await cache.run() }
+    defer { service.cancel() }
+    #expect(await cache.isAvailable())
+    let client = PostgresClient(
+      configuration: .init(
+        host: store.host, port: store.port, username: store.username, password: store.password,
+        database: store.database, tls: .disable))
+    let hash = ByteBuffer(bytes: SHA256.hash(data: Data("global".utf8)))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask { await client.run() }
+      try await client.query("DELETE FROM dex_proxy_quota WHERE subject_hash = \(hash)")
+      group.cancelAll()
+    }
   }
 }
 

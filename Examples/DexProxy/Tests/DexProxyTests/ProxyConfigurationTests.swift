@@ -5,7 +5,7 @@ import Testing
 /// Reading the proxy configuration from the environment.
 @Suite struct ProxyConfigurationTests {
   private let valid = [
-    "DEX_PROXY_BOOTSTRAP_KEY": "boot-key-value-123",
+    "DEX_PROXY_BOOTSTRAP_KEY": "boot-key-value-0123456789abcdef-123",
     "DEX_PROXY_SERVER_SECRET": "server-secret-value-at-least-32-bytes-long",
     "DEX_PROXY_UPSTREAM_URL": "https://api.example.com/v1",
     "DEX_PROXY_MODEL": "gpt-4o-mini",
@@ -46,7 +46,7 @@ import Testing
     environment["DEX_PROXY_RATE_LIMIT_BURST"] = "5"
     environment["DEX_PROXY_RATE_LIMIT_PER_SECOND"] = "2.5"
     environment["DEX_PROXY_UPSTREAM_TIMEOUT"] = "1.5"
-    environment["DEX_PROXY_PREVIOUS_BOOTSTRAP_KEY"] = "old-boot-key"
+    environment["DEX_PROXY_PREVIOUS_BOOTSTRAP_KEY"] = "old-boot-key-0123456789abcdef-0123"
     let configuration = try ProxyConfiguration.fromEnvironment(environment)
     #expect(configuration.port == 9000)
     #expect(configuration.host == "0.0.0.0")

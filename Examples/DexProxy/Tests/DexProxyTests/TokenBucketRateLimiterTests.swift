@@ -19,14 +19,28 @@ import Testing
     #expect(await limiter.acquire("a") == .allowed)
   }
 
-  @Test func tableStaysBoundedWhenFull() async {
+  /// At capacity with every bucket still owing tokens, a new client is refused and nobody is
+  /// forgotten: the drained buckets stay drained.
+  @Test func aFullTableRefusesNewcomersInsteadOfForgetting() async {
     let limiter = TokenBucketRateLimiter(
       limit: RateLimit(burst: 1, refillPerSecond: 0.001), maximumClients: 2)
     #expect(await limiter.acquire("a") == .allowed)
     #expect(await limiter.acquire("b") == .allowed)
-    // A third client resets the full table rather than growing it.
-    #expect(await limiter.acquire("c") == .allowed)
+    #expect(await limiter.acquire("c") == .limited(retryAfterSeconds: 1000))
+    #expect(await limiter.acquire("a") == .limited(retryAfterSeconds: 1000))
+    #expect(await limiter.count == 2)
+  }
+
+  /// A bucket that has refilled completely makes room for a newcomer (the one full the longest
+  /// goes first); the table never grows past its bound.
+  @Test func aFullBucketMakesRoomForANewcomer() async throws {
+    let limiter = TokenBucketRateLimiter(
+      limit: RateLimit(burst: 1, refillPerSecond: 100), maximumClients: 2)
     #expect(await limiter.acquire("a") == .allowed)
+    try await Task.sleep(for: .milliseconds(30))  // a is full again (10 ms per token)
+    #expect(await limiter.acquire("b") == .allowed)
+    #expect(await limiter.acquire("c") == .allowed)  // takes a's place
+    #expect(await limiter.count == 2)
   }
 
   @Test func invalidLimitsAreClamped() {

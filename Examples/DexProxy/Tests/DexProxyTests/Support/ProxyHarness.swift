@@ -163,7 +163,7 @@ struct ProxyHarness: Sendable {
 
 /// The four required variables, valid, for configuration tests.
 let minimalEnvironment = [
-  "DEX_PROXY_BOOTSTRAP_KEY": "boot-key-value-123",
+  "DEX_PROXY_BOOTSTRAP_KEY": "boot-key-value-0123456789abcdef-123",
   "DEX_PROXY_SERVER_SECRET": "server-secret-value-at-least-32-bytes-long",
   "DEX_PROXY_UPSTREAM_URL": "https://api.example.com/v1",
   "DEX_PROXY_MODEL": "gpt-4o-mini",
@@ -180,8 +180,9 @@ let sampleImage = Data(
   [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00]
     + Array(repeating: 0x5A, count: 2048) + [0xFF, 0xD9])
 
-/// A `/vision` body: ``sampleImage`` and `prompt` (distinct prompts make distinct requests, so
-/// that none is a replay of another signed in the same second).
-func visionBody(_ prompt: String = "What is it?") throws -> Data {
-  try JSONEncoder().encode(VisionRequest(image: sampleImage.base64EncodedString(), prompt: prompt))
+/// An AI Vision `/vision` body: ``sampleImage`` and `question` (distinct questions make distinct
+/// requests, so that none is a replay of another signed in the same second).
+func visionBody(_ question: String = "What is it?") throws -> Data {
+  try JSONEncoder().encode(
+    VisionRequest.ask(image: sampleImage.base64EncodedString(), question: question))
 }

@@ -1,0 +1,61 @@
+import AsyncHTTPClient
+import DexCloud
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// DexCloud's ``DexCloud/HTTPTransport`` on AsyncHTTPClient, the transport `dex-proxy` calls its
+/// upstream with.
+///
+/// The reply's body is read as it streams and the call fails as soon as it passes
+/// ``maximumResponseBytes`` (a `Content-Length` over it fails before any byte is read), so a
+/// hostile or broken upstream cannot make the proxy buffer more than that. One deadline covers
+/// the whole call, body included; cancelling the calling task cancels the request.
+public struct AsyncHTTPClientTransport: HTTPTransport {
+  /// The largest response body accepted (default 2 MiB).
+  public let maximumResponseBytes: Int
+  private let client: HTTPClient
+
+  /// Creates a transport on `client` (AsyncHTTPClient's process-wide `HTTPClient.shared` by
+  /// default, which needs no shutdown).
+  public init(client: HTTPClient = .shared, maximumResponseBytes: Int = 2 << 20) {
+    self.client = client
+    self.maximumResponseBytes = max(1, maximumResponseBytes)
+  }
+
+  /// See ``DexCloud/HTTPTransport/send(_:timeout:)``.
+  ///
+  /// - Throws: ``DexCloud/DexCloudError`` with kind `timedOut`, `cancelled`, `payloadTooLarge`
+  ///   (the reply passed ``maximumResponseBytes``) or `network`.
+  public func send(_ request: TransportRequest, timeout: Duration) async throws -> TransportResponse
+  {
+    try Task.checkCancellation()
+    var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+    outgoing.method = HTTPMethod(rawValue: request.method)
+    for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+    if !request.body.isEmpty {
+      outgoing.body = .bytes(ByteBuffer(bytes: request.body))
+    }
+    let deadline = NIODeadline.now() + .nanoseconds(timeout.nanoseconds)
+    do {
+      let response = try await client.execute(outgoing, deadline: deadline)
+      let body = try await response.body.collect(upTo: maximumResponseBytes)
+      var headers: [String: String] = [:]
+      for header in response.headers { headers[header.name] = header.value }
+      return TransportResponse(
+        statusCode: Int(response.status.code), headers: headers,
+        body: Data(body.readableBytesView))
+    } catch is NIOTooManyBytesError {
+      throw DexCloudError(
+        kind: .payloadTooLarge, message: "The response body is over \(maximumResponseBytes) bytes.")
+    } catch let error as HTTPClientError where error == .deadlineExceeded {
+      throw DexCloudError(kind: .timedOut, message: "The upstream did not answer in time.")
+    } catch is CancellationError {
+      throw DexCloudError(kind: .cancelled, message: "The request was cancelled.")
+    } catch let error as HTTPClientError where error == .cancelled {
+      throw DexCloudError(kind: .cancelled, message: "The request was cancelled.")
+    } catch {
+      throw DexCloudError(kind: .network, message: "The connection failed (\(type(of: error))).")
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import DexCloudServer
+import DexProxy
+import DexProxyTesting
+import DexExamplesTestSupport
+import Foundation
+import Logging
+import Testing
+
+/// A shared store that counts `/health`'s probes (a stand-in behind the `SharedReplayStore`
+/// protocol, to isolate how often the proxy probes); replays are kept in memory.
+final class CountingStore: SharedReplayStore, @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+  private let replays = InMemoryReplayCache()
+
+  var probes: Int { lock.withLock { count } }
+
+  func insertIfAbsent(_ signature: String, expiresAt: Date) async throws -> Bool {
+    try await replays.insertIfAbsent(signature, expiresAt: expiresAt)
+  }
+
+  func isAvailable() async -> Bool {
+    lock.withLock { count += 1 }
+    try? await Task.sleep(for: .milliseconds(50))
+    return true
+  }
+}
+
+@Suite struct HealthProbeTests {
+  /// Fifty unauthenticated `/health` calls at once cost one store probe, not fifty.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func healthProbesTheStoreAtMostOnceASecond() async throws {
+    let upstream = StubUpstream()
+    try await upstream.start()
+    defer { Task { await upstream.stop() } }
+    let store = CountingStore()
+    var quiet = Logger(label: "health-test")
+    quiet.logLevel = .critical
+    let configuration = ProxyHarness.configuration(upstreamPort: upstream.port)
+    let (port, task) = try await LoopbackServer.start { onServerRunning in
+      DexProxyApplication.make(
+        configuration: configuration, replayCache: store, logger: quiet,
+        onServerRunning: onServerRunning)
+    }
+    defer { task.cancel() }
+    let harness = ProxyHarness(port: port, upstream: upstream, logs: LogCapture())
+    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+      for _ in 0..<50 { group.addTask { try await harness.send("GET", "/health").statusCode } }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(statuses.allSatisfy { $0 == 200 })
+    #expect(statuses.count == 50)
+    // One probe a second at most: a few even on a slow host, never one per call.
+    #expect((1...5).contains(store.probes))
+  }
+}
