@@ -37,6 +37,21 @@ enum EXIFOrientationReader {
     return nil
   }
 
+  /// The orientation in an EXIF (raw TIFF) block of `size` bytes that `copy` writes into a
+  /// buffer of that size (a decoder's copy-out call, returning 0 on success); `.up` when there
+  /// is no block or it does not parse.
+  static func orientation(
+    exifSize size: Int32, copy: (UnsafeMutablePointer<UInt8>, Int) -> Int32
+  ) -> ImageOrientation {
+    guard size > 0 else { return .up }
+    var exif = [UInt8](repeating: 0, count: Int(size))
+    let status = exif.withUnsafeMutableBufferPointer { buffer in
+      buffer.baseAddress.map { copy($0, buffer.count) } ?? -1
+    }
+    guard status == 0 else { return .up }
+    return exif.withUnsafeBytes { orientation(inTIFF: $0) } ?? .up
+  }
+
   /// The orientation in IFD0 of a TIFF structure ("II*\0" or "MM\0*" header).
   static func orientation(inTIFF tiff: UnsafeRawBufferPointer) -> ImageOrientation? {
     guard tiff.count >= 8 else { return nil }

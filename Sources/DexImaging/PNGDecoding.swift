@@ -41,13 +41,8 @@
         try checkMemory(stored.width * stored.height * 4, limits)
       }
 
-      var orientation = ImageOrientation.up
-      if header.exif_size > 0 {
-        var exif = [UInt8](repeating: 0, count: Int(header.exif_size))
-        if dex_png_copy_exif(decoder, &exif, exif.count) == Int32(DEX_STATUS_OK) {
-          orientation =
-            exif.withUnsafeBytes { EXIFOrientationReader.orientation(inTIFF: $0) } ?? .up
-        }
+      let orientation = EXIFOrientationReader.orientation(exifSize: header.exif_size) {
+        dex_png_copy_exif(decoder, $0, $1)
       }
 
       let plan = DownscaleGeometry.plan(
