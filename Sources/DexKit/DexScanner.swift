@@ -8,7 +8,7 @@ import Logging
 /// fall back offline.
 ///
 /// `DexScanner` is the portable counterpart of the reference app's `ScannerViewModel`. It
-/// takes a photo's bytes (JPEG or PNG, any orientation) and
+/// takes a photo's bytes (JPEG, PNG, HEIF/HEIC, AVIF or WebP, any orientation) and
 /// 1. decodes, downscales and JPEG-encodes it **once**, off the caller's executor; the decoded
 ///    pixels feed the on-device pass, the JPEG feeds the cloud pass and persistence, and a
 ///    thumbnail comes from the same pixels;
