@@ -73,8 +73,8 @@ extension ImagingError: CustomStringConvertible, LocalizedError {
     switch self {
     case .emptyInput, .corruptData, .truncatedData:
       "Choose the photo again, or take a new one."
-    case .unsupportedFormat: "Convert the photo to JPEG or PNG."
-    case .imageTooLarge, .inputTooLarge:
+    case .unsupportedFormat: "Convert the photo to JPEG, PNG, HEIC, AVIF or WebP."
+    case .imageTooLarge, .inputTooLarge, .dimensionTooLarge, .decodingMemoryTooLarge:
       "Use a smaller photo, or raise the limits in DecodingLimits."
     case .outOfMemory: "Close other apps, or use a smaller photo."
     case .invalidArgument, .encodingFailed: nil
