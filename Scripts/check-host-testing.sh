@@ -8,7 +8,8 @@
 # The host package and its build folder live at a fixed place under the temp directory
 # (one per checkout), and files are rewritten only when they change, so a second run rebuilds
 # nothing of DexKit. Set DEX_HOST_TESTING_SCRATCH to build somewhere else (for example on a
-# CI cache).
+# CI cache). Arguments go to `swift test` (Scripts/test.sh passes its build flags and its
+# scratch folder, so that DexKit is not compiled again).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -125,7 +126,7 @@ let tabby = ScanResult(
 SWIFT
 
 start=$SECONDS
-swift test --package-path "$host" --scratch-path "$scratch" 2>&1 | tail -n 3
+swift test --package-path "$host" --scratch-path "$scratch" "$@" 2>&1 | tail -n 3
 status=${PIPESTATUS[0]}
 echo "Host package tested with DexKitTesting alone in $((SECONDS - start)) s ($host)"
 exit "$status"

@@ -47,6 +47,10 @@ run_package() {  # $1: package path
   echo "== $1: tested in $((SECONDS - started)) s"
 }
 run_package . "$@"
+# A host package outside the repository, tested with DexKitTesting alone (no network, no disk).
+echo "== host package with DexKitTesting"
+DEX_HOST_TESTING_SCRATCH="$scratch" bash Scripts/check-host-testing.sh \
+  "${dexkit_test_build_flags[@]}" | tee "$logs/host.log" || failed_packages+=("host package")
 run_package Examples "$@"
 
 # One closing line over all packages, from Swift Testing's own summaries.
