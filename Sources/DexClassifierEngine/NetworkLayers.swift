@@ -34,7 +34,9 @@ struct NetworkLayers: Sendable {
       _ name: String, kernel: Int = 1, stride: Int = 1, _ cin: Int, _ cout: Int,
       depthwise: Bool = false, relu6: Bool = true, residualFrom: Int? = nil
     ) throws(NetworkError) -> Layer {
-      let shape = depthwise ? [kernel, kernel, cout] : kernel == 1 ? [cin, cout] : [kernel, kernel, cin, cout]
+      let shape =
+        depthwise
+        ? [kernel, kernel, cout] : kernel == 1 ? [cin, cout] : [kernel, kernel, cin, cout]
       return Layer(
         kernel: kernel, stride: stride, inputChannels: cin, outputChannels: cout,
         depthwise: depthwise, relu6: relu6, residualFrom: residualFrom,

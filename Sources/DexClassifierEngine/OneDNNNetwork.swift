@@ -81,14 +81,17 @@
     }
 
     /// Builds the plan for `threads` threads unless one exists.
-    private func addPlan(threads: Int, fault: EfficientNetLite0.BackendFault?) throws(NetworkError) {
+    private func addPlan(threads: Int, fault: EfficientNetLite0.BackendFault?) throws(NetworkError)
+    {
       try planned.withLock { (planned) throws(NetworkError) in
         guard !planned.contains(threads) else { return }
         var network = try NetworkLayers(architecture: architecture, store: store)
         if fault == .graph { network.layers[0].stride = 0 }
         try Self.withGraph(network) { (graph) throws(NetworkError) in
           try Self.check("oneDNN graph for \(threads) threads") { message, size in
-            withUnsafePointer(to: graph) { dexnn_network_add_plan(handle.pointer, $0, Int32(threads), message, size) }
+            withUnsafePointer(to: graph) {
+              dexnn_network_add_plan(handle.pointer, $0, Int32(threads), message, size)
+            }
           }
         }
         planned.insert(threads)

@@ -168,8 +168,8 @@ extension DexStore {
     }
 
     let largestMember = max(Self.maximumManifestBytes, maximumImageBytes)
-    while let member = try await Self.offload({ try reader.nextMember(maximumBytes: largestMember) })
-    {
+    while let member = try await Self.offload({ try reader.nextMember(maximumBytes: largestMember) }
+    ) {
       try Task.checkCancellation()
       guard seen.insert(member.name).inserted else {
         throw DexStoreError.invalidArchive("the member \(member.name) appears twice")

@@ -135,7 +135,9 @@ struct TarReader: Sendable {
 
   /// Copies the bytes of `member` (whose header was just read) to a new private file at
   /// `destination`, one chunk at a time, and returns their SHA-256 (lowercase hex).
-  func spill(_ member: TarArchive.Member, to destination: String, files: StoreFiles) throws
+  func spill(
+    _ member: TarArchive.Member, to destination: String, files: StoreFiles
+  ) throws
     -> String
   {
     let output = try files.createPrivateFile(destination)

@@ -142,9 +142,10 @@ struct ClientUnitTests {
   @Test("The clock bound is the configuration's, inclusive, and refuses non-finite offsets")
   func clockBound() {
     let day = Duration.seconds(86_400)
-    #expect(DexCloudConfiguration(
-      baseURL: URL(string: "https://h")!, bootstrapKey: SigningSecret("k")!
-    ).maximumClockCorrection == day)
+    #expect(
+      DexCloudConfiguration(
+        baseURL: URL(string: "https://h")!, bootstrapKey: SigningSecret("k")!
+      ).maximumClockCorrection == day)
     #expect(ApiClient.isAdoptable(86_400, bound: day))
     #expect(ApiClient.isAdoptable(-86_400, bound: day))
     #expect(!ApiClient.isAdoptable(86_401, bound: day))

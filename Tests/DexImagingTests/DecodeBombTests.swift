@@ -120,7 +120,8 @@
     static func png(
       width: UInt32, height: UInt32, bitDepth: UInt8, colorType: UInt8, interlaced: Bool = false
     ) -> [UInt8] {
-      let ihdr = bigEndian32(width) + bigEndian32(height) + [bitDepth, colorType, 0, 0]
+      let ihdr =
+        bigEndian32(width) + bigEndian32(height) + [bitDepth, colorType, 0, 0]
         + [interlaced ? 1 : 0]
       // zlib: one empty stored block (the rows are missing; only the header matters).
       let idat: [UInt8] = [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01]
@@ -134,11 +135,13 @@
       var bytes: [UInt8] = [0xFF, 0xD8]
       bytes += [0xFF, 0xEE] + be16(14) + Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 0]
       bytes += [0xFF, 0xDB] + be16(67) + [0] + [UInt8](repeating: 1, count: 64)
-      bytes += [0xFF, progressive ? 0xC2 : 0xC0] + be16(8 + 3 * 4) + [8] + be16(height)
+      bytes +=
+        [0xFF, progressive ? 0xC2 : 0xC0] + be16(8 + 3 * 4) + [8] + be16(height)
         + be16(width) + [4]
       for id in 1...4 { bytes += [UInt8(id), 0x11, 0] }
       // A DC-only Huffman table with one 1-bit code (category 0).
-      bytes += [0xFF, 0xC4] + be16(3 + 16 + 1) + [0x00, 1] + [UInt8](repeating: 0, count: 15) + [0]
+      bytes +=
+        [0xFF, 0xC4] + be16(3 + 16 + 1) + [0x00, 1] + [UInt8](repeating: 0, count: 15) + [0]
       bytes += [0xFF, 0xDA] + be16(6 + 2 * 4) + [4]
       for id in 1...4 { bytes += [UInt8(id), 0x00] }
       bytes += [0, progressive ? 0 : 63, 0]

@@ -1,4 +1,5 @@
 import DexModel
+
 #if canImport(CDexImageShim)
   import DexTestTraits
   import Foundation

@@ -30,7 +30,9 @@ struct DexStoreFileModeTests {
       try await store.exportArchive(to: archive)
 
       let root = store.files.root
-      var folders = [root, root + "/tmp", root + "/images", dir.appendingPathComponent("Nested").path]
+      var folders = [
+        root, root + "/tmp", root + "/images", dir.appendingPathComponent("Nested").path,
+      ]
       folders += store.files.contents(of: root + "/images").map { root + "/images/" + $0 }
       #expect(folders.count == 4 + 256)
       for folder in folders {
@@ -41,7 +43,8 @@ struct DexStoreFileModeTests {
         store.files.absolute(StoreFiles.relativePath(id: entry.id, kind: .image)),
         store.files.absolute(StoreFiles.relativePath(id: entry.id, kind: .thumbnail)),
       ]
-      for suffix in ["-wal", "-shm"] where store.files.fileExists(store.files.databasePath + suffix) {
+      for suffix in ["-wal", "-shm"] where store.files.fileExists(store.files.databasePath + suffix)
+      {
         privateFiles.append(store.files.databasePath + suffix)
       }
       #expect(privateFiles.count >= 6)

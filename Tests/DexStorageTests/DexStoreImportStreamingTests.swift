@@ -69,7 +69,8 @@ struct DexStoreImportStreamingTests {
     let handle = try FileHandle(forWritingTo: url)
     defer { try? handle.close() }
     for (name, data) in members {
-      try handle.write(contentsOf: TarArchive.header(name: name, size: data.count, modified: Date()))
+      try handle.write(
+        contentsOf: TarArchive.header(name: name, size: data.count, modified: Date()))
       try handle.write(contentsOf: data)
       try handle.write(contentsOf: TarArchive.padding(for: data.count))
     }
@@ -140,7 +141,8 @@ struct DexStoreImportStreamingTests {
       }
       #expect(twice == .invalidArchive("the member \(members[0].item.image) appears twice"))
       // No manifest at all.
-      let noManifest = try await importing { url in try Self.writeTar(images + thumbnails, to: url) }
+      let noManifest = try await importing { url in try Self.writeTar(images + thumbnails, to: url)
+      }
       #expect(noManifest == .invalidArchive("it has no manifest.json"))
       // A thumbnail the manifest names is missing.
       let missing = try await importing { url in
@@ -164,7 +166,9 @@ struct DexStoreImportStreamingTests {
       let members = Self.members(count: 32, imageBytes: 4 << 20, thumbnailBytes: 64 << 10)
       let archive = dir.appendingPathComponent("thumbnails-last.tar")
       try Self.writeArchive(members, layout: .thumbnailsLast, to: archive)
-      let result = try await runProbe(["import", dir.appendingPathComponent("S.store").path, archive.path])
+      let result = try await runProbe([
+        "import", dir.appendingPathComponent("S.store").path, archive.path,
+      ])
       #expect(result["inserted"] == "32", "\(result)")
       let before = try #require(result["rssBeforeKiB"].flatMap(Int.init))
       let after = try #require(result["rssAfterKiB"].flatMap(Int.init))

@@ -121,7 +121,9 @@ import Testing
     for threads in [2, 3] {
       let spread = try model.logits(for: image, threads: threads)
       #expect(zip(spread, first).allSatisfy { abs($0 - $1) < 1e-4 })
-      #expect(spread.indices.max { spread[$0] < spread[$1] } == first.indices.max { first[$0] < first[$1] })
+      #expect(
+        spread.indices.max { spread[$0] < spread[$1] }
+          == first.indices.max { first[$0] < first[$1] })
     }
   }
 

@@ -163,7 +163,9 @@ extension ProxyConfiguration {
       postgres = try PostgresStoreConfiguration(url: text)
     }
 
-    func optionalCount(_ name: String, default fallback: Int?) throws(ProxyConfigurationError)
+    func optionalCount(
+      _ name: String, default fallback: Int?
+    ) throws(ProxyConfigurationError)
       -> Int?
     {
       guard let text = environment[name] else { return fallback }

@@ -1,6 +1,6 @@
 import DexCloudServer
-import DexProxyTesting
 import DexExamplesTestSupport
+import DexProxyTesting
 import Foundation
 import HTTPTypes
 import Hummingbird

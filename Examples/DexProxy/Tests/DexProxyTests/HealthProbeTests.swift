@@ -1,7 +1,7 @@
 import DexCloudServer
+import DexExamplesTestSupport
 import DexProxy
 import DexProxyTesting
-import DexExamplesTestSupport
 import Foundation
 import Logging
 import Testing

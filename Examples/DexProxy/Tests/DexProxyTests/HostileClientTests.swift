@@ -79,8 +79,9 @@ import Testing
     environment["DEX_PROXY_PROMPT_MAX_CHARS"] = "42"
     let configuration = try ProxyConfiguration.fromEnvironment(environment)
     #expect(configuration.prompts.maximumQuestionCharacters == 42)
-    #expect(try ProxyConfiguration.fromEnvironment(minimalEnvironment)
-      .prompts.maximumQuestionCharacters == 500)
+    #expect(
+      try ProxyConfiguration.fromEnvironment(minimalEnvironment)
+        .prompts.maximumQuestionCharacters == 500)
   }
 
   /// An older client's (or an attacker's) `prompt` field never reaches the model: a body

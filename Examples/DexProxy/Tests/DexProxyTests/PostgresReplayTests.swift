@@ -1,8 +1,8 @@
+import Crypto
 import DexCloud
+import DexExamplesTestSupport
 import DexProxy
 import DexProxyTesting
-import Crypto
-import DexExamplesTestSupport
 import Foundation
 import Logging
 import PostgresNIO
@@ -324,7 +324,8 @@ struct PostgresReplayTests {
     #expect(try await cache.insertIfAbsent(signature, expiresAt: expiry))
     #expect(try await cache.deleteExpired() >= 1)
     #expect(try await cache.insertIfAbsent(signature, expiresAt: clock.now.addingTimeInterval(300)))
-    #expect(try await !cache.insertIfAbsent(signature, expiresAt: clock.now.addingTimeInterval(300)))
+    #expect(
+      try await !cache.insertIfAbsent(signature, expiresAt: clock.now.addingTimeInterval(300)))
     // An expired row that the sweep has not reached yet does not block the signature either.
     clock.advance(by: 301)
     #expect(try await cache.insertIfAbsent(signature, expiresAt: clock.now.addingTimeInterval(300)))

@@ -1,8 +1,8 @@
 import DexCloud
 import DexCloudServer
+import DexExamplesTestSupport
 import DexProxy
 import DexProxyTesting
-import DexExamplesTestSupport
 import Foundation
 import Hummingbird
 import Logging
