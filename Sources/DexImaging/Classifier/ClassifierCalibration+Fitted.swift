@@ -5,23 +5,25 @@ import DexModel
 extension ClassifierCalibration {
   /// The calibration fitted on the evaluation set's tune split (116 photos with a
   /// subject, Benchmarks/DexImaging-classifier/evalset): a log prior weight per category,
-  /// a temperature on the category distribution and one on the class distribution.
+  /// one temperature on the category distribution, each category scored by its best class
+  /// (class temperature 0.01, fixed), and the naming threshold chosen on the same split.
   public static let fitted = ClassifierCalibration(
     logWeights: [
-      .plant: 27.408142,
-      .animal: 3.515233,
-      .fish: 21.899257,
-      .bird: -5.148444,
-      .insect: 12.098769,
-      .reptile: -12.108335,
-      .mineral: -0.002884,
-      .fungus: -4.006068,
-      .food: 3.967785,
-      .pokemon: -0.002886,
-      .object: -4.184005,
-      .unknown: -43.436585,
+      .plant: 48.468673,
+      .animal: 8.039346,
+      .fish: 38.099228,
+      .bird: -8.104215,
+      .insect: 21.371906,
+      .reptile: -20.559096,
+      .mineral: -1.802160,
+      .fungus: -7.124072,
+      .food: 7.714925,
+      .pokemon: -1.802153,
+      .object: -8.059983,
+      .unknown: -76.242128,
     ],
-    temperature: 50.849815,
-    classTemperature: 0.018153
+    temperature: 89.346105,
+    classTemperature: 0.010000,
+    namingThreshold: 0.60
   )
 }

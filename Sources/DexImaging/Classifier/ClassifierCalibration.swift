@@ -28,15 +28,21 @@ public struct ClassifierCalibration: Sendable, Hashable {
   /// The temperature on the class distribution before it is summed per category: below 1 lets
   /// the most probable classes count for more than a long tail of improbable ones.
   public var classTemperature: Double
+  /// The probability a name below the category (a class, or a node of ``ClassifierHierarchy``)
+  /// must reach before a guess is named after it (``/DexModel/LocalGuess/name``).
+  public var namingThreshold: Double
 
-  /// Creates a calibration; a temperature that is not a positive finite number becomes 1, and
-  /// non-finite weights become 0.
+  /// Creates a calibration; a temperature that is not a positive finite number becomes 1,
+  /// non-finite weights become 0, and a naming threshold outside `0...1` is clamped (not a
+  /// number: 1, so nothing is named).
   public init(
-    logWeights: [DexCategory: Double], temperature: Double, classTemperature: Double = 1
+    logWeights: [DexCategory: Double], temperature: Double, classTemperature: Double = 1,
+    namingThreshold: Double = 0.6
   ) {
     self.logWeights = logWeights.mapValues { $0.isFinite ? $0 : 0 }
     self.temperature = Self.sanitised(temperature)
     self.classTemperature = Self.sanitised(classTemperature)
+    self.namingThreshold = namingThreshold.isNaN ? 1 : min(max(namingThreshold, 0), 1)
   }
 
   /// No correction: the plain sum of class probabilities per category.

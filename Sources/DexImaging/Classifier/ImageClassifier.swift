@@ -37,14 +37,20 @@ public struct ImageClassifier: ImageClassifying {
     /// How the whole class distribution becomes a calibrated category probability; `nil` keeps
     /// the uncalibrated top-``topK`` vote of ``ImageClassifier/guess(from:minimumConfidence:)``.
     public var calibration: ClassifierCalibration?
+    /// The groups of classes a calibrated guess may be named after ("Domestic Cat", "Dog");
+    /// `nil` leaves ``/DexModel/LocalGuess/name`` unset, so that entries are named by the label
+    /// alone.
+    public var hierarchy: ClassifierHierarchy?
 
     /// Creates a configuration; the defaults suit phone photos.
     public init(
       topK: Int = 5, minimumSide: Int = 16, minimumConfidence: Double = 0.1, threads: Int = 1,
-      backend: ClassifierBackend = .automatic, calibration: ClassifierCalibration? = .fitted
+      backend: ClassifierBackend = .automatic, calibration: ClassifierCalibration? = .fitted,
+      hierarchy: ClassifierHierarchy? = .bundled
     ) {
       self.backend = backend
       self.calibration = calibration
+      self.hierarchy = hierarchy
       self.topK = max(1, topK)
       self.minimumSide = max(1, minimumSide)
       self.minimumConfidence = minimumConfidence.isFinite ? minimumConfidence : 0
@@ -137,7 +143,7 @@ public struct ImageClassifier: ImageClassifying {
     let distribution = try await rankedLabels(for: image, limit: .max)
     return Self.guess(
       fromDistribution: distribution, calibration: calibration,
-      minimumConfidence: configuration.minimumConfidence)
+      hierarchy: configuration.hierarchy, minimumConfidence: configuration.minimumConfidence)
   }
 
   /// The best `limit` labels for already decoded pixels, best first.
@@ -197,11 +203,14 @@ public struct ImageClassifier: ImageClassifying {
   ///
   /// The most probable category after calibration wins (ties go to the category of the more
   /// probable class); its most probable class is the label, and that class's probability is the
-  /// ``/DexModel/LocalGuess/labelConfidence``. `nil` for an empty distribution or a calibrated
-  /// probability below `minimumConfidence`.
+  /// ``/DexModel/LocalGuess/labelConfidence``. With a `hierarchy`, the guess's
+  /// ``/DexModel/LocalGuess/name`` is the most specific of that class and the category's nodes
+  /// whose probability reaches ``ClassifierCalibration/namingThreshold`` (empty when none does).
+  /// `nil` for an empty distribution or a calibrated probability below `minimumConfidence`.
   public static func guess(
     fromDistribution distribution: [ClassificationLabel],
-    calibration: ClassifierCalibration = .fitted, minimumConfidence: Double = 0
+    calibration: ClassifierCalibration = .fitted, hierarchy: ClassifierHierarchy? = .bundled,
+    minimumConfidence: Double = 0
   ) -> LocalGuess? {
     let probabilities = calibration.categoryProbabilities(distribution)
     var best: (category: DexCategory, probability: Double, top: ClassificationLabel)?
@@ -221,9 +230,13 @@ public struct ImageClassifier: ImageClassifying {
       best = (category, probability, top)
     }
     guard let best, best.probability >= minimumConfidence else { return nil }
+    let named = hierarchy?.specificName(
+      in: distribution, category: best.category, categoryConfidence: best.probability,
+      threshold: calibration.namingThreshold)
     return LocalGuess(
       category: best.category, label: ClassifierLabelTable.cleanedLabel(best.top.label),
-      confidence: best.probability, labelConfidence: best.top.confidence)
+      confidence: best.probability, labelConfidence: best.top.confidence,
+      name: hierarchy == nil ? nil : named?.name ?? "", nameConfidence: named?.confidence)
   }
 
   private func decodedImage(_ data: Data) throws -> RGBImage {
