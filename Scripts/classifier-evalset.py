@@ -262,13 +262,19 @@ def class_mass_matrix(cats):
 
 
 def log_category_mass(logits, matrix, class_temperature):
-    """log P(c) for rows of logits: softmax(logits / t) summed per category."""
+    """log P(c) for rows of logits: softmax(logits / t) summed per category, computed as a
+    log-sum-exp per category so that a small class temperature cannot underflow (as
+    ClassifierCalibration.categoryProbabilities, which sums from the largest term)."""
     import numpy as np
+    from scipy.special import logsumexp
     z = np.atleast_2d(logits) / class_temperature
-    z = z - z.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    p /= p.sum(axis=1, keepdims=True)
-    return np.log(np.maximum(p @ matrix, 1e-300))
+    z = z - logsumexp(z, axis=1, keepdims=True)
+    out = np.full((z.shape[0], matrix.shape[1]), -np.inf)
+    for c in range(matrix.shape[1]):
+        inside = matrix[:, c] > 0
+        if inside.any():
+            out[:, c] = logsumexp(z[:, inside], axis=1)
+    return out
 
 
 def calibrated_logits(logits, matrix, calibration):
@@ -277,7 +283,7 @@ def calibrated_logits(logits, matrix, calibration):
     b, t, t1 = calibration
     z = (log_category_mass(logits, matrix, t1) + b) / t
     z -= z.max(axis=1, keepdims=True)
-    q = np.exp(z)
+    q = np.exp(z)  # a category without classes (mineral, pokemon) has z = -inf: probability 0
     return q / q.sum(axis=1, keepdims=True)
 
 

@@ -9,20 +9,20 @@ extension ClassifierCalibration {
   /// (class temperature 0.01, fixed), and the naming threshold chosen on the same split.
   public static let fitted = ClassifierCalibration(
     logWeights: [
-      .plant: 48.468673,
-      .animal: 8.039346,
-      .fish: 38.099228,
-      .bird: -8.104215,
-      .insect: 21.371906,
-      .reptile: -20.559096,
-      .mineral: -1.802160,
-      .fungus: -7.124072,
-      .food: 7.714925,
-      .pokemon: -1.802153,
-      .object: -8.059983,
-      .unknown: -76.242128,
+      .plant: 49.753109,
+      .animal: 6.360868,
+      .fish: 39.762272,
+      .bird: -9.349761,
+      .insect: 21.958479,
+      .reptile: -21.987388,
+      .mineral: -0.000004,
+      .fungus: -7.254908,
+      .food: 7.184608,
+      .pokemon: -0.000004,
+      .object: -7.569656,
+      .unknown: -78.857539,
     ],
-    temperature: 89.346105,
+    temperature: 92.307782,
     classTemperature: 0.010000,
     namingThreshold: 0.60
   )

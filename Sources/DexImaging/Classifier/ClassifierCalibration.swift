@@ -60,22 +60,31 @@ public struct ClassifierCalibration: Sendable, Hashable {
   public func categoryProbabilities(
     _ distribution: [ClassificationLabel]
   ) -> [DexCategory: Double] {
-    // log P(c) = log Σ p(i)^(1/t) over the category's classes, summed from the largest term
-    // so that a small class temperature cannot underflow.
+    // log P(c) = log Σ p(i)^(1/t) over the category's classes, a log-sum-exp from the
+    // category's own largest term: with a small class temperature p^(1/t) of a whole category
+    // can be far below the smallest Double (e^-746), and that category's probability after
+    // the temperature T is still not zero.
     let exponent = 1 / classTemperature
-    var largest = -Double.infinity
+    var terms: [(category: DexCategory, value: Double)] = []
+    terms.reserveCapacity(distribution.count)
+    var largestOf: [DexCategory: Double] = [:]
     for label in distribution where label.confidence > 0 {
-      largest = max(largest, Foundation.log(label.confidence) * exponent)
+      let value = Foundation.log(label.confidence) * exponent
+      terms.append((label.category, value))
+      largestOf[label.category] = max(largestOf[label.category] ?? -.infinity, value)
     }
-    guard largest.isFinite else { return [:] }
-    var mass: [DexCategory: Double] = [:]
-    for label in distribution where label.confidence > 0 {
-      mass[label.category, default: 0] += Foundation.exp(
-        Foundation.log(label.confidence) * exponent - largest)
+    guard !terms.isEmpty else { return [:] }
+    var sums: [DexCategory: Double] = [:]
+    for term in terms {
+      sums[term.category, default: 0] += Foundation.exp(term.value - (largestOf[term.category] ?? 0))
+    }
+    var logMass: [DexCategory: Double] = [:]
+    for (category, sum) in sums {
+      logMass[category] = (largestOf[category] ?? 0) + Foundation.log(sum)
     }
     var scores: [DexCategory: Double] = [:]
-    for (category, total) in mass {
-      scores[category] = (Foundation.log(total) + (logWeights[category] ?? 0)) / temperature
+    for (category, value) in logMass {
+      scores[category] = (value + (logWeights[category] ?? 0)) / temperature
     }
     let top = scores.values.max() ?? 0
     var sum = 0.0
