@@ -95,32 +95,33 @@ DISPLAY_OVERRIDES = {
 }
 
 # The hypernym tree (ImageNetHierarchy.tsv): every WordNet synset above two or more classes of
-# one natural category, short of the whole category. Synsets left out because their lemma is
-# jargon a person would not say ("diapsid", "placental") or groups by use, not kind
-# ("domestic animal", "foodstuff"); their classes are still pooled by the nodes above and below.
-NODE_SKIPS = {
-    "01317541": "domestic animal", "01886756": "placental", "01661818": "diapsid",
-    "07570720": "nutriment", "07566340": "foodstuff", "07556970": "course", "07566863": "starches",
-    "02512938": "food fish", "02528163": "teleost", "01428580": "soft-finned fish",
-    "02552171": "spiny-finned fish", "01802721": "phasianid", "01825930": "coraciiform bird",
-    "01838038": "piciform bird", "02232951": "dictyopterous insect", "02246011": "homopterous insect",
-    "02206270": "hymenopterous insect", "02226183": "orthopterous insect", "02268148": "odonate",
-    "02134971": "viverrine", "02507649": "procyonid", "02453611": "edentate", "01914163": "anthozoan",
-    "01632047": "ambystomid", "02638596": "ganoid", "02554730": "percoid fish", "01439121": "cyprinid",
-    "01976146": "decapod crustacean", "07710007": "solanaceous vegetable", "02323902": "leporid",
-    "02514825": "bony fish", "01438208": "cypriniform fish",
-    "12992868": "fungus: the category's own name", "02159955": "insect: the category's own name",
-}
-# Display names where WordNet's first lemma reads oddly (title case is applied to the rest).
-NODE_NAMES = {
+# one natural category, short of the whole category. NODE_OVERRIDES: synset offset -> display
+# name where WordNet's first lemma reads oddly (title case is applied to the rest), or "-lemma"
+# for a synset left out because its lemma is jargon a person would not say ("diapsid",
+# "placental"), a group by use, not kind ("domestic animal", "foodstuff"), or the category's
+# own name (fungus, insect); the classes of a left-out synset are still pooled by the nodes
+# above and below it.
+NODE_OVERRIDES = {
+    "01317541": "-domestic animal", "01886756": "-placental", "01661818": "-diapsid",
+    "07570720": "-nutriment", "07566340": "-foodstuff", "07556970": "-course",
+    "07566863": "-starches", "02512938": "-food fish", "02528163": "-teleost",
+    "01428580": "-soft-finned fish", "02552171": "-spiny-finned fish", "01802721": "-phasianid",
+    "01825930": "-coraciiform bird", "01838038": "-piciform bird",
+    "02232951": "-dictyopterous insect", "02246011": "-homopterous insect",
+    "02206270": "-hymenopterous insect", "02226183": "-orthopterous insect", "02268148": "-odonate",
+    "02134971": "-viverrine", "02507649": "-procyonid", "02453611": "-edentate",
+    "01914163": "-anthozoan", "01632047": "-ambystomid", "02638596": "-ganoid",
+    "02554730": "-percoid fish", "01439121": "-cyprinid", "01976146": "-decapod crustacean",
+    "07710007": "-solanaceous vegetable", "02323902": "-leporid", "02514825": "-bony fish",
+    "01438208": "-cypriniform fish", "12992868": "-fungus", "02159955": "-insect",
     "01525720": "Songbird", "01845477": "Waterfowl", "01844917": "Water Bird",
     "01578575": "Crow Family Bird", "02441326": "Weasel Family", "02370806": "Hoofed Mammal",
     "02107420": "Swiss Mountain Dog", "02095412": "Wire-haired Terrier", "02085374": "Toy Dog",
     "01909422": "Cnidarian", "02062017": "Marine Mammal", "07705931": "Fruit",
-    "07747055": "Citrus Fruit", "02121620": "Cat", "02127808": "Big Cat", "01482071": "Shark or Ray",
-    "02171869": "Scarab Beetle", "01674464": "Lizard", "02374149": "Horse Family",
-    "01696633": "Crocodilian", "02104882": "Belgian Shepherd", "02099997": "Pointer",
-    "02084071": "Dog", "02101861": "Springer Spaniel", "07683786": "Loaf",
+    "07747055": "Citrus Fruit", "02121620": "Cat", "02127808": "Big Cat",
+    "01482071": "Shark or Ray", "02171869": "Scarab Beetle", "01674464": "Lizard",
+    "02374149": "Horse Family", "01696633": "Crocodilian", "02104882": "Belgian Shepherd",
+    "02099997": "Pointer", "02084071": "Dog", "02101861": "Springer Spaniel", "07683786": "Loaf",
     "01604330": "Bird of Prey", "01942177": "Gastropod", "02093056": "Bull Terrier",
     "07713395": "Cruciferous Vegetable", "02098550": "Gun Dog", "02087551": "Hound",
     "01940736": "Mollusc", "02114100": "Wolf",
@@ -144,7 +145,7 @@ def hierarchy_rows(synsets, wnids, categories):
     nodes = {}
     for offset, classes in below.items():
         kinds = {categories[i] for i in classes}
-        if len(classes) < 2 or len(kinds) != 1 or offset in NODE_SKIPS:
+        if len(classes) < 2 or len(kinds) != 1 or NODE_OVERRIDES.get(offset, "").startswith("-"):
             continue
         category = kinds.pop()
         if category not in NATURAL or len(classes) == totals[category]:
@@ -152,12 +153,12 @@ def hierarchy_rows(synsets, wnids, categories):
         key, depth = frozenset(classes), len(ancestors(synsets, offset))
         if key not in nodes or depth > nodes[key][1]:
             nodes[key] = (offset, depth, category)
-    unused = (set(NODE_NAMES) | set(NODE_SKIPS)) - set(below)
+    unused = set(NODE_OVERRIDES) - set(below)
     if unused:
         raise SystemExit(f"node overrides for synsets above no class: {sorted(unused)}")
     rows = []
     for key, (offset, _, category) in nodes.items():
-        name = NODE_NAMES.get(offset) or title_case(synsets[offset][0][0])
+        name = NODE_OVERRIDES.get(offset) or title_case(synsets[offset][0][0])
         rows.append((offset, category, name, [wnids[str(i)] for i in sorted(key)]))
     rows.sort(key=lambda r: (NATURAL.index(r[1]), -len(r[3]), r[0]))
     return rows

@@ -91,13 +91,7 @@ public struct ClassifierHierarchy: Sendable, Hashable {
 
   /// Reads a tree file (see ``init(tsv:)``).
   public init(contentsOf url: URL) throws(ClassifierError) {
-    let text: String
-    do {
-      text = try String(contentsOf: url, encoding: .utf8)
-    } catch {
-      throw .unreadableFile(path: url.lastPathComponent, reason: "\(error.localizedDescription)")
-    }
-    try self.init(tsv: text)
+    try self.init(tsv: ClassifierLabelTable.text(contentsOf: url))
   }
 
   /// The bundled WordNet tree over the bundled ImageNet classes, read once.

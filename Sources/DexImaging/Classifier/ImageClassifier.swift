@@ -9,12 +9,13 @@ import Logging
 /// It reads the pixels of a scan's Pass-0 decode (``classify(_:)``) or decodes bytes through its
 /// ``ImageDecoding`` (orientation applied, DCT-scaled to a short side of
 /// ``decodingShortSide``), takes the standard centre crop, runs the network and turns the whole
-/// 1000-way distribution into a ``/DexModel/LocalGuess`` (``guess(fromDistribution:calibration:minimumConfidence:)``):
-/// each category pools the probability of all its classes (with the fitted class temperature,
-/// in effect its best class's), corrected for how many classes each category has and
-/// calibrated (``ClassifierCalibration``), so that the confidence is the probability that the
-/// category is right. The label is that category's best class, with its own probability as
-/// ``/DexModel/LocalGuess/labelConfidence``.
+/// 1000-way distribution into a ``/DexModel/LocalGuess``
+/// (``guess(fromDistribution:calibration:hierarchy:minimumConfidence:)``): each category is
+/// scored by its best class, corrected for how many classes each category has and calibrated
+/// (``ClassifierCalibration``), so that the confidence is the probability that the category is
+/// right. The label is that category's best class, with its own probability as
+/// ``/DexModel/LocalGuess/labelConfidence``; the name is the most specific group of classes
+/// (``ClassifierHierarchy``: "Domestic Cat", "Spaniel") or class the classifier is sure of.
 ///
 /// The bundled weights are loaded on first use and shared; the classifier is a small value that
 /// is safe to copy and to call from many tasks at once. Work runs off the caller's executor and
@@ -170,7 +171,7 @@ public struct ImageClassifier: ImageClassifying {
   /// category's summed probability. `nil` for an empty list or a winning probability below
   /// `minimumConfidence`.
   ///
-  /// The classifier's own guess uses ``guess(fromDistribution:calibration:minimumConfidence:)``,
+  /// The classifier's own guess uses ``guess(fromDistribution:calibration:hierarchy:minimumConfidence:)``,
   /// whose confidence is a calibrated probability; this rule remains for hosts that only have a
   /// short ranked list (and for a ``Configuration/calibration`` of `nil`).
   public static func guess(

@@ -7,7 +7,7 @@ import Testing
 @testable import DexImaging
 
 /// The whole-distribution category decision and its calibration
-/// (``ImageClassifier/guess(fromDistribution:calibration:minimumConfidence:)``).
+/// (``ImageClassifier/guess(fromDistribution:calibration:hierarchy:minimumConfidence:)``).
 @Suite(.offCooperativePool) struct ClassifierCalibrationTests {
   private let label = ClassifierGuessTests().label
 
