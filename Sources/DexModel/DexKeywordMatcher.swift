@@ -125,16 +125,19 @@ public struct DexKeywordMatcher: DexCategoryMatching {
   }
 
   /// One free-form string (a cloud reply's category): an exact raw value, else keywords (and
-  /// the lexicon), else ``DexCategory/unknown``.
+  /// the lexicon), else ``DexCategory/unknown``. A placeholder ("N/A", "none", "-") is
+  /// ``DexCategory/unknown``.
   public func category(for string: String) -> DexCategory {
+    if DexCategory.isPlaceholder(string) { return .unknown }
     let text = labelText(string)
     return exactCategory(in: text) ?? labelCategory(in: text) ?? .unknown
   }
 
   /// Ranked labels, highest confidence first: an exact raw value anywhere wins; otherwise the
   /// first label that keywords or the lexicon place decides; otherwise ``DexCategory/unknown``.
+  /// Placeholders ("N/A", "none", "-") are skipped.
   public func category(forLabels labels: [String]) -> DexCategory {
-    let texts = labels.map(labelText)  // folded once, used by both passes
+    let texts = labels.filter { !DexCategory.isPlaceholder($0) }.map(labelText)  // folded once, used by both passes
     return texts.lazy.compactMap(exactCategory(in:)).first
       ?? texts.lazy.compactMap(labelCategory(in:)).first
       ?? .unknown

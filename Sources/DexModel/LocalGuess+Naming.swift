@@ -28,11 +28,17 @@ extension LocalGuess {
   /// What an offline entry built from this guess is called, saying only what the classifier
   /// knows:
   ///
-  /// - the capitalised ``label`` ("Tree Frog") when ``isLabelLikely``;
+  /// - the classifier's ``name`` ("Domestic Cat", "Spaniel", "Flower") when the category is
+  ///   likely and the classifier named it;
+  /// - for a classifier that gives no ``name`` (`nil`), the capitalised ``label`` ("Tree Frog")
+  ///   when ``isLabelLikely``;
   /// - a category-level name ("Unidentified plant", "Some kind of fish") when only the category
   ///   is likely;
   /// - an unsure name ("Not sure — maybe a plant") when even the category is not.
   public var offlineName: String {
+    if isCategoryLikely, let name {
+      return name.isEmpty ? category.unidentifiedName : name
+    }
     if isLabelLikely { return label.capitalized }
     if isCategoryLikely { return category.unidentifiedName }
     return category == .unknown

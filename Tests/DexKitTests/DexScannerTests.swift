@@ -128,6 +128,23 @@ struct DexScannerTests {
     #expect(!entry.localGuessLabel.isEmpty)
   }
 
+  /// ImageNet splits the cat over tabby, tiger cat and Egyptian Mau (best 37 %); pooled up the
+  /// WordNet tree they are a "Domestic Cat" (about 0.91), the name the offline entry gets.
+  @Test func anOfflineCatIsNamedAsACatAndKeepsItsFineLabel() async throws {
+    let final = await DexScanner().run(try photo("cat"))
+    #expect(final.isOffline)
+    let guess = try #require(final.localGuess)
+    #expect(guess.category == .animal)
+    #expect(!guess.isLabelLikely, "no single class is sure: \(guess)")
+    #expect(guess.name == "Domestic Cat")
+    #expect((guess.nameConfidence ?? 0) >= ClassifierCalibration.fitted.namingThreshold)
+    #expect(final.result?.commonName == "Domestic Cat")
+    let entry = try #require(final.makeEntry())
+    #expect(entry.commonName == "Domestic Cat")
+    #expect(entry.localGuessLabel == guess.label)
+    #expect(["Egyptian Mau", "tabby cat", "tiger cat"].contains(entry.localGuessLabel))
+  }
+
   @Test func noGuessAndNoCloudIsAFailureNotAnUnknownSuccess() async throws {
     let failing = await DexScanner(
       classifier: FixedClassifier.blind, visionService: ScriptedVisionService(.failure())

@@ -24,6 +24,32 @@ import Testing
     )
   }
 
+  /// A classifier's own name (a group of classes it is sure of) wins over the label rule; an
+  /// empty name says it is sure of nothing below the category.
+  @Test func theClassifiersNameWinsWhenTheCategoryIsLikely() {
+    let cat = LocalGuess(
+      category: .animal, label: "Egyptian Mau", confidence: 0.99, labelConfidence: 0.37,
+      name: "Domestic Cat", nameConfidence: 0.91)
+    #expect(!cat.isLabelLikely)
+    #expect(cat.offlineName == "Domestic Cat")
+    let nothing = LocalGuess(
+      category: .animal, label: "tree frog", confidence: 0.9, labelConfidence: 0.8, name: "")
+    #expect(nothing.offlineName == "Unidentified animal", "the classifier's own rule decided")
+    let unsure = LocalGuess(
+      category: .plant, label: "daisy", confidence: 0.4, labelConfidence: 0.3, name: "Flower")
+    #expect(unsure.offlineName == "Not sure — maybe a plant")
+    #expect(
+      LocalGuess(category: .animal, label: "x", confidence: 0.9, name: "Dog", nameConfidence: 7)
+        .nameConfidence == 1)
+  }
+
+  @Test func aGuessWithoutANameDecodesFromOlderJSON() throws {
+    let old = #"{"category":"animal","label":"tree frog","confidence":0.9,"labelConfidence":0.7}"#
+    let guess = try JSONDecoder().decode(LocalGuess.self, from: Data(old.utf8))
+    #expect(guess.name == nil)
+    #expect(guess.offlineName == "Tree Frog")
+  }
+
   @Test func aLikelyLabelOfAnUnlikelyCategoryIsNoName() {
     let guess = LocalGuess(
       category: .object, label: "hair slide", confidence: 0.45, labelConfidence: 0.8)

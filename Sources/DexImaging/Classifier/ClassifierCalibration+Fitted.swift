@@ -5,23 +5,25 @@ import DexModel
 extension ClassifierCalibration {
   /// The calibration fitted on the evaluation set's tune split (116 photos with a
   /// subject, Benchmarks/DexImaging-classifier/evalset): a log prior weight per category,
-  /// a temperature on the category distribution and one on the class distribution.
+  /// one temperature on the category distribution, each category scored by its best class
+  /// (class temperature 0.01, fixed), and the naming threshold chosen on the same split.
   public static let fitted = ClassifierCalibration(
     logWeights: [
-      .plant: 27.408142,
-      .animal: 3.515233,
-      .fish: 21.899257,
-      .bird: -5.148444,
-      .insect: 12.098769,
-      .reptile: -12.108335,
-      .mineral: -0.002884,
-      .fungus: -4.006068,
-      .food: 3.967785,
-      .pokemon: -0.002886,
-      .object: -4.184005,
-      .unknown: -43.436585,
+      .plant: 49.753109,
+      .animal: 6.360868,
+      .fish: 39.762272,
+      .bird: -9.349761,
+      .insect: 21.958479,
+      .reptile: -21.987388,
+      .mineral: -0.000004,
+      .fungus: -7.254908,
+      .food: 7.184608,
+      .pokemon: -0.000004,
+      .object: -7.569656,
+      .unknown: -78.857539,
     ],
-    temperature: 50.849815,
-    classTemperature: 0.018153
+    temperature: 92.307782,
+    classTemperature: 0.010000,
+    namingThreshold: 0.60
   )
 }

@@ -19,7 +19,9 @@ import Foundation
 /// `q(c)` of the winning category is the ``/DexModel/LocalGuess/confidence``: a probability
 /// that the category is right, fitted (``fitted``) on the tune split of the evaluation set in
 /// `Benchmarks/DexImaging-classifier/evalset` by `Scripts/classifier-evalset.py`, which also
-/// reports its calibration error on the held-out split.
+/// reports its calibration error on the held-out split and on a split by source. The fitted
+/// calibration is the simple form: a class temperature of 0.01 (each category scored by its
+/// best class), a prior per category and one temperature `T`.
 public struct ClassifierCalibration: Sendable, Hashable {
   /// The log prior weight per category; a missing category weighs 0 (a factor of 1).
   public var logWeights: [DexCategory: Double]
@@ -28,15 +30,21 @@ public struct ClassifierCalibration: Sendable, Hashable {
   /// The temperature on the class distribution before it is summed per category: below 1 lets
   /// the most probable classes count for more than a long tail of improbable ones.
   public var classTemperature: Double
+  /// The probability a name below the category (a class, or a node of ``ClassifierHierarchy``)
+  /// must reach before a guess is named after it (``/DexModel/LocalGuess/name``).
+  public var namingThreshold: Double
 
-  /// Creates a calibration; a temperature that is not a positive finite number becomes 1, and
-  /// non-finite weights become 0.
+  /// Creates a calibration; a temperature that is not a positive finite number becomes 1,
+  /// non-finite weights become 0, and a naming threshold outside `0...1` is clamped (not a
+  /// number: 1, so nothing is named).
   public init(
-    logWeights: [DexCategory: Double], temperature: Double, classTemperature: Double = 1
+    logWeights: [DexCategory: Double], temperature: Double, classTemperature: Double = 1,
+    namingThreshold: Double = 0.6
   ) {
     self.logWeights = logWeights.mapValues { $0.isFinite ? $0 : 0 }
     self.temperature = Self.sanitised(temperature)
     self.classTemperature = Self.sanitised(classTemperature)
+    self.namingThreshold = namingThreshold.isNaN ? 1 : min(max(namingThreshold, 0), 1)
   }
 
   /// No correction: the plain sum of class probabilities per category.
@@ -54,22 +62,31 @@ public struct ClassifierCalibration: Sendable, Hashable {
   public func categoryProbabilities(
     _ distribution: [ClassificationLabel]
   ) -> [DexCategory: Double] {
-    // log P(c) = log Σ p(i)^(1/t) over the category's classes, summed from the largest term
-    // so that a small class temperature cannot underflow.
+    // log P(c) = log Σ p(i)^(1/t) over the category's classes, a log-sum-exp from the
+    // category's own largest term: with a small class temperature p^(1/t) of a whole category
+    // can be far below the smallest Double (e^-746), and that category's probability after
+    // the temperature T is still not zero.
     let exponent = 1 / classTemperature
-    var largest = -Double.infinity
+    var terms: [(category: DexCategory, value: Double)] = []
+    terms.reserveCapacity(distribution.count)
+    var largestOf: [DexCategory: Double] = [:]
     for label in distribution where label.confidence > 0 {
-      largest = max(largest, Foundation.log(label.confidence) * exponent)
+      let value = Foundation.log(label.confidence) * exponent
+      terms.append((label.category, value))
+      largestOf[label.category] = max(largestOf[label.category] ?? -.infinity, value)
     }
-    guard largest.isFinite else { return [:] }
-    var mass: [DexCategory: Double] = [:]
-    for label in distribution where label.confidence > 0 {
-      mass[label.category, default: 0] += Foundation.exp(
-        Foundation.log(label.confidence) * exponent - largest)
+    guard !terms.isEmpty else { return [:] }
+    var sums: [DexCategory: Double] = [:]
+    for term in terms {
+      sums[term.category, default: 0] += Foundation.exp(term.value - (largestOf[term.category] ?? 0))
+    }
+    var logMass: [DexCategory: Double] = [:]
+    for (category, sum) in sums {
+      logMass[category] = (largestOf[category] ?? 0) + Foundation.log(sum)
     }
     var scores: [DexCategory: Double] = [:]
-    for (category, total) in mass {
-      scores[category] = (Foundation.log(total) + (logWeights[category] ?? 0)) / temperature
+    for (category, value) in logMass {
+      scores[category] = (value + (logWeights[category] ?? 0)) / temperature
     }
     let top = scores.values.max() ?? 0
     var sum = 0.0

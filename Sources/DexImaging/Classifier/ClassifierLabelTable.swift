@@ -81,13 +81,16 @@ public struct ClassifierLabelTable: Sendable, Hashable {
 
   /// Reads a table file (see ``init(tsv:matcher:)``).
   public init(contentsOf url: URL) throws(ClassifierError) {
-    let text: String
+    try self.init(tsv: Self.text(contentsOf: url))
+  }
+
+  /// A UTF-8 resource file's text, or ``ClassifierError/unreadableFile(path:reason:)``.
+  static func text(contentsOf url: URL) throws(ClassifierError) -> String {
     do {
-      text = try String(contentsOf: url, encoding: .utf8)
+      return try String(contentsOf: url, encoding: .utf8)
     } catch {
       throw .unreadableFile(path: url.lastPathComponent, reason: "\(error.localizedDescription)")
     }
-    try self.init(tsv: text)
   }
 
   /// A raw class name made presentable: underscores become spaces, runs of whitespace collapse.

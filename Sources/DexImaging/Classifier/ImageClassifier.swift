@@ -9,12 +9,13 @@ import Logging
 /// It reads the pixels of a scan's Pass-0 decode (``classify(_:)``) or decodes bytes through its
 /// ``ImageDecoding`` (orientation applied, DCT-scaled to a short side of
 /// ``decodingShortSide``), takes the standard centre crop, runs the network and turns the whole
-/// 1000-way distribution into a ``/DexModel/LocalGuess`` (``guess(fromDistribution:calibration:minimumConfidence:)``):
-/// each category pools the probability of all its classes (with the fitted class temperature,
-/// in effect its best class's), corrected for how many classes each category has and
-/// calibrated (``ClassifierCalibration``), so that the confidence is the probability that the
-/// category is right. The label is that category's best class, with its own probability as
-/// ``/DexModel/LocalGuess/labelConfidence``.
+/// 1000-way distribution into a ``/DexModel/LocalGuess``
+/// (``guess(fromDistribution:calibration:hierarchy:minimumConfidence:)``): each category is
+/// scored by its best class, corrected for how many classes each category has and calibrated
+/// (``ClassifierCalibration``), so that the confidence is the probability that the category is
+/// right. The label is that category's best class, with its own probability as
+/// ``/DexModel/LocalGuess/labelConfidence``; the name is the most specific group of classes
+/// (``ClassifierHierarchy``: "Domestic Cat", "Spaniel") or class the classifier is sure of.
 ///
 /// The bundled weights are loaded on first use and shared; the classifier is a small value that
 /// is safe to copy and to call from many tasks at once. Work runs off the caller's executor and
@@ -37,14 +38,20 @@ public struct ImageClassifier: ImageClassifying {
     /// How the whole class distribution becomes a calibrated category probability; `nil` keeps
     /// the uncalibrated top-``topK`` vote of ``ImageClassifier/guess(from:minimumConfidence:)``.
     public var calibration: ClassifierCalibration?
+    /// The groups of classes a calibrated guess may be named after ("Domestic Cat", "Dog");
+    /// `nil` leaves ``/DexModel/LocalGuess/name`` unset, so that entries are named by the label
+    /// alone.
+    public var hierarchy: ClassifierHierarchy?
 
     /// Creates a configuration; the defaults suit phone photos.
     public init(
       topK: Int = 5, minimumSide: Int = 16, minimumConfidence: Double = 0.1, threads: Int = 1,
-      backend: ClassifierBackend = .automatic, calibration: ClassifierCalibration? = .fitted
+      backend: ClassifierBackend = .automatic, calibration: ClassifierCalibration? = .fitted,
+      hierarchy: ClassifierHierarchy? = .bundled
     ) {
       self.backend = backend
       self.calibration = calibration
+      self.hierarchy = hierarchy
       self.topK = max(1, topK)
       self.minimumSide = max(1, minimumSide)
       self.minimumConfidence = minimumConfidence.isFinite ? minimumConfidence : 0
@@ -155,7 +162,7 @@ public struct ImageClassifier: ImageClassifying {
     let distribution = try await rankedLabels(for: image, limit: .max)
     return Self.guess(
       fromDistribution: distribution, calibration: calibration,
-      minimumConfidence: configuration.minimumConfidence)
+      hierarchy: configuration.hierarchy, minimumConfidence: configuration.minimumConfidence)
   }
 
   /// The best `limit` labels for already decoded pixels, best first.
@@ -182,7 +189,7 @@ public struct ImageClassifier: ImageClassifying {
   /// category's summed probability. `nil` for an empty list or a winning probability below
   /// `minimumConfidence`.
   ///
-  /// The classifier's own guess uses ``guess(fromDistribution:calibration:minimumConfidence:)``,
+  /// The classifier's own guess uses ``guess(fromDistribution:calibration:hierarchy:minimumConfidence:)``,
   /// whose confidence is a calibrated probability; this rule remains for hosts that only have a
   /// short ranked list (and for a ``Configuration/calibration`` of `nil`).
   public static func guess(
@@ -215,11 +222,14 @@ public struct ImageClassifier: ImageClassifying {
   ///
   /// The most probable category after calibration wins (ties go to the category of the more
   /// probable class); its most probable class is the label, and that class's probability is the
-  /// ``/DexModel/LocalGuess/labelConfidence``. `nil` for an empty distribution or a calibrated
-  /// probability below `minimumConfidence`.
+  /// ``/DexModel/LocalGuess/labelConfidence``. With a `hierarchy`, the guess's
+  /// ``/DexModel/LocalGuess/name`` is the most specific of that class and the category's nodes
+  /// whose probability reaches ``ClassifierCalibration/namingThreshold`` (empty when none does).
+  /// `nil` for an empty distribution or a calibrated probability below `minimumConfidence`.
   public static func guess(
     fromDistribution distribution: [ClassificationLabel],
-    calibration: ClassifierCalibration = .fitted, minimumConfidence: Double = 0
+    calibration: ClassifierCalibration = .fitted, hierarchy: ClassifierHierarchy? = .bundled,
+    minimumConfidence: Double = 0
   ) -> LocalGuess? {
     let probabilities = calibration.categoryProbabilities(distribution)
     var best: (category: DexCategory, probability: Double, top: ClassificationLabel)?
@@ -239,9 +249,13 @@ public struct ImageClassifier: ImageClassifying {
       best = (category, probability, top)
     }
     guard let best, best.probability >= minimumConfidence else { return nil }
+    let named = hierarchy?.specificName(
+      in: distribution, category: best.category, categoryConfidence: best.probability,
+      threshold: calibration.namingThreshold)
     return LocalGuess(
       category: best.category, label: ClassifierLabelTable.cleanedLabel(best.top.label),
-      confidence: best.probability, labelConfidence: best.top.confidence)
+      confidence: best.probability, labelConfidence: best.top.confidence,
+      name: hierarchy == nil ? nil : named?.name ?? "", nameConfidence: named?.confidence)
   }
 
   private func decodedImage(_ data: Data) throws -> RGBImage {
