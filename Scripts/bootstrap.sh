@@ -45,8 +45,3 @@ dexkit_bootstrap() {
 
 dexkit_bootstrap
 
-# The flags of every test build (Scripts/test.sh, and the benchmarks' build in .ci/run, which
-# shares its scratch folder): line tables only, so backtraces keep file and line. (The index
-# store stays on: on Linux the test build finds the tests through it.)
-# shellcheck disable=SC2034  # used by the scripts that source this one
-dexkit_test_build_flags=(-Xswiftc -gline-tables-only)

@@ -8,8 +8,8 @@
 # The host package and its build folder live at a fixed place under the temp directory
 # (one per checkout), and files are rewritten only when they change, so a second run rebuilds
 # nothing of DexKit. Set DEX_HOST_TESTING_SCRATCH to build somewhere else (for example on a
-# CI cache). Arguments go to `swift test` (Scripts/test.sh passes its build flags and its
-# scratch folder, so that DexKit is not compiled again).
+# CI cache; Scripts/test.sh passes its own scratch folder, so that DexKit is not compiled again).
+# Arguments go to `swift test`.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 

@@ -34,23 +34,21 @@ run_package() {  # $1: package path
   local name="${1//\//-}" started=$SECONDS
   if [ "$name" = . ]; then name=root; fi
   echo "== $1: build"
-  if ! swift build --package-path "$1" --scratch-path "$scratch" "${dexkit_test_build_flags[@]}" \
-    --build-tests; then
+  if ! swift build --package-path "$1" --scratch-path "$scratch" --build-tests; then
     failed_packages+=("$1 (build)")
     return
   fi
   echo "== $1: test (built in $((SECONDS - started)) s)"
   started=$SECONDS
-  swift test --package-path "$1" --scratch-path "$scratch" "${dexkit_test_build_flags[@]}" \
-    --skip-build "${@:2}" 2>&1 \
+  swift test --package-path "$1" --scratch-path "$scratch" --skip-build "${@:2}" 2>&1 \
     | tee "$logs/$name.log" || failed_packages+=("$1")
   echo "== $1: tested in $((SECONDS - started)) s"
 }
 run_package . "$@"
 # A host package outside the repository, tested with DexKitTesting alone (no network, no disk).
 echo "== host package with DexKitTesting"
-DEX_HOST_TESTING_SCRATCH="$scratch" bash Scripts/check-host-testing.sh \
-  "${dexkit_test_build_flags[@]}" | tee "$logs/host.log" || failed_packages+=("host package")
+DEX_HOST_TESTING_SCRATCH="$scratch" bash Scripts/check-host-testing.sh | tee "$logs/host.log" \
+  || failed_packages+=("host package")
 run_package Examples "$@"
 
 # One closing line over all packages, from Swift Testing's own summaries.

@@ -15,7 +15,8 @@ extension DexCategory {
 
   /// Placeholders with everything but letters and digits removed ("n/a" is "na", "-" is "").
   private static let placeholders: Set<String> = [
-    "", "na", "nan", "none", "nil", "null", "unknown", "unknowncategory", "undefined", "notapplicable",
+    "", "na", "nan", "none", "nil", "null", "unknown", "unknowncategory", "undefined",
+    "notapplicable",
     "notavailable", "nothing", "unidentified", "unsure", "notsure", "tbd", "notknown", "nocategory",
   ]
 }

@@ -78,7 +78,8 @@ public struct ClassifierCalibration: Sendable, Hashable {
     guard !terms.isEmpty else { return [:] }
     var sums: [DexCategory: Double] = [:]
     for term in terms {
-      sums[term.category, default: 0] += Foundation.exp(term.value - (largestOf[term.category] ?? 0))
+      sums[term.category, default: 0] += Foundation.exp(
+        term.value - (largestOf[term.category] ?? 0))
     }
     var logMass: [DexCategory: Double] = [:]
     for (category, sum) in sums {

@@ -37,7 +37,8 @@ import Testing
   @Test func theBundledTreeLoadsAndAgreesWithTheLabelTable() throws {
     let tree = try ClassifierHierarchy.loadBundled()
     let table = try #require(Self.table)
-    let categories = Dictionary(uniqueKeysWithValues: table.entries.map { ($0.identifier, $0.category) })
+    let categories = Dictionary(
+      uniqueKeysWithValues: table.entries.map { ($0.identifier, $0.category) })
     #expect(tree.nodes.count > 100)
     for node in tree.nodes {
       #expect(node.classes.count >= 2, "\(node.name)")
@@ -136,7 +137,10 @@ import Testing
 
   @Test func aParsedTreeNamesItsNodes() throws {
     let tree = try ClassifierHierarchy(tsv: "n1\tanimal\tSmall Thing\ta, b\n")
-    #expect(tree.nodes == [.init(identifier: "n1", category: .animal, name: "Small Thing", classes: ["a", "b"])])
+    #expect(
+      tree.nodes == [
+        .init(identifier: "n1", category: .animal, name: "Small Thing", classes: ["a", "b"])
+      ])
     let named = tree.specificName(
       in: [
         ClassificationLabel(identifier: "a", label: "ay", confidence: 0.4, category: .animal),
