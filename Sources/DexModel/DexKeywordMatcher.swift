@@ -137,7 +137,8 @@ public struct DexKeywordMatcher: DexCategoryMatching {
   /// first label that keywords or the lexicon place decides; otherwise ``DexCategory/unknown``.
   /// Placeholders ("N/A", "none", "-") are skipped.
   public func category(forLabels labels: [String]) -> DexCategory {
-    let texts = labels.filter { !DexCategory.isPlaceholder($0) }.map(labelText)  // folded once, used by both passes
+    // Folded once, used by both passes.
+    let texts = labels.filter { !DexCategory.isPlaceholder($0) }.map(labelText)
     return texts.lazy.compactMap(exactCategory(in:)).first
       ?? texts.lazy.compactMap(labelCategory(in:)).first
       ?? .unknown
