@@ -8,7 +8,7 @@ swift build --product dex
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 dex=.build/debug/dex
-$dex scan --store "$work/store" --sample Tests/DexKitTests/Photos/*.jpg >/dev/null
+$dex scan --store "$work/store" --sample Sources/DexKitTesting/SamplePhotos/*.jpg >/dev/null
 $dex export --html "$work/gallery" --store "$work/store"
 shoot() { chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size="$2" --screenshot="$3" "file://$1" 2>/dev/null; }
 shoot "$work/gallery/index.html" 1200,800 Documentation/gallery-index.png

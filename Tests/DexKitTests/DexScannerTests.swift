@@ -131,7 +131,7 @@ struct DexScannerTests {
   /// ImageNet splits the cat over tabby, tiger cat and Egyptian Mau (best 37 %); pooled up the
   /// WordNet tree they are a "Domestic Cat" (about 0.91), the name the offline entry gets.
   @Test func anOfflineCatIsNamedAsACatAndKeepsItsFineLabel() async throws {
-    let final = await DexScanner().run(try photo("cat"))
+    let final = await DexScanner().run(try photo(.cat))
     #expect(final.isOffline)
     let guess = try #require(final.localGuess)
     #expect(guess.category == .animal)

@@ -55,13 +55,13 @@ struct DexCLI {
   func cleanUp() { try? FileManager.default.removeItem(at: store) }
 }
 
-/// A photo of the SDK's own test set (`Tests/DexKitTests/Photos` at the repository root; their
-/// sources and licences are in `SOURCES.md` there).
+/// A photo of the SDK's sample set (`Sources/DexKitTesting/SamplePhotos` at the repository
+/// root; their sources and licences are in `SOURCES.md` there).
 func photoPath(_ name: String) throws -> String {
   let root = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
-  let url = root.appendingPathComponent("Tests/DexKitTests/Photos/\(name).jpg")
+  let url = root.appendingPathComponent("Sources/DexKitTesting/SamplePhotos/\(name).jpg")
   try #require(FileManager.default.fileExists(atPath: url.path), "missing test photo \(url.path)")
   return url.path
 }
