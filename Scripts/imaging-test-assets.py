@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Regenerates Tests/DexImagingTests/Resources (DexImaging test assets).
 
-Source photo: "seeding" by Clemens Engelhardt, CC0-1.0, from the Debian package
-lomiri-wallpapers-16.04 (fetched with `apt-get download` + `dpkg -x`, nothing installed).
+Source photo: "Fallen Leaf" by Martin Klapetek, LGPL-3.0 (the wallpaper's metadata.json), file
+FallenLeaf/contents/images/2560x1440.jpg of the Debian package plasma-workspace-wallpapers
+(4:5.27.5-2; fetched with `apt-get download` + `dpkg -x`, nothing installed).
 Needs Pillow (`pip install pillow`). Output is deterministic for a given Pillow/libjpeg.
 
 Every variant is made with Pillow or by hand-written bytes, never with DexImaging itself, so the
@@ -20,17 +21,18 @@ from PIL import Image
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Tests", "DexImagingTests", "Resources")
-SOURCE_NAME = "seeding_by_Clements_Engelhardt.jpg"
+SOURCE_PACKAGE = "plasma-workspace-wallpapers"
+SOURCE_PATH = ("usr", "share", "wallpapers", "FallenLeaf", "contents", "images", "2560x1440.jpg")
 
 
 def fetch_source():
     cache = os.path.join(tempfile.gettempdir(), "dex-imaging-assets")
-    path = os.path.join(cache, "x", "usr", "share", "backgrounds", SOURCE_NAME)
+    path = os.path.join(cache, "x", *SOURCE_PATH)
     if os.path.exists(path):
         return path
     os.makedirs(cache, exist_ok=True)
-    subprocess.run(["apt-get", "download", "lomiri-wallpapers-16.04"], cwd=cache, check=True)
-    deb = [f for f in os.listdir(cache) if f.endswith(".deb")][0]
+    subprocess.run(["apt-get", "download", SOURCE_PACKAGE], cwd=cache, check=True)
+    deb = [f for f in os.listdir(cache) if f.startswith(SOURCE_PACKAGE + "_") and f.endswith(".deb")][0]
     subprocess.run(["dpkg", "-x", deb, "x"], cwd=cache, check=True)
     return path
 

@@ -11,13 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 old="$1" new="$2" rounds="${3:-8}" runs="${4:-15}"
+python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow  # fetch-photos.sh uses it
 bash Benchmarks/DexImaging/fetch-photos.sh >/dev/null
-python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow
-camera=/tmp/dex-imaging-bench/sunset-camera-12mp.jpg
-progressive=/tmp/dex-imaging-bench/photos/sunset_by_Aitzol_Berasategi.jpg
-[ -s "$camera" ] || python3 -c 'import sys; from PIL import Image
-Image.open(sys.argv[1]).save(sys.argv[2], quality=92, subsampling=2, progressive=False)' \
-  "$progressive" "$camera"
+camera=/tmp/dex-imaging-bench/photos/EveningGlow-12MP.jpg
+progressive=/tmp/dex-imaging-bench/photos/EveningGlow-12MP-progressive.jpg
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 for kind in camera progressive; do

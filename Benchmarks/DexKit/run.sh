@@ -6,10 +6,11 @@
 #
 #   Benchmarks/DexKit/run.sh [photo] [runs]
 #
-# Without a photo it runs two encodings of the same 12.2 MP Debian wallpaper ("sunset", Aitzol
-# Berasategi, CC-BY-4.0, via Benchmarks/DexImaging/fetch-photos.sh):
-#   camera       re-encoded the way a phone camera writes it (baseline, 4:2:0, quality 92);
-#   progressive  the wallpaper as Debian ships it (progressive, 4:2:2), the slow case: libjpeg
+# Without a photo it runs two encodings of the same 12.2 MP photo ("Evening Glow", Ian Hex,
+# LGPL-3.0, from Debian's plasma-workspace-wallpapers, upscaled to 4032 x 3024 by
+# Benchmarks/DexImaging/fetch-photos.sh):
+#   camera       the way a phone camera writes it (baseline, 4:2:0, quality 92);
+#   progressive  progressive, 4:2:2, as wallpapers are often shipped, the slow case: libjpeg
 #                must entropy-decode every scan into a whole-image buffer before the first row.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,15 +23,10 @@ if [ -n "${1:-}" ]; then
   "$bin" "$1" "$runs"
   exit 0
 fi
+python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow  # fetch-photos.sh uses it
 bash Benchmarks/DexImaging/fetch-photos.sh >/dev/null
-python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow  # re-encodes the camera photo
-progressive=/tmp/dex-imaging-bench/photos/sunset_by_Aitzol_Berasategi.jpg  # 4272 x 2848
-camera=/tmp/dex-imaging-bench/sunset-camera-12mp.jpg
-if [ ! -s "$camera" ]; then
-  python3 -c 'import sys; from PIL import Image
-Image.open(sys.argv[1]).save(sys.argv[2], quality=92, subsampling=2, progressive=False)' \
-    "$progressive" "$camera"
-fi
+progressive=/tmp/dex-imaging-bench/photos/EveningGlow-12MP-progressive.jpg  # 4032 x 3024
+camera=/tmp/dex-imaging-bench/photos/EveningGlow-12MP.jpg
 for kind in camera progressive; do
   photo="$camera"
   [ "$kind" = progressive ] && photo="$progressive"

@@ -99,7 +99,11 @@
       let small = try decode(result.jpegData)
       let smallReference = try decode(
         resource("orientation-upright.png"), .fitting(maxDimension: 120))
-      #expect(psnr(small, smallReference) > 28)
+      // Floor set when the assets moved to the "Fallen Leaf" photo (Scripts/imaging-test-assets.py):
+      // measured 26.69-27.90 dB over orientations 1-8 (libjpeg-turbo, x86-64). Its leaf litter
+      // loses more to a quality-80 JPEG at 120 x 68 than the old photo did: Pillow's own JPEG of
+      // the same downscale scores 29.07 dB against 31.94 dB on the old one, hence 25.5, not 28.
+      #expect(psnr(small, smallReference) > 25.5)
     }
 
     @Test func orientationComparisonCanFail() throws {

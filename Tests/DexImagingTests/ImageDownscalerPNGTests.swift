@@ -47,7 +47,10 @@ import DexModel
       let reference = try downscaler.decodePixels(
         from: resource("png-rgb8.png"), target: .fitting(maxDimension: 32))
       let decoded = try downscaler.decodePixels(from: result.jpegData, target: .original)
-      #expect(psnr(decoded, reference) > 28)
+      // Floor set when the assets moved to the "Fallen Leaf" photo (Scripts/imaging-test-assets.py):
+      // measured 27.31 dB (libjpeg-turbo, x86-64); Pillow's own quality-80 JPEG of the same 32 x 20
+      // downscale scores 27.21 dB (29.64 dB on the old photo), hence 26, not 28.
+      #expect(psnr(decoded, reference) > 26)
     }
 
     @Test func minimumShortSideResamplesPNGExactly() throws {
