@@ -54,7 +54,7 @@ run_package Examples "$@"
 # One closing line over all packages, from Swift Testing's own summaries.
 total=$(cat "$logs"/*.log 2>/dev/null | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .*/\1/p' \
   | awk '{ sum += $1 } END { print sum + 0 }')
-failures=$(cat "$logs"/*.log 2>/dev/null | grep -c '✘ Test .* failed after' || true)
+failures=$(cat "$logs"/*.log 2>/dev/null | grep '✘ Test .* failed after' | grep -vc '✘ Test run with' || true)
 if ((${#failed_packages[@]})); then
   echo "Failed: ${failed_packages[*]}" >&2
   echo "DexKit: $((total - failures)) passed, $((failures > 0 ? failures : 1)) failed"
