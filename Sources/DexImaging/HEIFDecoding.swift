@@ -30,7 +30,8 @@
       let limits = options.limits
       var header = dex_heif_header()
       let status = dex_heif_read_header(
-        decoder, base, bytes.count, UInt32(clamping: Swift.min(limits.maxPixelCount, maxSide)),
+        decoder, base, bytes.count,
+        UInt32(clamping: Swift.min(limits.effectiveMaxDimension, maxSide)),
         UInt64(clamping: limits.maxPixelCount), Int32(maxItemCount), &header)
       switch Int(status) {
       case Int(DEX_STATUS_OK): break
@@ -38,15 +39,15 @@
         if Int(header.item_count) > maxItemCount || Int(header.derived_references) > maxItemCount {
           throw .corruptData(format: format, message: libraryMessage())
         }
-        let coded = Int(header.ispe_width) * Int(header.ispe_height)
-        let shown = Int(header.width) * Int(header.height)
-        throw coded >= shown
-          ? .imageTooLarge(
-            width: Int(header.ispe_width), height: Int(header.ispe_height),
-            maxPixelCount: limits.maxPixelCount)
-          : .imageTooLarge(
-            width: Int(header.width), height: Int(header.height),
-            maxPixelCount: limits.maxPixelCount)
+        // The same checks as every format (pixel count, then each side) name the limit; what
+        // passes them is over libheif's own ceiling on a side.
+        let coded = DownscaleGeometry.Size(
+          width: Int(header.ispe_width), height: Int(header.ispe_height))
+        let shown = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
+        if coded.width > 0, coded.height > 0 { try checkLimits(coded, limits) }
+        try checkLimits(shown, limits)
+        let longer = coded.longSide >= shown.longSide ? coded : shown
+        throw .dimensionTooLarge(width: longer.width, height: longer.height, maxDimension: maxSide)
       case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: format)
       case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
       default: throw .corruptData(format: format, message: libraryMessage())

@@ -82,25 +82,4 @@
       }
     }
   }
-
-  /// Refuses sizes beyond `limits` (and degenerate ones) before anything big is allocated: the
-  /// pixel count first, then each side.
-  func checkLimits(_ size: DownscaleGeometry.Size, _ limits: DecodingLimits) throws(ImagingError) {
-    let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
-    guard size.width > 0, size.height > 0, !overflow, pixels <= limits.maxPixelCount else {
-      throw .imageTooLarge(
-        width: size.width, height: size.height, maxPixelCount: limits.maxPixelCount)
-    }
-    let maxDimension = limits.effectiveMaxDimension
-    guard size.width <= maxDimension, size.height <= maxDimension else {
-      throw .dimensionTooLarge(width: size.width, height: size.height, maxDimension: maxDimension)
-    }
-  }
-
-  /// Refuses a decode whose whole-image buffer of `byteCount` bytes exceeds `limits`.
-  func checkMemory(_ byteCount: Int, _ limits: DecodingLimits) throws(ImagingError) {
-    guard byteCount <= limits.maxMemoryByteCount else {
-      throw .decodingMemoryTooLarge(byteCount: byteCount, maxByteCount: limits.maxMemoryByteCount)
-    }
-  }
 #endif
