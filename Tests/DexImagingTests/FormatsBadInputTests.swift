@@ -78,6 +78,20 @@
       }
     }
 
+    @Test(arguments: [
+      ("heic-8bit.heic", 96, 64), ("avif-8bit.avif", 96, 60), ("webp-lossy.webp", 96, 60),
+      ("webp-animated.webp", 96, 60), ("heif-grid-2x2.heic", 192, 128),
+    ])
+    func sideLimitIsCheckedAgainstTheHeader(_ name: String, _ width: Int, _ height: Int) throws {
+      let options = DecodingOptions(limits: DecodingLimits(maxDimension: 50))
+      #expect(
+        throws: ImagingError.dimensionTooLarge(width: width, height: height, maxDimension: 50)
+      ) {
+        try downscaler.decodePixels(
+          from: formatResource(name), target: .fitting(maxDimension: 64), options: options)
+      }
+    }
+
     @Test(arguments: ["heif-grid-2048-tiles.heic", "heif-grid-repeated-tile.heic"])
     func gridsWithThousandsOfTilesAreRefusedBeforeDecoding(_ name: String) throws {
       // Both are valid files libheif decodes (in seconds: 2048 tiles, or 10000 references to
