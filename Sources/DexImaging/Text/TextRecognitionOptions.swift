@@ -1,0 +1,29 @@
+/// How a ``TextRecognizing`` conformance reads an image, and the bounds it must respect.
+///
+/// It exists so that every conformance takes the same limits: a photo from an untrusted source
+/// must neither run for ever nor grow memory without bound.
+public struct TextRecognitionOptions: Sendable, Hashable {
+  /// The languages to read, as ISO 639-2 codes the engine knows (`"eng"`, `"deu"`); the first
+  /// is the main one.
+  public var languages: [String]
+  /// Lines whose confidence is below this (0...1) are left out of the result.
+  public var minimumConfidence: Double
+  /// The longest the recognition may take before it ends with
+  /// ``TextRecognitionError/timedOut(after:)``.
+  public var timeout: Duration
+  /// The largest image, in pixels, that is recognised; larger ones are refused with
+  /// ``TextRecognitionError/imageTooLarge(width:height:maxPixelCount:)`` before any work.
+  public var maxPixelCount: Int
+
+  /// Creates options. The defaults read English, keep lines at 0.3 confidence or more, stop after
+  /// 30 seconds and take up to 40 megapixels.
+  public init(
+    languages: [String] = ["eng"], minimumConfidence: Double = 0.3,
+    timeout: Duration = .seconds(30), maxPixelCount: Int = 40_000_000
+  ) {
+    self.languages = languages
+    self.minimumConfidence = minimumConfidence
+    self.timeout = timeout
+    self.maxPixelCount = maxPixelCount
+  }
+}
