@@ -117,12 +117,14 @@ import Testing
   @Test func theFittedThresholdSeparatesANodeFromItsParents() throws {
     let threshold = ClassifierCalibration.fitted.namingThreshold
     let cats = ["tabby cat", "tiger cat", "Egyptian Mau"]
-    let below = try guess(Dictionary(uniqueKeysWithValues: cats.map { ($0, (threshold - 0.02) / 3) }))
+    let below = try guess(
+      Dictionary(uniqueKeysWithValues: cats.map { ($0, (threshold - 0.02) / 3) }))
     #expect(below.category == .animal)
     #expect(below.isCategoryLikely)
     #expect(below.name != "Domestic Cat", "\(below)")
     #expect(below.offlineName != "Domestic Cat")
-    let above = try guess(Dictionary(uniqueKeysWithValues: cats.map { ($0, (threshold + 0.02) / 3) }))
+    let above = try guess(
+      Dictionary(uniqueKeysWithValues: cats.map { ($0, (threshold + 0.02) / 3) }))
     #expect(above.name == "Domestic Cat", "\(above)")
     #expect(above.offlineName == "Domestic Cat")
   }
