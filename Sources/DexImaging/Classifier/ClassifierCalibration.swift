@@ -17,9 +17,10 @@ import Foundation
 ///    `q(c) = (exp(logWeights[c]) · P(c))^(1/T) / Σ`.
 ///
 /// `q(c)` of the winning category is the ``/DexModel/LocalGuess/confidence``: a probability
-/// that the category is right, fitted (``fitted``) on the tune split of the evaluation set in
-/// `Benchmarks/DexImaging-classifier/evalset` by `Scripts/classifier-evalset.py`, which also
-/// reports its calibration error on the held-out split and on a split by source. The fitted
+/// that the category is right, fitted (``fitted``) on the evaluation set in
+/// `Benchmarks/DexImaging-classifier/evalset` by `Scripts/classifier-evalset.py`, which reports
+/// its calibration error from fits that did not see their test photos: on the held-out half of
+/// a random split and on five folds by source package. The fitted
 /// calibration is the simple form: a class temperature of 0.01 (each category scored by its
 /// best class), a prior per category and one temperature `T`.
 public struct ClassifierCalibration: Sendable, Hashable {

@@ -100,6 +100,35 @@ import Testing
     #expect(guess.offlineName == "Not sure — maybe an animal")
   }
 
+  /// Level 4 for scenery and people: `unknown` is never named below itself, however sure its
+  /// classes are, and its entry says so.
+  @Test func aSureUnknownIsNeverNamed() throws {
+    let guess = try guess(["volcano": 0.5, "mountain": 0.3, "valley": 0.1])
+    #expect(guess.category == .unknown)
+    #expect(guess.confidence >= LocalGuess.likelyCategoryThreshold)
+    #expect(guess.name == "")
+    #expect(guess.nameConfidence == nil)
+    #expect(guess.offlineName == "Not sure what this is")
+  }
+
+  /// The fitted naming threshold is where a node starts to name the entry: just below it the
+  /// domestic cats are not the name (a larger node that pools the rest of the animals' spread
+  /// probability may be), just above it they are.
+  @Test func theFittedThresholdSeparatesANodeFromItsParents() throws {
+    let threshold = ClassifierCalibration.fitted.namingThreshold
+    let cats = ["tabby cat", "tiger cat", "Egyptian Mau"]
+    let below = try guess(
+      Dictionary(uniqueKeysWithValues: cats.map { ($0, (threshold - 0.02) / 3) }))
+    #expect(below.category == .animal)
+    #expect(below.isCategoryLikely)
+    #expect(below.name != "Domestic Cat", "\(below)")
+    #expect(below.offlineName != "Domestic Cat")
+    let above = try guess(
+      Dictionary(uniqueKeysWithValues: cats.map { ($0, (threshold + 0.02) / 3) }))
+    #expect(above.name == "Domestic Cat", "\(above)")
+    #expect(above.offlineName == "Domestic Cat")
+  }
+
   /// Without a tree (a host's own model) the guess leaves the name unset and is named by its
   /// label as before.
   @Test func withoutATreeTheNameIsUnset() throws {
