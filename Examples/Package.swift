@@ -109,7 +109,10 @@ let package = Package(
       dependencies: [sdk("DexImaging"), logging, hummingbird, httpTypes, grdb, nioCore],
       path: "PixScan/Sources/PixScanCore", resources: [.copy("Resources")]),
     .executableTarget(
-      name: "pixscan", dependencies: ["PixScanCore", sdk("DexImaging"), argumentParser, logging],
+      name: "pixscan",
+      dependencies: [
+        "PixScanCore", sdk("DexImaging"), sdk("DexTextRecognition"), argumentParser, logging,
+      ],
       path: "PixScan/Sources/pixscan"),
 
     // MARK: Tests

@@ -2,6 +2,7 @@
 // real decoder, text recognizer and trash, opens the session and serves the page on 127.0.0.1.
 import ArgumentParser
 import DexImaging
+import DexTextRecognition
 import Foundation
 import Hummingbird
 import Logging
@@ -37,7 +38,7 @@ struct PixScan: AsyncParsableCommand {
     var logger = Logger(label: "dexkit.pixscan")
     logger.logLevel = verbose ? .debug : .info
     let session = try await TriageSession(
-      folder: folder, imaging: ImageDownscaler(), recognizer: Self.textRecognizer(),
+      folder: folder, imaging: ImageDownscaler(), recognizer: Self.textRecognizer(logger: logger),
       trash: try FreedesktopTrash.home(), logger: logger)
     let app = PixScanServer.application(
       session: session, page: try PixScanPage.html(), port: port, logger: logger
@@ -48,9 +49,15 @@ struct PixScan: AsyncParsableCommand {
     try await app.runService()
   }
 
-  /// The text recognizer for the up and down swipes.
-  static func textRecognizer() -> any TextRecognizing {
-    UnavailableTextRecognizer(
-      reason: "this build of pixscan has no OCR engine (DexTextRecognition is not linked)")
+  /// The text recognizer for the up and down swipes: Tesseract 5 through DexTextRecognition.
+  /// Without language data it is ``UnavailableTextRecognizer``, which says so on the page.
+  static func textRecognizer(logger: Logger) -> any TextRecognizing {
+    let tesseract = TesseractTextRecognizer(logger: logger)
+    guard tesseract.dataDirectory != nil else {
+      logger.warning("No Tesseract language data: text recognition is off")
+      return UnavailableTextRecognizer(
+        reason: "no Tesseract language data is installed (on Debian: tesseract-ocr-eng)")
+    }
+    return tesseract
   }
 }
