@@ -76,7 +76,8 @@ public struct FreedesktopTrash: Sendable, Hashable {
       if descriptor < 0 {
         if errno == EEXIST { continue }
         throw .trashFailed(
-          path: displayPath, message: "cannot write \(infoPath): \(String(cString: strerror(errno)))")
+          path: displayPath,
+          message: "cannot write \(infoPath): \(String(cString: strerror(errno)))")
       }
       let written = info.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
       let closed = close(descriptor)

@@ -50,7 +50,8 @@ extension PixScanError: LocalizedError {
     case .crossDevice(let path, let trash):
       "“\(path)” is on another filesystem than the trash (\(trash)); PixScan only moves files "
         + "within one filesystem and never deletes them."
-    case .trashFailed(let path, let message): "“\(path)” could not be moved to the trash: \(message)"
+    case .trashFailed(let path, let message):
+      "“\(path)” could not be moved to the trash: \(message)"
     case .folderUnreadable(let path, let message): "The folder \(path) cannot be read: \(message)"
     case .storeFailed(let message): "The progress database failed: \(message)"
     }

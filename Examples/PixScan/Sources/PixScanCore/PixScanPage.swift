@@ -6,7 +6,9 @@ public enum PixScanPage {
   ///
   /// - Throws: ``PixScanError/storeFailed(_:)`` when the resource is missing from the build.
   public static func html() throws(PixScanError) -> String {
-    guard let url = Bundle.module.url(forResource: "index", withExtension: "html", subdirectory: "Resources"),
+    guard
+      let url = Bundle.module.url(
+        forResource: "index", withExtension: "html", subdirectory: "Resources"),
       let text = try? String(contentsOf: url, encoding: .utf8)
     else { throw .storeFailed("the page (Resources/index.html) is missing from the build") }
     return text

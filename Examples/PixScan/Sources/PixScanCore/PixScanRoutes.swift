@@ -156,7 +156,9 @@ public struct PixScanRoutes: Sendable {
 
   // MARK: Helpers
 
-  static func state(_ session: TriageSession, _ request: Request) async throws(PixScanError)
+  static func state(
+    _ session: TriageSession, _ request: Request
+  ) async throws(PixScanError)
     -> State
   {
     let filter = try filter(request)
@@ -178,9 +180,9 @@ public struct PixScanRoutes: Sendable {
     (try integer(request, "offset", default: 0), try integer(request, "limit", default: 100))
   }
 
-  static func integer(_ request: Request, _ name: String, default value: Int) throws(
-    PixScanError
-  ) -> Int {
+  static func integer(
+    _ request: Request, _ name: String, default value: Int
+  ) throws(PixScanError) -> Int {
     guard let text = request.uri.queryParameters[Substring(name)] else { return value }
     guard let number = Int(text), (0...1_000_000).contains(number) else {
       throw .badRequest("\(name) must be a whole number within 0...1000000")
@@ -196,9 +198,9 @@ public struct PixScanRoutes: Sendable {
   }
 
   /// Reads at most ``PixScanLimits/maxRequestBodyByteCount`` bytes of JSON.
-  static func decode<T: Decodable>(_ request: Request, limit: PixScanLimits) async throws(
-    PixScanError
-  ) -> T {
+  static func decode<T: Decodable>(
+    _ request: Request, limit: PixScanLimits
+  ) async throws(PixScanError) -> T {
     let maximum = limit.maxRequestBodyByteCount
     if let length = request.headers[.contentLength].flatMap(Int.init), length > maximum {
       throw .requestTooLarge(maxByteCount: maximum)

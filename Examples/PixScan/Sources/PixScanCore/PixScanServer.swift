@@ -19,7 +19,8 @@ public enum PixScanServer {
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
   ) -> some ApplicationProtocol {
     let router = Router()
-    router.middlewares.add(ErrorMiddleware())
+    router.middlewares.add(
+      ErrorMiddleware(maxBodyByteCount: session.limits.maxRequestBodyByteCount))
     PixScanRoutes(session: session, page: page).register(on: router)
     return Application(
       router: router,
@@ -36,6 +37,8 @@ public enum PixScanServer {
 /// Answers any error a route did not turn into JSON (an unknown path, a body read failing) as
 /// PixScan's JSON error, never as an HTML page or a dropped connection.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+  let maxBodyByteCount: Int
+
   func handle(
     _ request: Request, context: Context,
     next: (Request, Context) async throws -> Response
@@ -45,7 +48,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     } catch let error as HTTPError where error.status == .notFound {
       return PixScanRoutes.errorResponse(.notFound(request.uri.path))
     } catch let error as HTTPResponseError where error.status == .contentTooLarge {
-      return PixScanRoutes.errorResponse(.requestTooLarge(maxByteCount: 0))
+      return PixScanRoutes.errorResponse(.requestTooLarge(maxByteCount: maxBodyByteCount))
     } catch {
       return PixScanRoutes.errorResponse(.badRequest("the request could not be handled"))
     }

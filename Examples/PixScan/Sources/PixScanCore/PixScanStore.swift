@@ -98,7 +98,9 @@ public final class PixScanStore: Sendable {
 
   /// Applies `changes` in one transaction and, when `undoable`, records them as one batch of
   /// the undo history. Returns the records now stored for the changed photos.
-  public func apply(_ changes: [Change], undoable: Bool) async throws(PixScanError)
+  public func apply(
+    _ changes: [Change], undoable: Bool
+  ) async throws(PixScanError)
     -> [DecisionRecord]
   {
     guard !changes.isEmpty else { return [] }
@@ -174,9 +176,9 @@ public final class PixScanStore: Sendable {
   }
 
   /// Runs `work` in a write transaction, turning GRDB's errors into ``PixScanError``.
-  func run<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws(
-    PixScanError
-  ) -> T {
+  func run<T: Sendable>(
+    _ work: @escaping @Sendable (Database) throws -> T
+  ) async throws(PixScanError) -> T {
     do {
       return try await database.write(work)
     } catch {

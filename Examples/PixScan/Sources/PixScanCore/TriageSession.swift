@@ -98,7 +98,9 @@ public actor TriageSession {
       filter: filter, total: total, processed: kept + queued + trashed, kept: kept,
       queued: queued, trashed: trashed,
       recognized: texts.values.count { entry in
-        positions[entry.path].map { photos[$0].version == "\(entry.byteCount)-\(entry.modifiedMilliseconds)" } ?? false
+        positions[entry.path].map {
+          photos[$0].version == "\(entry.byteCount)-\(entry.modifiedMilliseconds)"
+        } ?? false
       },
       recognizing: recognitions.count, queueByteCount: queue.reduce(0) { $0 + $1.byteCount },
       queueCount: queue.count, isTruncated: isTruncated, recognitionNote: recognitionNote,
@@ -121,7 +123,9 @@ public actor TriageSession {
   ///
   /// - Throws: ``PixScanError/badRequest(_:)`` for a negative offset or a limit outside
   ///   `1...maxPageSize`.
-  public func photoPage(filter: PhotoFilter = .all, offset: Int, limit: Int) throws(PixScanError)
+  public func photoPage(
+    filter: PhotoFilter = .all, offset: Int, limit: Int
+  ) throws(PixScanError)
     -> ListPage<PhotoStatus>
   {
     try checkPaging(offset: offset, limit: limit)
@@ -143,7 +147,9 @@ public actor TriageSession {
 
   /// The recognised texts whose text or path contains `query` (case-insensitive; all when
   /// empty), in path order, one page at a time.
-  public func textPage(query: String, offset: Int, limit: Int) throws(PixScanError)
+  public func textPage(
+    query: String, offset: Int, limit: Int
+  ) throws(PixScanError)
     -> ListPage<TextEntry>
   {
     try checkPaging(offset: offset, limit: limit)
@@ -296,9 +302,9 @@ public actor TriageSession {
 
   // MARK: Internals
 
-  private func apply(_ changes: [PixScanStore.Change], undoable: Bool = true) async throws(
-    PixScanError
-  ) {
+  private func apply(
+    _ changes: [PixScanStore.Change], undoable: Bool = true
+  ) async throws(PixScanError) {
     guard !changes.isEmpty else { return }
     let stored = try await store.apply(changes, undoable: undoable)
     for change in changes where change.next == nil {
@@ -397,7 +403,9 @@ public actor TriageSession {
   }
 
   /// Reads the file at `absolute`, refusing one larger than `maxByteCount` before reading it.
-  static func read(_ absolute: String, path: String, maxByteCount: Int) throws(PixScanError)
+  static func read(
+    _ absolute: String, path: String, maxByteCount: Int
+  ) throws(PixScanError)
     -> Data
   {
     guard let handle = FileHandle(forReadingAtPath: absolute) else { throw .notFound(path) }

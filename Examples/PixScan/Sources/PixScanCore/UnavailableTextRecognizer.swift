@@ -15,7 +15,9 @@ public struct UnavailableTextRecognizer: TextRecognizing {
   }
 
   /// Always throws ``TextRecognitionError/engineUnavailable(detail:)`` with ``reason``.
-  public func recognizeText(in image: RGBImage, options: TextRecognitionOptions) async throws
+  public func recognizeText(
+    in image: RGBImage, options: TextRecognitionOptions
+  ) async throws
     -> RecognizedText
   {
     throw TextRecognitionError.engineUnavailable(detail: reason)

@@ -1,9 +1,10 @@
 import Foundation
+import PixScanCore
+import Testing
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import PixScanCore
-import Testing
 
 @Suite("FreedesktopTrash: moves, never deletes")
 struct FreedesktopTrashTests {
@@ -52,8 +53,11 @@ struct FreedesktopTrashTests {
     let third = try trash.moveToTrash(
       try folder.write(Data("3".utf8), to: "c/cat.jpg"), displayPath: "c/cat.jpg")
     #expect([first, second, third] == ["cat.jpg", "cat.2.jpg", "cat.4.jpg"])
-    #expect(FileManager.default.contents(atPath: data.file("Trash/files/cat.2.jpg")) == Data("2".utf8))
-    #expect(FileManager.default.contents(atPath: data.file("Trash/files/cat.3.jpg")) == Data("stray".utf8))
+    #expect(
+      FileManager.default.contents(atPath: data.file("Trash/files/cat.2.jpg")) == Data("2".utf8))
+    #expect(
+      FileManager.default.contents(atPath: data.file("Trash/files/cat.3.jpg")) == Data("stray".utf8)
+    )
     #expect(data.exists("Trash/info/cat.4.jpg.trashinfo"))
     #expect(!data.exists("Trash/info/cat.3.jpg.trashinfo"))
   }

@@ -80,7 +80,8 @@ struct PixScanHTTPTests {
       #expect(decided.status == 200)
       let progress = decided.json?["progress"] as? [String: Any]
       #expect(progress?["queued"] as? Int == 1)
-      #expect((decided.json?["upcoming"] as? [[String: Any]])?.first?["path"] as? String == "dog.jpg")
+      #expect(
+        (decided.json?["upcoming"] as? [[String: Any]])?.first?["path"] as? String == "dog.jpg")
       let queue = try await send("GET", "/api/queue?offset=0&limit=10", nil)
       let catBytes = try SamplePhoto.cat.data.count
       #expect(queue.json?["byteCount"] as? Int == catBytes)

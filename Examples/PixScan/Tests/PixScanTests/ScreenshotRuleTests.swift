@@ -12,7 +12,8 @@ struct ScreenshotRuleTests {
   @Test(arguments: [(1170, 2532), (1920, 1080), (2880, 1800), (1080, 2400)])
   func screenSizedPNGsWithoutEXIFAreScreenshots(_ size: (Int, Int)) {
     #expect(
-      ScreenshotRule.isScreenshot(fileName: "IMG_1.png", header: pngHeader(width: size.0, height: size.1)))
+      ScreenshotRule.isScreenshot(
+        fileName: "IMG_1.png", header: pngHeader(width: size.0, height: size.1)))
   }
 
   @Test func aPNGWithCameraEXIFIsNot() {
@@ -24,7 +25,8 @@ struct ScreenshotRuleTests {
   @Test(arguments: [(1000, 1000), (300, 200), (1200, 700)])
   func otherSizesAreNot(_ size: (Int, Int)) {
     #expect(
-      !ScreenshotRule.isScreenshot(fileName: "a.png", header: pngHeader(width: size.0, height: size.1)))
+      !ScreenshotRule.isScreenshot(
+        fileName: "a.png", header: pngHeader(width: size.0, height: size.1)))
   }
 
   @Test func aJPEGOrGarbageIsNot() {

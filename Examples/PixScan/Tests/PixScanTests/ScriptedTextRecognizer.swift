@@ -5,7 +5,9 @@ import DexImaging
 struct ScriptedTextRecognizer: TextRecognizing {
   var lines: [String]
 
-  func recognizeText(in image: RGBImage, options: TextRecognitionOptions) async throws
+  func recognizeText(
+    in image: RGBImage, options: TextRecognitionOptions
+  ) async throws
     -> RecognizedText
   {
     RecognizedText(

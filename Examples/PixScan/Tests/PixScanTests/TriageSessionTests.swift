@@ -24,7 +24,10 @@ struct TriageSessionTests {
     try folder.addSamplePhotos([.cat, .dog, .flower, .fruit])
     do {
       let session = try await Self.open(folder, trash: data.file("Trash"))
-      #expect(await session.upcoming(count: 10).map(\.path) == ["cat.jpg", "dog.jpg", "flower.jpg", "fruit.jpg"])
+      #expect(
+        await session.upcoming(count: 10).map(\.path) == [
+          "cat.jpg", "dog.jpg", "flower.jpg", "fruit.jpg",
+        ])
       try await session.decide(path: "cat.jpg", action: .keep)
       try await session.decide(path: "dog.jpg", action: .queue)
     }
@@ -32,7 +35,8 @@ struct TriageSessionTests {
     let reopened = try await Self.open(folder, trash: data.file("Trash"))
     #expect(await reopened.upcoming(count: 1).map(\.path) == ["flower.jpg"])
     let progress = await reopened.progress()
-    #expect([progress.total, progress.processed, progress.kept, progress.queued] as [Int] == [4, 2, 1, 1])
+    #expect(
+      [progress.total, progress.processed, progress.kept, progress.queued] as [Int] == [4, 2, 1, 1])
     let dogBytes = Int64(try SamplePhoto.dog.data.count)
     #expect(progress.queueByteCount == dogBytes)
     #expect(progress.canUndo)
@@ -51,10 +55,13 @@ struct TriageSessionTests {
     try await session.decide(path: "cat.jpg", action: .keep)
     #expect(await session.upcoming(count: 10).isEmpty)
     try FileManager.default.setAttributes(
-      [.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: folder.file("cat.jpg"))
+      [.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: folder.file("cat.jpg")
+    )
     #expect(await session.upcoming(count: 10).map(\.path).isEmpty)
     // The next request about it sees the new time: undecided again.
-    await #expect(throws: Never.self) { _ = try await session.thumbnail(path: "cat.jpg", size: .small) }
+    await #expect(throws: Never.self) {
+      _ = try await session.thumbnail(path: "cat.jpg", size: .small)
+    }
     #expect(await session.upcoming(count: 10).map(\.path) == ["cat.jpg"])
   }
 
@@ -126,7 +133,10 @@ struct TriageSessionTests {
     let progress = await session.progress()
     #expect([progress.recognized, progress.kept, progress.queued] as [Int] == [2, 1, 1])
     #expect(try await session.textPage(query: "receipt", offset: 0, limit: 10).total == 2)
-    #expect(try await session.textPage(query: "dog", offset: 0, limit: 10).items.map(\.path) == ["dog.jpg"])
+    #expect(
+      try await session.textPage(query: "dog", offset: 0, limit: 10).items.map(\.path) == [
+        "dog.jpg"
+      ])
     #expect(try await session.textPage(query: "absent", offset: 0, limit: 10).total == 0)
     let text = await session.exportedText()
     #expect(text.contains("== cat.jpg ==\nRECEIPT 42"))
@@ -175,7 +185,8 @@ struct TriageSessionTests {
     #expect(progress.total == 2)
     #expect(progress.isTruncated)
     await #expect(
-      throws: PixScanError.photoTooLarge(path: "cat.jpg", byteCount: catBytes, maxByteCount: dogBytes)
+      throws: PixScanError.photoTooLarge(
+        path: "cat.jpg", byteCount: catBytes, maxByteCount: dogBytes)
     ) {
       try await session.thumbnail(path: "cat.jpg", size: .small)
     }
@@ -202,7 +213,8 @@ struct TriageSessionTests {
     try folder.addSamplePhotos([.cat])
     try folder.write(try SamplePhoto.dog.data, to: "Screenshot 1.jpg")
     let session = try await Self.open(folder, trash: data.file("Trash"))
-    #expect(await session.upcoming(filter: .screenshots, count: 5).map(\.path) == ["Screenshot 1.jpg"])
+    #expect(
+      await session.upcoming(filter: .screenshots, count: 5).map(\.path) == ["Screenshot 1.jpg"])
     try await session.decide(path: "Screenshot 1.jpg", action: .keep)
     #expect(await session.upcoming(filter: .screenshots, count: 5).isEmpty)
     #expect(await session.upcoming(filter: .all, count: 5).map(\.path) == ["cat.jpg"])
