@@ -18,6 +18,9 @@ AHEAD=${3:-3}
 flock /tmp/dexkit-swift.lock swift build -c release --package-path "$ROOT/Examples" \
   --scratch-path "$ROOT/.build" --product pixscan >/dev/null
 BIN="$ROOT/.build/release/pixscan"
+# The measurement holds the machine's build lock too, so no build runs beside it.
+exec 9>/tmp/dexkit-swift.lock
+flock 9
 
 work=$(mktemp -d)
 server=""

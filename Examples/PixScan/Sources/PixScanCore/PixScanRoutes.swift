@@ -86,25 +86,19 @@ public struct PixScanRoutes: Sendable {
           status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
       }
     }
-    router.post("/api/decide") { request, context in
-      await Self.respond { () async throws(PixScanError) in
-        let body: DecideBody = try await Self.decode(request, limit: session.limits)
-        try await session.decide(path: body.path, action: body.action)
-        return try Self.json(await Self.state(session, request))
-      }
+    // The actions: each answers the new state, so the page needs no second request.
+    Self.action("/api/decide", on: router, session: session) {
+      (request) async throws(PixScanError) in
+      let body: DecideBody = try await Self.decode(request, limit: session.limits)
+      try await session.decide(path: body.path, action: body.action)
     }
-    router.post("/api/undo") { request, _ in
-      await Self.respond { () async throws(PixScanError) in
-        try await session.undoLast()
-        return try Self.json(await Self.state(session, request))
-      }
+    Self.action("/api/undo", on: router, session: session) { (_) async throws(PixScanError) in
+      try await session.undoLast()
     }
-    router.post("/api/recognize") { request, _ in
-      await Self.respond { () async throws(PixScanError) in
-        let body: PathBody = try await Self.decode(request, limit: session.limits)
-        try await session.recognize(path: body.path)
-        return try Self.json(await Self.state(session, request))
-      }
+    Self.action("/api/recognize", on: router, session: session) {
+      (request) async throws(PixScanError) in
+      let body: PathBody = try await Self.decode(request, limit: session.limits)
+      try await session.recognize(path: body.path)
     }
     router.get("/api/queue") { request, _ in
       await Self.respond { () async throws(PixScanError) in
@@ -112,18 +106,14 @@ public struct PixScanRoutes: Sendable {
         return try Self.json(try await session.queuePage(offset: offset, limit: limit))
       }
     }
-    router.post("/api/queue/unqueue") { request, _ in
-      await Self.respond { () async throws(PixScanError) in
-        let body: PathBody = try await Self.decode(request, limit: session.limits)
-        try await session.unqueue(path: body.path)
-        return try Self.json(await Self.state(session, request))
-      }
+    Self.action("/api/queue/unqueue", on: router, session: session) {
+      (request) async throws(PixScanError) in
+      let body: PathBody = try await Self.decode(request, limit: session.limits)
+      try await session.unqueue(path: body.path)
     }
-    router.post("/api/queue/restore-all") { request, _ in
-      await Self.respond { () async throws(PixScanError) in
-        try await session.restoreAll()
-        return try Self.json(await Self.state(session, request))
-      }
+    Self.action("/api/queue/restore-all", on: router, session: session) {
+      (_) async throws(PixScanError) in
+      try await session.restoreAll()
     }
     router.post("/api/queue/empty") { _, _ in
       await Self.respond { () async throws(PixScanError) in
@@ -155,6 +145,20 @@ public struct PixScanRoutes: Sendable {
   }
 
   // MARK: Helpers
+
+  /// Adds `POST path`: runs `work`, then answers the state (``State``) for the request's
+  /// `filter` and `ahead`.
+  static func action<Context: RequestContext>(
+    _ path: RouterPath, on router: Router<Context>, session: TriageSession,
+    _ work: @escaping @Sendable (Request) async throws(PixScanError) -> Void
+  ) {
+    router.post(path) { request, _ in
+      await respond { () async throws(PixScanError) in
+        try await work(request)
+        return try json(await state(session, request))
+      }
+    }
+  }
 
   static func state(
     _ session: TriageSession, _ request: Request
