@@ -51,11 +51,7 @@ public struct PixScanRoutes: Sendable {
     let session = self.session
     let page = self.page
     router.get("/") { _, _ in
-      var headers = HTTPFields()
-      headers[.contentType] = "text/html; charset=utf-8"
-      headers[.cacheControl] = "no-store"
-      return Response(
-        status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
+      Self.text(page, type: "text/html", headers: [.cacheControl: "no-store"])
     }
     router.get("/api/state") { request, _ in
       await Self.respond { () async throws(PixScanError) in
@@ -130,12 +126,9 @@ public struct PixScanRoutes: Sendable {
       }
     }
     router.get("/api/texts.txt") { _, _ in
-      let text = await session.exportedText()
-      var headers = HTTPFields()
-      headers[.contentType] = "text/plain; charset=utf-8"
-      headers[.contentDisposition] = "attachment; filename=\"pixscan-texts.txt\""
-      return Response(
-        status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+      Self.text(
+        await session.exportedText(), type: "text/plain",
+        headers: [.contentDisposition: "attachment; filename=\"pixscan-texts.txt\""])
     }
     router.get("/api/stats") { _, _ in
       await Self.respond { () async throws(PixScanError) in
@@ -220,6 +213,14 @@ public struct PixScanRoutes: Sendable {
     } catch {
       throw .badRequest("the body is not the JSON this route takes")
     }
+  }
+
+  /// A 200 answer of UTF-8 `text` as `type`, with `headers` added.
+  static func text(_ text: String, type: String, headers extra: HTTPFields) -> Response {
+    var headers = extra
+    headers[.contentType] = "\(type); charset=utf-8"
+    return Response(
+      status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
   }
 
   static func json(_ value: some Encodable) throws(PixScanError) -> Response {
