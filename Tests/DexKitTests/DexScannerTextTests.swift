@@ -19,7 +19,9 @@ actor ScriptedTextRecognizer: TextRecognizing {
 
   init(_ reply: Reply) { self.reply = reply }
 
-  func recognizeText(in image: RGBImage, options: TextRecognitionOptions) async throws
+  func recognizeText(
+    in image: RGBImage, options: TextRecognitionOptions
+  ) async throws
     -> RecognizedText
   {
     images.append(image)
@@ -38,7 +40,8 @@ actor ScriptedTextRecognizer: TextRecognizing {
 struct DexScannerTextTests {
   static let tag = RecognizedText(lines: [
     RecognizedTextLine(
-      text: "English Lavender", confidence: 0.9, boundingBox: PixelRect(x: 1, y: 2, width: 3, height: 4)),
+      text: "English Lavender", confidence: 0.9,
+      boundingBox: PixelRect(x: 1, y: 2, width: 3, height: 4)),
     RecognizedTextLine(
       text: "Full sun", confidence: 0.8, boundingBox: PixelRect(x: 1, y: 8, width: 3, height: 4)),
   ])

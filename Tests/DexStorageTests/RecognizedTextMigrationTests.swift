@@ -41,8 +41,11 @@ struct RecognizedTextMigrationTests {
       tag.recognizedText = "Lavandula angustifolia\nEnglish Lavender\nFull sun"
       let saved = try await store.insert(tag, image: randomImage())
       #expect(try await store.entry(id: saved.id)?.recognizedText == tag.recognizedText)
-      #expect(try await store.allEntries(matching: DexQuery(text: "angustifolia")).map(\.id) == [saved.id])
-      #expect(try await store.allEntries(matching: DexQuery(text: "full sun")).map(\.id) == [saved.id])
+      #expect(
+        try await store.allEntries(matching: DexQuery(text: "angustifolia")).map(\.id) == [saved.id]
+      )
+      #expect(
+        try await store.allEntries(matching: DexQuery(text: "full sun")).map(\.id) == [saved.id])
       #expect(try await store.allEntries(matching: DexQuery(text: "angustifolia dawn")).isEmpty)
       // Deleting removes it from the index.
       #expect(try await store.delete(id: saved.id))
@@ -63,7 +66,8 @@ struct RecognizedTextMigrationTests {
       let restored = try openStore(root.appendingPathComponent("b"))
       #expect(try await restored.importArchive(from: archive).inserted == 1)
       #expect(try await restored.entry(id: saved.id)?.recognizedText == "Ember Fox")
-      #expect(try await restored.allEntries(matching: DexQuery(text: "ember")).map(\.id) == [saved.id])
+      #expect(
+        try await restored.allEntries(matching: DexQuery(text: "ember")).map(\.id) == [saved.id])
       try restored.close()
     }
   }

@@ -19,9 +19,12 @@ struct TextRecognitionHostileInputTests {
         pixels: [UInt8](repeating: value, count: width * height * 3)))
   }
 
-  @Test func onePixelImageHasNoText() async throws {
-    let text = try await Self.recognizer.recognizeText(in: try Self.solid(width: 1, height: 1))
-    #expect(text.isEmpty)
+  @Test(arguments: [(1, 1), (2, 2), (3, 3), (8, 8), (1, 500), (500, 1), (4, 300)])
+  func tinyImageHasNoText(_ size: (width: Int, height: Int)) async throws {
+    let black = try Self.solid(width: size.width, height: size.height, value: 0)
+    #expect(try await Self.recognizer.recognizeText(in: black).isEmpty)
+    let white = try Self.solid(width: size.width, height: size.height)
+    #expect(try await Self.recognizer.recognizeText(in: white).isEmpty)
   }
 
   @Test func blankImageHasNoText() async throws {
@@ -41,7 +44,10 @@ struct TextRecognitionHostileInputTests {
 
   @Test func imageOverThePixelLimitIsRefused() async throws {
     let image = try Self.solid(width: 2000, height: 1000)
-    await #expect(throws: TextRecognitionError.imageTooLarge(width: 2000, height: 1000, maxPixelCount: 1_000_000)) {
+    await #expect(
+      throws: TextRecognitionError.imageTooLarge(
+        width: 2000, height: 1000, maxPixelCount: 1_000_000)
+    ) {
       try await Self.recognizer.recognizeText(
         in: image, options: TextRecognitionOptions(maxPixelCount: 1_000_000))
     }
