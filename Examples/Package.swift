@@ -75,7 +75,7 @@ let package = Package(
     .target(name: "DexTerminal", dependencies: [dexKit], path: "DexTerminal"),
     .executableTarget(
       name: "dex",
-      dependencies: ["DexTerminal", dexKit, argumentParser, logging],
+      dependencies: ["DexTerminal", dexKit, sdk("DexTextRecognition"), argumentParser, logging],
       path: "dex", resources: [.copy("Resources/sample.jpg")]),
     .executableTarget(
       name: "dex-demo", dependencies: ["DexTerminal", dexKit], path: "DexDemo",

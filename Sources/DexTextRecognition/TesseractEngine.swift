@@ -35,11 +35,14 @@ final class TesseractEngine: @unchecked Sendable {
         let status = dex_ocr_engine_create(
           key.dataDirectory, key.languages, &handle, &message, message.count)
         if status == DEX_OCR_OK, let handle {
-          continuation.resume(returning: .success(TesseractEngine(key: key, handle: handle, queue: queue)))
+          continuation.resume(
+            returning: .success(TesseractEngine(key: key, handle: handle, queue: queue)))
         } else if status == DEX_OCR_OUT_OF_MEMORY {
-          continuation.resume(returning: .failure(.recognitionFailed("out of memory starting Tesseract")))
+          continuation.resume(
+            returning: .failure(.recognitionFailed("out of memory starting Tesseract")))
         } else {
-          let detail = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+          let detail = String(
+            decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
           continuation.resume(returning: .failure(.engineUnavailable(detail: detail)))
         }
       }
@@ -68,10 +71,13 @@ final class TesseractEngine: @unchecked Sendable {
           continuation.resume(returning: .success(Self.lines(of: result, in: image)))
         case DEX_OCR_CANCELLED: continuation.resume(returning: .failure(.cancelled))
         case DEX_OCR_TIMED_OUT: continuation.resume(returning: .failure(.timedOut))
-        case DEX_OCR_OUT_OF_MEMORY: continuation.resume(returning: .failure(.failed("out of memory")))
+        case DEX_OCR_OUT_OF_MEMORY:
+          continuation.resume(returning: .failure(.failed("out of memory")))
         default:
-          let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-          continuation.resume(returning: .failure(.failed(text.isEmpty ? "status \(status)" : text)))
+          let text = String(
+            decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+          continuation.resume(
+            returning: .failure(.failed(text.isEmpty ? "status \(status)" : text)))
         }
       }
     }

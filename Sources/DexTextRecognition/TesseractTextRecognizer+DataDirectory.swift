@@ -60,7 +60,9 @@ extension TesseractTextRecognizer {
   }
 
   /// The engine key for `options`, after checking that the data for every language is there.
-  func engineKey(for options: TextRecognitionOptions) throws(TextRecognitionError)
+  func engineKey(
+    for options: TextRecognitionOptions
+  ) throws(TextRecognitionError)
     -> TesseractEngineKey
   {
     guard let dataDirectory else {

@@ -44,7 +44,9 @@ public struct TesseractTextRecognizer: TextRecognizing {
   ///
   /// - Throws: ``TextRecognitionError`` for refused options or images, missing data, a timeout
   ///   or an engine failure; `CancellationError` when the task is cancelled.
-  public func recognizeText(in image: RGBImage, options: TextRecognitionOptions) async throws
+  public func recognizeText(
+    in image: RGBImage, options: TextRecognitionOptions
+  ) async throws
     -> RecognizedText
   {
     try Self.validate(options)
@@ -65,10 +67,14 @@ public struct TesseractTextRecognizer: TextRecognizing {
       )
     }
     try Task.checkCancellation()
-    guard options.timeout > .zero else { throw TextRecognitionError.timedOut(after: options.timeout) }
+    guard options.timeout > .zero else {
+      throw TextRecognitionError.timedOut(after: options.timeout)
+    }
     let key = try engineKey(for: options)
     // Tesseract refuses images smaller than this as "too small to scan"; they hold no text.
-    guard image.width >= Self.minSide, image.height >= Self.minSide else { return RecognizedText(lines: []) }
+    guard image.width >= Self.minSide, image.height >= Self.minSide else {
+      return RecognizedText(lines: [])
+    }
 
     let clock = ContinuousClock()
     let start = clock.now
