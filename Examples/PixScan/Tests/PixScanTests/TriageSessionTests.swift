@@ -207,6 +207,21 @@ struct TriageSessionTests {
     }
   }
 
+  @Test func foldersDeeperThanTheLimitAreNotListed() async throws {
+    let folder = try TemporaryFolder()
+    let data = try TemporaryFolder()
+    let photo = try SamplePhoto.cat.data
+    try folder.write(photo, to: "top.jpg")
+    try folder.write(photo, to: "a/one.jpg")
+    try folder.write(photo, to: "a/b/two.jpg")
+    let session = try await Self.open(
+      folder, trash: data.file("Trash"), limits: PixScanLimits(maxDepth: 1))
+    #expect(await session.upcoming(count: 10).map(\.path) == ["a/one.jpg", "top.jpg"])
+    await #expect(throws: PixScanError.notFound("a/b/two.jpg")) {
+      try await session.decide(path: "a/b/two.jpg", action: .keep)
+    }
+  }
+
   @Test func theScreenshotsFilterSharesDecisions() async throws {
     let folder = try TemporaryFolder()
     let data = try TemporaryFolder()
