@@ -24,6 +24,9 @@ let package = Package(
     .library(name: "DexCloudServer", targets: ["DexCloudServer"]),
     .library(name: "DexStorage", targets: ["DexStorage"]),
     .library(name: "DexKit", targets: ["DexKit"]),
+    // On-device text recognition over the system's Tesseract 5: a product of its own so that
+    // an app that adds only DexKit links no OCR engine.
+    .library(name: "DexTextRecognition", targets: ["DexTextRecognition"]),
     // Test doubles for hosts' tests: an in-memory store, a scripted cloud pass, a fixed
     // classifier and sample photos. Links no test framework.
     .library(name: "DexKitTesting", targets: ["DexKitTesting"]),
@@ -106,6 +109,18 @@ let package = Package(
       resources: [.copy("Classifier/ClassifierResources")]
     ),
 
+    // MARK: Text recognition
+    // Tesseract 5 and Leptonica from the system (pkg-config; Debian libtesseract-dev, language
+    // data tesseract-ocr-eng), only touched by CDexTextShim through Tesseract's C API.
+    .systemLibrary(
+      name: "CTesseract",
+      pkgConfig: "tesseract",
+      providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"]), .brew(["tesseract"])]
+    ),
+    .target(name: "CDexTextShim", dependencies: ["CTesseract"], cSettings: [.define("NDEBUG")]),
+    .target(
+      name: "DexTextRecognition", dependencies: ["DexImaging", "CDexTextShim", logging]),
+
     // MARK: Cloud
     // The app's side: the signed client, token stores, the vision service.
     .target(name: "DexCloud", dependencies: ["DexModel", logging, crypto]),
@@ -158,6 +173,11 @@ let package = Package(
     .testTarget(
       name: "DexStorageTests",
       dependencies: ["DexStorage", "DexModel", "DexStoreCrashProbe", "DexTestSupport", grdb]),
+    .testTarget(
+      name: "DexTextRecognitionTests",
+      dependencies: [
+        "DexTextRecognition", "DexImaging", "DexTestSupport", "DexTestTraits", logging,
+      ]),
     .testTarget(
       name: "DexKitTests",
       dependencies: ["DexKit", "DexKitTesting", "DexTestSupport", "DexTestTraits"]),

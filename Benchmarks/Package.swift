@@ -35,6 +35,10 @@ let package = Package(
     .executableTarget(
       name: "DexImagingBenchmark", dependencies: [sdk("DexImaging")],
       path: "DexImaging/DexImagingBenchmark"),
+    // TesseractTextRecognizer vs the tesseract command line (DexTextRecognition/run.sh).
+    .executableTarget(
+      name: "dex-text-bench", dependencies: [sdk("DexTextRecognition"), sdk("DexImaging")],
+      path: "DexTextRecognition/Sources"),
     .executableTarget(
       name: "ClassifierBench", dependencies: [sdk("DexImaging")],
       path: "DexImaging-classifier/Sources/ClassifierBench"),

@@ -7,6 +7,9 @@
 //   custom-classifier  a different on-device engine plugged into DexScanner
 //   dex-proxy          the reference backend: a Hummingbird 2 server built on DexCloudServer
 //                      (sources in DexProxy/), with PostgreSQL-shared state and metrics
+//   pixscan            swipe triage of a photo folder in the browser: a Hummingbird 2 server on
+//                      127.0.0.1 (sources in PixScan/), delete queue to the freedesktop trash,
+//                      on-device text recognition, progress in SQLite (GRDB)
 // Tests: the command-line apps', the proxy's own, and DexCloud's client against real HTTP
 // servers on 127.0.0.1 (DexCloudLoopbackTests).
 
@@ -34,6 +37,7 @@ let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio
 let nioLocks: Target.Dependency = .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
 let heap: Target.Dependency = .product(name: "HeapModule", package: "swift-collections")
 let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 
 let package = Package(
   name: "DexKitExamples",
@@ -44,6 +48,8 @@ let package = Package(
     .library(name: "DexProxy", targets: ["DexProxy"]),
     // Loopback HTTP helpers the proxy's tests and the benchmarks share.
     .library(name: "DexProxyTesting", targets: ["DexProxyTesting"]),
+    .executable(name: "pixscan", targets: ["pixscan"]),
+    .library(name: "PixScanCore", targets: ["PixScanCore"]),
   ],
   dependencies: [
     .package(name: "DexKit", path: ".."),
@@ -61,6 +67,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     // MARK: Command-line apps
@@ -68,7 +75,7 @@ let package = Package(
     .target(name: "DexTerminal", dependencies: [dexKit], path: "DexTerminal"),
     .executableTarget(
       name: "dex",
-      dependencies: ["DexTerminal", dexKit, argumentParser, logging],
+      dependencies: ["DexTerminal", dexKit, sdk("DexTextRecognition"), argumentParser, logging],
       path: "dex", resources: [.copy("Resources/sample.jpg")]),
     .executableTarget(
       name: "dex-demo", dependencies: ["DexTerminal", dexKit], path: "DexDemo",
@@ -94,6 +101,20 @@ let package = Package(
       dependencies: ["DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes],
       path: "DexProxy/Sources/DexProxyTesting"),
 
+    // MARK: PixScan
+    // The triage logic (session, store, delete queue, trash mover, HTTP routes, the page) apart
+    // from the executable, so that the tests drive it in process.
+    .target(
+      name: "PixScanCore",
+      dependencies: [sdk("DexImaging"), logging, hummingbird, httpTypes, grdb, nioCore],
+      path: "PixScan/Sources/PixScanCore", resources: [.copy("Resources")]),
+    .executableTarget(
+      name: "pixscan",
+      dependencies: [
+        "PixScanCore", sdk("DexImaging"), sdk("DexTextRecognition"), argumentParser, logging,
+      ],
+      path: "PixScan/Sources/pixscan"),
+
     // MARK: Tests
     // Test plumbing (log capture, child processes, clocks): see Tests/Support/README.md.
     .target(
@@ -118,6 +139,13 @@ let package = Package(
         sdk("DexModel"), logging, hummingbird, httpTypes,
       ],
       path: "DexProxy/Tests/DexCloudLoopbackTests"),
+    .testTarget(
+      name: "PixScanTests",
+      dependencies: [
+        "PixScanCore", "DexProxyTesting", "DexExamplesTestSupport", sdk("DexImaging"),
+        sdk("DexKitTesting"), logging, hummingbird, httpClient, nioCore, grdb,
+      ],
+      path: "PixScan/Tests/PixScanTests"),
   ],
   swiftLanguageModes: [.v6]
 )

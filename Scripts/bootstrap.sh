@@ -9,6 +9,13 @@ dexkit_system_packages=(libjpeg62-turbo-dev libpng-dev libssl-dev libsqlite3-dev
 # libheif-dev (HEIF / HEIC / AVIF, with libde265, dav1d and aom) and libwebp-dev (WebP, with
 # libwebpdemux) for DexImaging's decoders.
 dexkit_system_packages+=(libheif-dev libwebp-dev)
+# libtesseract-dev (Tesseract 5 and Leptonica) with English and orientation data for
+# DexTextRecognition; tesseract-ocr, the command line, is the peer its benchmark runs against.
+dexkit_system_packages+=(libtesseract-dev tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr)
+# python3-pil (Pillow, HPND licence) and fonts-dejavu-core (Bitstream Vera licence) render the
+# photos of printed text that DexTextRecognition's tests and benchmark read
+# (Scripts/text-photo.py, run with Debian's /usr/bin/python3).
+dexkit_system_packages+=(python3-pil fonts-dejavu-core)
 
 dexkit_bootstrap() {
   local missing=()

@@ -33,3 +33,24 @@ if ((${#unexpected[@]})); then
   echo "error: the SDK drags in ${unexpected[*]}; keep examples, benchmarks and servers in packages of their own" >&2
   exit 1
 fi
+
+# What DexKit links: the targets the DexKit product builds, from the manifest. The text
+# recognition (CTesseract, CDexTextShim, DexTextRecognition: libtesseract) is a product of its
+# own that a host opts into; DexKit must not reach it.
+swift package --package-path "$root" describe --type json 2>/dev/null | python3 -c '
+import json, sys
+package = json.load(sys.stdin)
+targets = {t["name"]: t for t in package["targets"]}
+product = next(p for p in package["products"] if p["name"] == "DexKit")
+seen, todo = set(), list(product["targets"])
+while todo:
+    name = todo.pop()
+    if name in seen or name not in targets:
+        continue
+    seen.add(name)
+    todo += targets[name].get("target_dependencies", [])
+forbidden = sorted(seen & {"CTesseract", "CDexTextShim", "DexTextRecognition"})
+print("DexKit builds the targets: " + " ".join(sorted(seen)))
+if forbidden:
+    sys.exit("error: DexKit reaches " + " ".join(forbidden) + ", so every host would link Tesseract")
+'

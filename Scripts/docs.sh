@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/bootstrap.sh
-modules=(DexModel DexImaging DexCloud DexCloudServer DexStorage DexKit DexKitTesting)
+modules=(DexModel DexImaging DexCloud DexCloudServer DexStorage DexKit DexKitTesting DexTextRecognition)
 targets=()
 for module in "${modules[@]}"; do targets+=(--target "$module"); done
 

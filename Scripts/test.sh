@@ -4,7 +4,8 @@
 #   .                 the SDK (DexModel, DexImaging, DexCloud, DexCloudServer, DexStorage, DexKit)
 #   Examples          the dex command-line app, dex-demo, custom-classifier, and the dex-proxy
 #                     backend (against a real PostgreSQL started here), and DexCloud's client
-#                     against real loopback servers
+#                     against real loopback servers, and PixScan (its Swift tests, then its page
+#                     in headless Chromium: Scripts/pixscan-browser-test.sh)
 # Every package runs even when an earlier one fails; the last line sums them up.
 # Both build into one scratch folder ($DEX_TEST_SCRATCH, default .build): the SDK, swift-crypto,
 # GRDB and the other shared dependencies are compiled once, not once per package (the compile
@@ -50,11 +51,21 @@ echo "== host package with DexKitTesting"
 DEX_HOST_TESTING_SCRATCH="$scratch" bash Scripts/check-host-testing.sh | tee "$logs/host.log" \
   || failed_packages+=("host package")
 run_package Examples "$@"
+# PixScan's page in headless Chromium (Selenium) against the pixscan binary just built. Its
+# checks are not Swift Testing tests: its own `pixscan-browser: N passed, M failed` line is added
+# to the closing summary below.
+echo "== PixScan in the browser"
+bash Scripts/pixscan-browser-test.sh 2>&1 | tee "$logs/browser.txt" || failed_packages+=("PixScan browser test")
 
 # One closing line over all packages, from Swift Testing's own summaries.
 total=$(cat "$logs"/*.log 2>/dev/null | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .*/\1/p' \
   | awk '{ sum += $1 } END { print sum + 0 }')
 failures=$(cat "$logs"/*.log 2>/dev/null | grep '✘ Test .* failed after' | grep -vc '✘ Test run with' || true)
+browser_passed=$(sed -n 's/^pixscan-browser: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$logs/browser.txt" 2>/dev/null | tail -1)
+browser_failed=$(sed -n 's/^pixscan-browser: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$logs/browser.txt" 2>/dev/null | tail -1)
+echo "Swift Testing: $total tests, $failures failed; PixScan browser checks: ${browser_passed:-0} passed, ${browser_failed:-0} failed"
+total=$((total + ${browser_passed:-0} + ${browser_failed:-0}))
+failures=$((failures + ${browser_failed:-0}))
 if ((${#failed_packages[@]})); then
   echo "Failed: ${failed_packages[*]}" >&2
   echo "DexKit: $((total - failures)) passed, $((failures > 0 ? failures : 1)) failed"

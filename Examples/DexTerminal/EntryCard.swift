@@ -47,6 +47,13 @@ public struct EntryCard: Sendable {
         }
       }
     }
+    if let text = entry.recognizedText, !text.isEmpty {
+      lines.append("│")
+      lines.append("│ Text in the photo")
+      for line in text.split(separator: "\n") {
+        lines += wrap(String(line), width: 56).map { "│   \($0)" }
+      }
+    }
     if !entry.localGuessLabel.isEmpty {
       lines.append("│"); lines.append("│ On-device guess: \(entry.localGuessLabel)")
     }

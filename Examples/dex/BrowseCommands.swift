@@ -22,7 +22,8 @@ struct ListCommand: StoreCommand {
   )
   var category: DexCategory?
 
-  @Option(help: "Only entries whose name, summary or facts contain this text.")
+  @Option(
+    help: "Only entries whose name, summary, facts or text read in the photo contain this text.")
   var search: String?
 
   @Option(help: "At most this many entries.")

@@ -122,6 +122,7 @@ struct HTMLGallery {
       <p class="summary">\(Self.escape(entry.summary))</p>
       \(facts.isEmpty ? "" : "<section aria-labelledby=\"notes\"><h2 id=\"notes\">Field Notes</h2><ul class=\"facts\">\n\(facts)\n</ul></section>")
       \(entry.notes.isEmpty ? "" : "<section><h2>Your notes</h2><p>\(Self.escape(entry.notes))</p></section>")
+      \(entry.recognizedText.map { "<section><h2>Text in the photo</h2><pre class=\"text\">\(Self.escape($0))</pre></section>" } ?? "")
       <p class="meta">Discovered <time datetime="\(date)">\(date)</time>\(entry.localGuessLabel.isEmpty ? "" : " · on-device guess: \(Self.escape(entry.localGuessLabel))")</p>
       </main>
       """

@@ -35,19 +35,26 @@ public struct DexScanState: Sendable, Equatable {
   public var cloudError: DexScanError?
   /// Why the scan failed, in phase ``Phase/failed``.
   public var error: DexScanError?
+  /// The text read in the photo, in phase ``Phase/result``, when the scanner has a text
+  /// recognizer and it succeeded (possibly with no line).
+  public var recognizedText: RecognizedText?
+  /// Why the text pass failed, when it did; the scan's result stands regardless.
+  public var textRecognitionError: TextRecognitionError?
 
   /// Creates the initial state of a scan.
   public init() {}
 
   /// Builds, but does not save, an entry for this scan's result, its category matched by
-  /// `matcher`; `nil` without a result.
+  /// `matcher` and ``recognizedText`` kept (when there was any line); `nil` without a result.
   public func makeEntry(
     id: String = UUID().uuidString, discoveredAt: Date = Date(),
     matcher: any DexCategoryMatching = DexKeywordMatcher.standard
   ) -> DexEntry? {
     guard let result, imageData != nil else { return nil }
+    let text = recognizedText.flatMap { $0.isEmpty ? nil : $0.string }
     return DexEntry(
-      scan: result, localGuess: localGuess, id: id, discoveredAt: discoveredAt, matcher: matcher)
+      scan: result, localGuess: localGuess, id: id, discoveredAt: discoveredAt, matcher: matcher,
+      recognizedText: text)
   }
 
   func failing(_ error: DexScanError) -> DexScanState {

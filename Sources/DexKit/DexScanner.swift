@@ -28,6 +28,9 @@ public struct DexScanner: Sendable {
     /// How Pass 0 decodes and encodes: size, JPEG quality, chroma subsampling, decoding limits
     /// and the shrink-on-load reducing gap.
     public var encoding: DownscaleOptions
+    /// How the optional text pass reads the photo (languages, minimum confidence, its own
+    /// timeout and pixel limit); used only when the scanner has a text recognizer.
+    public var textRecognition: TextRecognitionOptions = TextRecognitionOptions()
     /// The cloud pass's one deadline, counted from when it starts: the vision service's time
     /// budget for every attempt and retry wait (``/DexCloud/DexVisionService`` hands it to
     /// ``/DexCloud/ApiClient`` as the call's budget), and the most the scanner waits for any
@@ -81,6 +84,7 @@ public struct DexScanner: Sendable {
 
   private let classifier: any ImageClassifying
   private let visionService: (any DexVisionServicing)?
+  private let textRecognizer: (any TextRecognizing)?
   private let downscaler: any ImageDownscaling
   private let configuration: Configuration
   private let logger: Logger
@@ -92,18 +96,24 @@ public struct DexScanner: Sendable {
   ///   - classifier: the on-device pass.
   ///   - visionService: the cloud pass; `nil` scans fully offline (every result is the
   ///     offline entry built from the local guess).
+  ///   - textRecognizer: an optional text pass (for example DexTextRecognition's
+  ///     `TesseractTextRecognizer`): it reads the Pass-0 pixels while the other passes run and
+  ///     its text lands in ``DexScanState/recognizedText`` and the entry; its failure never
+  ///     fails the scan. `nil` (the default) reads no text.
   ///   - downscaler: decodes, orients, downscales and encodes the photo.
   ///   - configuration: sizes and time limits.
   ///   - logger: where failures are logged; never receives image bytes or secrets.
   public init(
     classifier: any ImageClassifying,
     visionService: (any DexVisionServicing)? = nil,
+    textRecognizer: (any TextRecognizing)? = nil,
     downscaler: any ImageDownscaling,
     configuration: Configuration = Configuration(),
     logger: Logger = Logger(label: "DexKit.DexScanner")
   ) {
     self.classifier = classifier
     self.visionService = visionService
+    self.textRecognizer = textRecognizer
     self.downscaler = downscaler
     self.configuration = configuration
     self.logger = logger
@@ -118,17 +128,19 @@ public struct DexScanner: Sendable {
     ///     ``/DexImaging/ImageClassifier/Configuration/interactive`` (one scan at a time, each
     ///     inference spread over up to four cores).
     ///   - visionService: the cloud pass; `nil` scans fully offline.
+    ///   - textRecognizer: an optional text pass over the Pass-0 pixels; `nil` reads no text.
     ///   - configuration: sizes and time limits.
     ///   - logger: where failures are logged; never receives image bytes or secrets.
     public init(
       classifier: any ImageClassifying = ImageClassifier(configuration: .interactive),
       visionService: (any DexVisionServicing)? = nil,
+      textRecognizer: (any TextRecognizing)? = nil,
       configuration: Configuration = Configuration(),
       logger: Logger = Logger(label: "DexKit.DexScanner")
     ) {
       self.init(
-        classifier: classifier, visionService: visionService, downscaler: ImageDownscaler(),
-        configuration: configuration, logger: logger)
+        classifier: classifier, visionService: visionService, textRecognizer: textRecognizer,
+        downscaler: ImageDownscaler(), configuration: configuration, logger: logger)
     }
   #endif
 
@@ -171,12 +183,49 @@ public struct DexScanner: Sendable {
       // The only other error is cancellation: the caller's, not a fault in the photo.
       return state.failing(.cancelled)
     }
-    let jpeg = image.jpegData
-    state.imageData = jpeg
+    state.imageData = image.jpegData
     state.thumbnailData = image.thumbnailJPEG
     state.phase = .analyzing
     publish(state)
     if Task.isCancelled { return state.failing(.cancelled) }
+
+    // The optional text pass reads the same pixels while the other passes run; a scan that
+    // fails without it cancels it (leaving the scope of `async let`).
+    guard let textRecognizer, let pixels = image.pixels else {
+      return await identify(image, state: state, publish: publish)
+    }
+    async let text = readText(pixels, with: textRecognizer)
+    var final = await identify(image, state: state, publish: publish)
+    guard final.phase == .result else { return final }
+    switch await text {
+    case .success(let recognized): final.recognizedText = recognized
+    case .failure(let error): final.textRecognitionError = error
+    }
+    return final
+  }
+
+  /// The text pass: never throws, so that its failure only shows in the state.
+  private func readText(
+    _ pixels: RGBImage, with recognizer: any TextRecognizing
+  ) async -> Result<RecognizedText, TextRecognitionError> {
+    do {
+      return .success(
+        try await recognizer.recognizeText(in: pixels, options: configuration.textRecognition))
+    } catch let error as TextRecognitionError {
+      logger.warning("Text recognition failed", metadata: ["error": "\(error)"])
+      return .failure(error)
+    } catch {
+      return .failure(.recognitionFailed("\(error)"))
+    }
+  }
+
+  /// Passes 1 and 2 on the decoded photo.
+  private func identify(
+    _ image: DownscaledImage, state initial: DexScanState,
+    publish: @Sendable (DexScanState) -> Void
+  ) async -> DexScanState {
+    var state = initial
+    let jpeg = image.jpegData
 
     // Pass 1: instant on-device guess, from the decoded pixels.
     let guess = await classifier.classify(image)

@@ -240,7 +240,8 @@ public actor InMemoryDexStore: DexStoring {
     guard let terms = query.searchTerms else { return true }
     if terms.isEmpty { return false }
     let words = Set(
-      ([entry.commonName, entry.scientificName, entry.summary] + entry.facts)
+      ([entry.commonName, entry.scientificName, entry.summary, entry.recognizedText ?? ""]
+        + entry.facts)
         .flatMap { Self.words(in: $0) })
     return terms.allSatisfy { term in
       let prefix = Self.folded(term)

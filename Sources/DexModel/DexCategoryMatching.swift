@@ -3,7 +3,7 @@
 ///
 /// ``DexKeywordMatcher`` is DexKit's conformance. Everything that matches takes a matcher as a
 /// value (``DexCategory/matching(_:using:)``, ``ScanResult/dexCategory(using:)``,
-/// ``DexEntry/init(scan:localGuess:id:discoveredAt:matcher:)``), defaulting to
+/// ``DexEntry/init(scan:localGuess:id:discoveredAt:matcher:recognizedText:)``), defaulting to
 /// ``DexKeywordMatcher/standard``, so a host's vocabulary changes only what it passes it to.
 public protocol DexCategoryMatching: Sendable {
   /// One free-form string (a cloud reply's category) mapped onto a category;

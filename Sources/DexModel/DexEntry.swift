@@ -28,6 +28,12 @@ public struct DexEntry: Identifiable, Codable, Equatable, Hashable, Sendable {
   public var dateDiscovered: Date
   /// Free-form notes the user added after saving.
   public var notes: String
+  /// The printed text read in the photo on device (a plant tag's name, a card's title), one
+  /// line per line; `nil` when the scan did not read text or found none.
+  ///
+  /// It exists so that a collection can be searched for what the photo *says*, not only for
+  /// what the identification calls it.
+  public var recognizedText: String?
 
   /// Creates an entry from explicit values.
   public init(
@@ -41,7 +47,8 @@ public struct DexEntry: Identifiable, Codable, Equatable, Hashable, Sendable {
     confidence: Double = 0,
     localGuessLabel: String = "",
     dateDiscovered: Date = Date(),
-    notes: String = ""
+    notes: String = "",
+    recognizedText: String? = nil
   ) {
     self.id = id
     self.commonName = commonName
@@ -54,9 +61,11 @@ public struct DexEntry: Identifiable, Codable, Equatable, Hashable, Sendable {
     self.localGuessLabel = localGuessLabel
     self.dateDiscovered = dateDiscovered
     self.notes = notes
+    self.recognizedText = recognizedText
   }
 
-  /// Builds an entry from a finished scan, the way a scanner's "Save" does.
+  /// Builds an entry from a finished scan, the way a scanner's "Save" does; `recognizedText`
+  /// is the text read in the photo, if it was read.
   ///
   /// The category is stored as the *matched* ``DexCategory`` so that filters agree with badges,
   /// whatever free-form text the model wrote.
@@ -65,7 +74,8 @@ public struct DexEntry: Identifiable, Codable, Equatable, Hashable, Sendable {
     localGuess: LocalGuess?,
     id: String = UUID().uuidString,
     discoveredAt: Date = Date(),
-    matcher: any DexCategoryMatching = DexKeywordMatcher.standard
+    matcher: any DexCategoryMatching = DexKeywordMatcher.standard,
+    recognizedText: String? = nil
   ) {
     self.init(
       id: id,
@@ -77,7 +87,8 @@ public struct DexEntry: Identifiable, Codable, Equatable, Hashable, Sendable {
       rarity: scan.dexRarity.rawValue,
       confidence: scan.confidence,
       localGuessLabel: localGuess?.label ?? "",
-      dateDiscovered: discoveredAt
+      dateDiscovered: discoveredAt,
+      recognizedText: recognizedText
     )
   }
 

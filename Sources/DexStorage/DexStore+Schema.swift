@@ -5,6 +5,13 @@ internal import GRDB
 extension DexStore {
   /// The versioned migrations. Released migrations never change; new ones are appended.
   static var migrator: DatabaseMigrator {
+    var migrator = firstReleaseMigrator
+    registerRecognizedText(in: &migrator)
+    return migrator
+  }
+
+  /// The first release's migrations alone: how the tests write a store as that release did.
+  static var firstReleaseMigrator: DatabaseMigrator {
     var migrator = DatabaseMigrator()
     migrator.registerMigration("v1 entries, images, full-text search") { db in
       try db.execute(
@@ -55,6 +62,47 @@ extension DexStore {
           """)
     }
     return migrator
+  }
+
+  private static func registerRecognizedText(in migrator: inout DatabaseMigrator) {
+    // The text read in the photo on device: a nullable column (old rows read `nil`), and the
+    // search index rebuilt with it as a fifth column (FTS5 tables cannot gain columns).
+    migrator.registerMigration("v2 recognized text") { db in
+      try db.execute(
+        sql: """
+          ALTER TABLE entry ADD COLUMN recognizedText TEXT;
+          DROP TRIGGER entry_text_insert;
+          DROP TRIGGER entry_text_delete;
+          DROP TRIGGER entry_text_update;
+          DROP TABLE entry_text;
+          CREATE VIRTUAL TABLE entry_text USING fts5(
+            commonName, scientificName, summary, facts, recognizedText,
+            tokenize = 'unicode61 remove_diacritics 2'
+          );
+          INSERT INTO entry_text(rowid, commonName, scientificName, summary, facts, recognizedText)
+          SELECT seq, commonName, scientificName, summary,
+                 (SELECT group_concat(value, ' ') FROM json_each(entry.facts)), recognizedText
+          FROM entry;
+          CREATE TRIGGER entry_text_insert AFTER INSERT ON entry BEGIN
+            INSERT INTO entry_text(rowid, commonName, scientificName, summary, facts, recognizedText)
+            VALUES (new.seq, new.commonName, new.scientificName, new.summary,
+                    (SELECT group_concat(value, ' ') FROM json_each(new.facts)),
+                    new.recognizedText);
+          END;
+          CREATE TRIGGER entry_text_delete AFTER DELETE ON entry BEGIN
+            DELETE FROM entry_text WHERE rowid = old.seq;
+          END;
+          CREATE TRIGGER entry_text_update
+          AFTER UPDATE OF commonName, scientificName, summary, facts, recognizedText
+          ON entry BEGIN
+            DELETE FROM entry_text WHERE rowid = old.seq;
+            INSERT INTO entry_text(rowid, commonName, scientificName, summary, facts, recognizedText)
+            VALUES (new.seq, new.commonName, new.scientificName, new.summary,
+                    (SELECT group_concat(value, ' ') FROM json_each(new.facts)),
+                    new.recognizedText);
+          END;
+          """)
+    }
   }
 
   /// The FTS5 query for `terms`: every word as a quoted prefix, all required.

@@ -58,7 +58,8 @@ struct EntryRecord: FetchableRecord, PersistableRecord, Sendable {
         localGuessLabel: try row.decode(forColumn: "localGuessLabel"),
         dateDiscovered: Date(
           timeIntervalSinceReferenceDate: try row.decode(forColumn: "discovered")),
-        notes: try row.decode(forColumn: "notes"))
+        notes: try row.decode(forColumn: "notes"),
+        recognizedText: try row.decode(forColumn: "recognizedText"))
       imagePath = try row.decode(forColumn: "imagePath")
       imageSize = try row.decode(forColumn: "imageSize")
       imageSHA256 = try row.decode(forColumn: "imageSHA256")
@@ -87,6 +88,7 @@ struct EntryRecord: FetchableRecord, PersistableRecord, Sendable {
     container["localGuessLabel"] = entry.localGuessLabel
     container["discovered"] = entry.dateDiscovered.timeIntervalSinceReferenceDate
     container["notes"] = entry.notes
+    container["recognizedText"] = entry.recognizedText
     container["imagePath"] = imagePath
     container["imageSize"] = imageSize
     container["imageSHA256"] = imageSHA256

@@ -14,16 +14,26 @@ public struct TextRecognitionOptions: Sendable, Hashable {
   /// The largest image, in pixels, that is recognised; larger ones are refused with
   /// ``TextRecognitionError/imageTooLarge(width:height:maxPixelCount:)`` before any work.
   public var maxPixelCount: Int
+  /// Whether the engine first finds which way the text is turned (a quarter or half turn, as in a
+  /// photo of a sideways plant tag) and reads it upright.
+  ///
+  /// Off by default: photos are upright once their EXIF orientation is applied, and detection
+  /// costs time and needs a paragraph's worth of characters to be sure (a lone card name is
+  /// left as it is). Small skews (a few degrees) are read either way. Boxes stay in the pixels
+  /// of the image that was passed in.
+  public var detectsOrientation: Bool
 
   /// Creates options. The defaults read English, keep lines at 0.3 confidence or more, stop after
-  /// 30 seconds and take up to 40 megapixels.
+  /// 30 seconds, take up to 40 megapixels and expect upright text.
   public init(
     languages: [String] = ["eng"], minimumConfidence: Double = 0.3,
-    timeout: Duration = .seconds(30), maxPixelCount: Int = 40_000_000
+    timeout: Duration = .seconds(30), maxPixelCount: Int = 40_000_000,
+    detectsOrientation: Bool = false
   ) {
     self.languages = languages
     self.minimumConfidence = minimumConfidence
     self.timeout = timeout
     self.maxPixelCount = maxPixelCount
+    self.detectsOrientation = detectsOrientation
   }
 }

@@ -1,0 +1,141 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The user's home trash as the freedesktop.org Trash specification (1.0) defines it, and the
+/// one way PixScan gets rid of a file: a rename into `files/` with a `.trashinfo` in `info/`.
+///
+/// It exists so that "delete" is always recoverable from the desktop's own trash can: a file is
+/// never unlinked nor copied. A name already in the trash gets a numbered one (`cat.2.jpg`),
+/// reserved by creating its `.trashinfo` with `O_EXCL` as the specification asks. A photo on
+/// another filesystem than the trash is refused with ``PixScanError/crossDevice(path:trash:)``.
+public struct FreedesktopTrash: Sendable, Hashable {
+  /// The trash directory (`$XDG_DATA_HOME/Trash`), which holds `files/` and `info/`.
+  public let directory: String
+
+  /// Uses `directory` as the trash (created on first use).
+  public init(directory: String) {
+    self.directory = directory
+  }
+
+  /// The home trash the specification names for `environment`: `$XDG_DATA_HOME/Trash`, or
+  /// `$HOME/.local/share/Trash` when `XDG_DATA_HOME` is unset, empty or relative.
+  ///
+  /// - Throws: ``PixScanError/trashFailed(path:message:)`` when neither variable is usable.
+  public static func home(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws(PixScanError) -> FreedesktopTrash {
+    if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+      return FreedesktopTrash(directory: data + "/Trash")
+    }
+    guard let home = environment["HOME"], home.hasPrefix("/") else {
+      throw .trashFailed(path: "", message: "neither XDG_DATA_HOME nor HOME is an absolute path")
+    }
+    return FreedesktopTrash(directory: home + "/.local/share/Trash")
+  }
+
+  /// The folder trashed files are renamed into.
+  public var filesDirectory: String { directory + "/files" }
+  /// The folder the `.trashinfo` files are written to.
+  public var infoDirectory: String { directory + "/info" }
+
+  /// Moves the file at `absolute` into the trash and returns its name there.
+  ///
+  /// - Parameters:
+  ///   - absolute: the file's absolute path (already checked to be inside the triaged folder).
+  ///   - displayPath: the path reported in errors (relative to the folder).
+  ///   - date: the deletion date written to the `.trashinfo` (local time, as the spec says).
+  /// - Throws: ``PixScanError/crossDevice(path:trash:)`` when the trash is on another
+  ///   filesystem, ``PixScanError/trashFailed(path:message:)`` otherwise.
+  @discardableResult
+  public func moveToTrash(
+    _ absolute: String, displayPath: String, date: Date = Date()
+  ) throws(PixScanError) -> String {
+    try makeDirectories(displayPath: displayPath)
+    var source = stat()
+    var files = stat()
+    guard lstat(absolute, &source) == 0 else {
+      throw .trashFailed(path: displayPath, message: "the file is gone")
+    }
+    guard stat(filesDirectory, &files) == 0 else {
+      throw .trashFailed(path: displayPath, message: "the trash folder cannot be read")
+    }
+    guard source.st_dev == files.st_dev else {
+      throw .crossDevice(path: displayPath, trash: directory)
+    }
+    let name = (absolute as NSString).lastPathComponent
+    let info = Self.infoContents(originalPath: absolute, date: date)
+    for attempt in 1...10_000 {
+      let candidate = Self.candidateName(name, attempt: attempt)
+      let infoPath = infoDirectory + "/" + candidate + ".trashinfo"
+      let descriptor = open(infoPath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+      if descriptor < 0 {
+        if errno == EEXIST { continue }
+        throw .trashFailed(
+          path: displayPath,
+          message: "cannot write \(infoPath): \(String(cString: strerror(errno)))")
+      }
+      let written = info.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+      let closed = close(descriptor)
+      guard written == info.count, closed == 0 else {
+        unlink(infoPath)
+        throw .trashFailed(path: displayPath, message: "cannot write \(infoPath)")
+      }
+      let target = filesDirectory + "/" + candidate
+      var existing = stat()
+      if lstat(target, &existing) == 0 {
+        // A file without its .trashinfo (left by another tool): keep both, try the next name.
+        unlink(infoPath)
+        continue
+      }
+      guard rename(absolute, target) == 0 else {
+        let code = errno
+        unlink(infoPath)
+        if code == EXDEV { throw .crossDevice(path: displayPath, trash: directory) }
+        throw .trashFailed(path: displayPath, message: String(cString: strerror(code)))
+      }
+      return candidate
+    }
+    throw .trashFailed(path: displayPath, message: "10 000 files of that name are in the trash")
+  }
+
+  /// Creates `files/` and `info/` (mode 0700) when missing.
+  func makeDirectories(displayPath: String) throws(PixScanError) {
+    for folder in [directory, filesDirectory, infoDirectory] {
+      do {
+        try FileManager.default.createDirectory(
+          atPath: folder, withIntermediateDirectories: true,
+          attributes: [.posixPermissions: 0o700])
+      } catch {
+        throw .trashFailed(
+          path: displayPath, message: "cannot create \(folder): \(error.localizedDescription)")
+      }
+    }
+  }
+
+  /// `cat.jpg` for the first attempt, then `cat.2.jpg`, `cat.3.jpg`, …
+  static func candidateName(_ name: String, attempt: Int) -> String {
+    guard attempt > 1 else { return name }
+    let ext = (name as NSString).pathExtension
+    let stem = (name as NSString).deletingPathExtension
+    return ext.isEmpty ? "\(stem).\(attempt)" : "\(stem).\(attempt).\(ext)"
+  }
+
+  /// The `.trashinfo` text: the original absolute path, percent-encoded, and the deletion date
+  /// as `YYYY-MM-DDThh:mm:ss` in local time.
+  static func infoContents(originalPath: String, date: Date) -> Data {
+    var allowed = CharacterSet.urlPathAllowed
+    allowed.remove(charactersIn: "%;?#")
+    let encoded = originalPath.addingPercentEncoding(withAllowedCharacters: allowed) ?? originalPath
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone.current
+    formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+    let text = "[Trash Info]\nPath=\(encoded)\nDeletionDate=\(formatter.string(from: date))\n"
+    return Data(text.utf8)
+  }
+}

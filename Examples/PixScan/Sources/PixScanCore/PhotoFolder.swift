@@ -1,0 +1,100 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Lists the photos of a folder: the snapshot a triage session walks through, in path order.
+///
+/// It exists apart from the session so that the listing rules are in one place: JPEG, PNG,
+/// HEIF/HEIC, AVIF and WebP files by extension; hidden files and folders (the `.pixscan` state
+/// directory among them) and symbolic links skipped; at most ``PixScanLimits/maxDepth`` folder
+/// levels and ``PixScanLimits/maxPhotoCount`` photos.
+public struct PhotoFolder: Sendable {
+  /// The photos found, sorted by path.
+  public var photos: [Photo]
+  /// Whether the listing stopped at ``PixScanLimits/maxPhotoCount``.
+  public var isTruncated: Bool
+
+  /// The file extensions (lower case) that are listed as photos.
+  public static let photoExtensions: Set<String> = [
+    "jpg", "jpeg", "png", "heic", "heif", "avif", "webp",
+  ]
+
+  /// Lists `sandbox`'s folder within `limits`.
+  ///
+  /// - Throws: ``PixScanError/folderUnreadable(path:message:)`` when the folder itself cannot
+  ///   be read (an unreadable sub-folder is skipped).
+  public init(sandbox: FolderSandbox, limits: PixScanLimits) throws(PixScanError) {
+    var found: [Photo] = []
+    var truncated = false
+    var pending: [(relative: String, depth: Int)] = [("", 0)]
+    var isRoot = true
+    while let (relative, depth) = pending.popLast() {
+      let absolute = relative.isEmpty ? sandbox.root : sandbox.root + "/" + relative
+      let names: [String]
+      do {
+        names = try FileManager.default.contentsOfDirectory(atPath: absolute)
+      } catch {
+        if isRoot {
+          throw .folderUnreadable(path: sandbox.root, message: error.localizedDescription)
+        }
+        continue
+      }
+      isRoot = false
+      for name in names.sorted() where !name.hasPrefix(".") {
+        let child = relative.isEmpty ? name : relative + "/" + name
+        var info = stat()
+        guard lstat(sandbox.root + "/" + child, &info) == 0 else { continue }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR where depth < limits.maxDepth:
+          pending.append((child, depth + 1))
+        case S_IFREG:
+          let ext = (name as NSString).pathExtension.lowercased()
+          guard Self.photoExtensions.contains(ext) else { continue }
+          guard found.count < limits.maxPhotoCount else {
+            truncated = true
+            continue
+          }
+          found.append(
+            Photo(
+              path: child, byteCount: Int64(info.st_size),
+              modifiedMilliseconds: Self.milliseconds(info),
+              isScreenshot: Self.isScreenshot(sandbox.root + "/" + child, name: name)))
+        default: continue
+        }
+      }
+    }
+    photos = found.sorted { $0.path < $1.path }
+    isTruncated = truncated
+  }
+
+  /// The modification time of `info` in milliseconds since 1970.
+  static func milliseconds(_ info: stat) -> Int64 {
+    #if canImport(Darwin)
+      Int64(info.st_mtimespec.tv_sec) * 1000 + Int64(info.st_mtimespec.tv_nsec) / 1_000_000
+    #else
+      Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
+    #endif
+  }
+
+  /// Reads the first bytes of the file and applies ``ScreenshotRule``.
+  static func isScreenshot(_ absolute: String, name: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: absolute) else { return false }
+    defer { try? handle.close() }
+    let header = (try? handle.read(upToCount: ScreenshotRule.headerByteCount)) ?? Data()
+    return ScreenshotRule.isScreenshot(fileName: name, header: header)
+  }
+
+  /// The current size and modification time of the file at `absolute`, as a ``Photo`` key, or
+  /// `nil` when it is gone or not a regular file.
+  static func fileKey(_ absolute: String, path: String, isScreenshot: Bool) -> Photo? {
+    var info = stat()
+    guard lstat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+    return Photo(
+      path: path, byteCount: Int64(info.st_size), modifiedMilliseconds: milliseconds(info),
+      isScreenshot: isScreenshot)
+  }
+}

@@ -1,0 +1,46 @@
+import DexImaging
+
+/// The bounds PixScan keeps to whatever the folder or the browser sends: file and request sizes,
+/// how many photos are listed and returned per page, how much memory thumbnails take.
+///
+/// It exists so that a folder of a million files, a 2 GB "photo" or a hostile request body
+/// neither exhausts memory nor hangs the server; every limit has a test that crosses it.
+public struct PixScanLimits: Sendable, Hashable {
+  /// The most photos one folder lists (default 100 000); the rest are left out and the
+  /// progress reports ``TriageProgress/isTruncated``.
+  public var maxPhotoCount: Int
+  /// The deepest sub-folder level listed (default 8; the folder itself is level 0).
+  public var maxDepth: Int
+  /// The largest photo file read, in bytes (default 100 MiB, DexImaging's own default).
+  public var maxPhotoByteCount: Int
+  /// The decoder's limits on pixels, sides and buffers (``DecodingLimits/default``).
+  public var decoding: DecodingLimits
+  /// The largest request body accepted, in bytes (default 16 KiB: requests carry paths only).
+  public var maxRequestBodyByteCount: Int
+  /// The most items one page of a listing returns (default 500).
+  public var maxPageSize: Int
+  /// The memory the thumbnail cache may hold, in bytes (default 64 MiB).
+  public var thumbnailCacheByteCount: Int
+  /// The longest relative path accepted in a request, in UTF-8 bytes (default 4096, PATH_MAX).
+  public var maxPathByteCount: Int
+  /// The longest side of the image text recognition reads (default 2048).
+  public var recognitionMaxDimension: Int
+
+  /// Creates limits; the defaults suit a phone's camera roll copied to disk.
+  public init(
+    maxPhotoCount: Int = 100_000, maxDepth: Int = 8, maxPhotoByteCount: Int = 100 << 20,
+    decoding: DecodingLimits = .default, maxRequestBodyByteCount: Int = 16 << 10,
+    maxPageSize: Int = 500, thumbnailCacheByteCount: Int = 64 << 20,
+    maxPathByteCount: Int = 4096, recognitionMaxDimension: Int = 2048
+  ) {
+    self.maxPhotoCount = maxPhotoCount
+    self.maxDepth = maxDepth
+    self.maxPhotoByteCount = maxPhotoByteCount
+    self.decoding = decoding
+    self.maxRequestBodyByteCount = maxRequestBodyByteCount
+    self.maxPageSize = maxPageSize
+    self.thumbnailCacheByteCount = thumbnailCacheByteCount
+    self.maxPathByteCount = maxPathByteCount
+    self.recognitionMaxDimension = recognitionMaxDimension
+  }
+}

@@ -1,0 +1,427 @@
+import DexImaging
+import Foundation
+import Logging
+
+/// One folder's triage: the photos in order, what was decided, the delete queue, recognised
+/// text, and the thumbnails, behind one actor that the HTTP routes (and the tests) call.
+///
+/// It exists so that every rule of the app is in one testable place: a decision is stored
+/// before it is answered, a photo already decided (same path, size and modification time) is
+/// never offered again, only the delete queue's own photos go to the trash, and every path is
+/// checked by ``FolderSandbox`` first.
+public actor TriageSession {
+  /// The folder being triaged.
+  public nonisolated let sandbox: FolderSandbox
+  /// The bounds applied to files and requests.
+  public nonisolated let limits: PixScanLimits
+  /// Where trashed photos go.
+  public nonisolated let trash: FreedesktopTrash
+  let store: PixScanStore
+  let imaging: any ImageDownscaling & ImageDecoding
+  let recognizer: any TextRecognizing
+  let thumbnails: ThumbnailCache
+  let logger: Logger
+
+  private var photos: [Photo]
+  private var positions: [String: Int]
+  private var isTruncated: Bool
+  private var decisions: [String: DecisionRecord]
+  private var texts: [String: TextEntry]
+  private var recognitions: [String: Task<Void, Never>] = [:]
+  private var recognitionNote: String?
+  private var canUndo: Bool
+
+  /// Opens `folder`: lists its photos and restores the decisions and texts stored in its
+  /// `.pixscan/pixscan.sqlite`.
+  ///
+  /// - Parameters:
+  ///   - imaging: the decoder and downscaler (DexImaging's ``ImageDownscaler`` on Linux).
+  ///   - recognizer: reads text for the up and down swipes; ``UnavailableTextRecognizer``
+  ///     when there is no OCR engine.
+  ///   - trash: where emptying the queue moves photos (the user's home trash by default).
+  /// - Throws: ``PixScanError``.
+  public init(
+    folder: String, limits: PixScanLimits = PixScanLimits(),
+    imaging: any ImageDownscaling & ImageDecoding, recognizer: any TextRecognizing,
+    trash: FreedesktopTrash, logger: Logger = Logger(label: "dexkit.pixscan")
+  ) async throws(PixScanError) {
+    let sandbox = try FolderSandbox(folder: folder)
+    let listing = try PhotoFolder(sandbox: sandbox, limits: limits)
+    let store = try PixScanStore(directory: sandbox.stateDirectory)
+    let decisions = try await store.decisions()
+    self.sandbox = sandbox
+    self.limits = limits
+    self.trash = trash
+    self.store = store
+    self.imaging = imaging
+    self.recognizer = recognizer
+    self.thumbnails = ThumbnailCache(maxByteCount: limits.thumbnailCacheByteCount)
+    self.logger = logger
+    // Photos already in the trash stay in the counts (they were processed).
+    let listed = Set(listing.photos.map(\.path))
+    let trashed = decisions.values.filter { $0.decision == .trashed && !listed.contains($0.path) }
+    let all = (listing.photos + trashed.map(\.photo)).sorted { $0.path < $1.path }
+    self.photos = all
+    self.positions = Dictionary(
+      all.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
+    self.isTruncated = listing.isTruncated
+    self.decisions = decisions
+    self.texts = try await store.texts()
+    self.canUndo = !(try await store.isHistoryEmpty())
+    logger.info(
+      "PixScan opened the folder",
+      metadata: [
+        "folder": "\(sandbox.root)", "photos": "\(listing.photos.count)",
+        "decided": "\(decisions.count)", "truncated": "\(listing.isTruncated)",
+      ])
+  }
+
+  // MARK: Reading
+
+  /// The counters for `filter`.
+  public func progress(filter: PhotoFilter = .all) -> TriageProgress {
+    var kept = 0
+    var queued = 0
+    var trashed = 0
+    var total = 0
+    for photo in photos where filter.includes(photo) {
+      total += 1
+      switch decision(for: photo) {
+      case .keep: kept += 1
+      case .queue: queued += 1
+      case .trashed: trashed += 1
+      case nil: break
+      }
+    }
+    let queue = queuedPhotos()
+    return TriageProgress(
+      filter: filter, total: total, processed: kept + queued + trashed, kept: kept,
+      queued: queued, trashed: trashed,
+      recognized: texts.values.count { entry in
+        positions[entry.path].map {
+          photos[$0].version == "\(entry.byteCount)-\(entry.modifiedMilliseconds)"
+        } ?? false
+      },
+      recognizing: recognitions.count, queueByteCount: queue.reduce(0) { $0 + $1.byteCount },
+      queueCount: queue.count, isTruncated: isTruncated, recognitionNote: recognitionNote,
+      canUndo: canUndo)
+  }
+
+  /// The next `count` undecided photos for `filter`, in path order: the card first, then the
+  /// ones the page prefetches.
+  public func upcoming(filter: PhotoFilter = .all, count: Int) -> [Photo] {
+    let wanted = min(max(count, 0), limits.maxPageSize)
+    var result: [Photo] = []
+    for photo in photos where filter.includes(photo) && decision(for: photo) == nil {
+      guard result.count < wanted else { break }
+      result.append(photo)
+    }
+    return result
+  }
+
+  /// One page of every listed photo for `filter`, with its decision.
+  ///
+  /// - Throws: ``PixScanError/badRequest(_:)`` for a negative offset or a limit outside
+  ///   `1...maxPageSize`.
+  public func photoPage(
+    filter: PhotoFilter = .all, offset: Int, limit: Int
+  ) throws(PixScanError)
+    -> ListPage<PhotoStatus>
+  {
+    try checkPaging(offset: offset, limit: limit)
+    let matching = photos.filter(filter.includes)
+    let items = matching.dropFirst(offset).prefix(limit).map(status)
+    return ListPage(
+      items: Array(items), offset: offset, total: matching.count,
+      byteCount: matching.reduce(0) { $0 + $1.byteCount })
+  }
+
+  /// One page of the delete queue, most recently queued first, and the bytes it would free.
+  public func queuePage(offset: Int, limit: Int) throws(PixScanError) -> ListPage<PhotoStatus> {
+    try checkPaging(offset: offset, limit: limit)
+    let queue = queuedPhotos()
+    return ListPage(
+      items: queue.dropFirst(offset).prefix(limit).map(status), offset: offset,
+      total: queue.count, byteCount: queue.reduce(0) { $0 + $1.byteCount })
+  }
+
+  /// The recognised texts whose text or path contains `query` (case-insensitive; all when
+  /// empty), in path order, one page at a time.
+  public func textPage(
+    query: String, offset: Int, limit: Int
+  ) throws(PixScanError)
+    -> ListPage<TextEntry>
+  {
+    try checkPaging(offset: offset, limit: limit)
+    let matching = currentTexts().filter { entry in
+      query.isEmpty || entry.text.localizedCaseInsensitiveContains(query)
+        || entry.path.localizedCaseInsensitiveContains(query)
+    }
+    return ListPage(
+      items: Array(matching.dropFirst(offset).prefix(limit)), offset: offset,
+      total: matching.count, byteCount: 0)
+  }
+
+  /// Every recognised text as one plain-text document: a `== path ==` heading per photo, then
+  /// its text; what the page saves as `.txt`.
+  public func exportedText() -> String {
+    currentTexts().map { "== \($0.path) ==\n\($0.text)\n" }.joined(separator: "\n")
+  }
+
+  /// The photo at `path` downscaled to `size` as a JPEG, from the cache when it is there.
+  ///
+  /// - Throws: ``PixScanError``.
+  public func thumbnail(path: String, size: ThumbnailSize) async throws(PixScanError) -> Data {
+    let photo = try currentPhoto(path)
+    let absolute = try sandbox.resolve(path, maxByteCount: limits.maxPathByteCount)
+    let options = DownscaleOptions(
+      maxDimension: size.maxDimension, quality: 0.8,
+      decoding: DecodingOptions(limits: limits.decoding))
+    let imaging = self.imaging
+    let maxBytes = limits.maxPhotoByteCount
+    do {
+      return try await thumbnails.image(
+        for: ThumbnailCache.Key(path: path, version: photo.version, size: size)
+      ) { () async throws(PixScanError) -> Data in
+        let data = try Self.read(absolute, path: path, maxByteCount: maxBytes)
+        do {
+          return try await imaging.downscale(data, options: options).jpegData
+        } catch let error as ImagingError {
+          throw .imaging(path: path, error)
+        } catch {
+          throw .imaging(path: path, .invalidArgument("cancelled"))
+        }
+      }
+    } catch let error as PixScanError {
+      throw error
+    } catch {
+      throw .imaging(path: path, .invalidArgument("cancelled"))
+    }
+  }
+
+  /// The thumbnail cache's hit and miss counts.
+  public func thumbnailStatistics() async -> ThumbnailCache.Statistics {
+    await thumbnails.statistics
+  }
+
+  // MARK: Deciding
+
+  /// Records `action` for the photo at `path` (one undoable step) and, for the up and down
+  /// swipes, starts recognising its text in the background.
+  ///
+  /// - Throws: ``PixScanError``; nothing is stored when it throws.
+  public func decide(path: String, action: TriageAction) async throws(PixScanError) {
+    let photo = try currentPhoto(path)
+    guard decision(for: photo) != .trashed else {
+      throw .badRequest("“\(path)” is already in the trash")
+    }
+    try await apply(
+      [PixScanStore.Change(photo: photo, previous: decision(for: photo), next: action.decision)])
+    if action.recognizesText { startRecognition(photo) }
+  }
+
+  /// Recognises the text of the photo at `path` again (or for the first time), in the
+  /// background.
+  public func recognize(path: String) throws(PixScanError) {
+    startRecognition(try currentPhoto(path))
+  }
+
+  /// Puts one queued photo back among the undecided ones (the queue's per-photo undo).
+  public func unqueue(path: String) async throws(PixScanError) {
+    let photo = try currentPhoto(path)
+    guard decision(for: photo) == .queue else {
+      throw .badRequest("“\(path)” is not in the delete queue")
+    }
+    try await apply([PixScanStore.Change(photo: photo, previous: .queue, next: nil)])
+  }
+
+  /// Keeps every queued photo after all (one undoable step). Returns how many.
+  @discardableResult
+  public func restoreAll() async throws(PixScanError) -> Int {
+    let changes = queuedPhotos().map {
+      PixScanStore.Change(photo: $0, previous: .queue, next: .keep)
+    }
+    try await apply(changes)
+    return changes.count
+  }
+
+  /// Reverts the last undoable step (a swipe, a per-photo undo or "restore all"). Returns the
+  /// paths it changed, empty when there was nothing to undo.
+  @discardableResult
+  public func undoLast() async throws(PixScanError) -> [String] {
+    let changes = try await store.popLastBatch()
+    let reverted = changes.map {
+      PixScanStore.Change(photo: $0.photo, previous: $0.next, next: $0.previous)
+    }
+    try await apply(reverted, undoable: false)
+    canUndo = !(try await store.isHistoryEmpty())
+    return changes.map(\.photo.path)
+  }
+
+  /// Moves every queued photo to the freedesktop trash. A photo that cannot be moved (changed
+  /// since it was queued, on another filesystem, gone) stays in the queue and is reported.
+  public func emptyQueue() async throws(PixScanError) -> TrashReport {
+    var moved: [Photo] = []
+    var failures: [TrashReport.Failure] = []
+    for photo in queuedPhotos() {
+      do throws(PixScanError) {
+        let current = try currentPhoto(photo.path)
+        guard current.version == photo.version else {
+          throw .badRequest("“\(photo.path)” changed after it was queued; triage it again")
+        }
+        let absolute = try sandbox.resolve(photo.path, maxByteCount: limits.maxPathByteCount)
+        guard !FolderSandbox.isSymbolicLink(absolute) else {
+          throw .outsideFolder(photo.path)
+        }
+        try trash.moveToTrash(absolute, displayPath: photo.path)
+        moved.append(photo)
+      } catch {
+        failures.append(
+          .init(path: photo.path, code: error.code, message: error.errorDescription ?? ""))
+      }
+    }
+    try await apply(
+      moved.map { PixScanStore.Change(photo: $0, previous: .queue, next: .trashed) },
+      undoable: false)
+    try await store.forgetHistory(of: moved.map(\.path))
+    canUndo = !(try await store.isHistoryEmpty())
+    logger.info(
+      "Moved the delete queue to the trash",
+      metadata: ["moved": "\(moved.count)", "failed": "\(failures.count)"])
+    return TrashReport(
+      moved: moved.map(\.path), movedByteCount: moved.reduce(0) { $0 + $1.byteCount },
+      failures: failures)
+  }
+
+  /// Waits until every text recognition started so far has finished.
+  public func waitForRecognitions() async {
+    while let task = recognitions.values.first {
+      await task.value
+    }
+  }
+
+  // MARK: Internals
+
+  private func apply(
+    _ changes: [PixScanStore.Change], undoable: Bool = true
+  ) async throws(PixScanError) {
+    guard !changes.isEmpty else { return }
+    let stored = try await store.apply(changes, undoable: undoable)
+    for change in changes where change.next == nil {
+      decisions[change.photo.path] = nil
+    }
+    for record in stored { decisions[record.path] = record }
+    for change in changes where positions[change.photo.path] == nil {
+      positions[change.photo.path] = photos.count
+      photos.append(change.photo)
+    }
+    if undoable { canUndo = true }
+  }
+
+  private func decision(for photo: Photo) -> Decision? {
+    guard let record = decisions[photo.path], record.matches(photo) else { return nil }
+    return record.decision
+  }
+
+  private func status(_ photo: Photo) -> PhotoStatus {
+    PhotoStatus(
+      photo: photo, decision: decision(for: photo),
+      hasText: texts[photo.path].map {
+        $0.byteCount == photo.byteCount && $0.modifiedMilliseconds == photo.modifiedMilliseconds
+      } ?? false)
+  }
+
+  private func queuedPhotos() -> [Photo] {
+    decisions.values.filter { record in
+      record.decision == .queue
+        && positions[record.path].map { photos[$0].version == record.photo.version } ?? false
+    }
+    .sorted { $0.sequence > $1.sequence }
+    .map(\.photo)
+  }
+
+  private func currentTexts() -> [TextEntry] {
+    texts.values.filter { entry in
+      positions[entry.path].map {
+        photos[$0].byteCount == entry.byteCount
+          && photos[$0].modifiedMilliseconds == entry.modifiedMilliseconds
+      } ?? false
+    }
+    .sorted { $0.path < $1.path }
+  }
+
+  /// The listed photo at `path` as the file is now: checked by the sandbox, re-read from disk
+  /// (a replaced file is a new photo), the listed values when it is in the trash.
+  private func currentPhoto(_ path: String) throws(PixScanError) -> Photo {
+    try sandbox.validate(path, maxByteCount: limits.maxPathByteCount)
+    guard let position = positions[path] else { throw .notFound(path) }
+    let listed = photos[position]
+    if decisions[path]?.decision == .trashed, decisions[path]?.matches(listed) == true {
+      return listed
+    }
+    let absolute = try sandbox.resolve(path, maxByteCount: limits.maxPathByteCount)
+    guard let now = PhotoFolder.fileKey(absolute, path: path, isScreenshot: listed.isScreenshot)
+    else { throw .notFound(path) }
+    if now != listed { photos[position] = now }
+    return now
+  }
+
+  private func checkPaging(offset: Int, limit: Int) throws(PixScanError) {
+    guard offset >= 0 else { throw .badRequest("offset must not be negative") }
+    guard (1...limits.maxPageSize).contains(limit) else {
+      throw .badRequest("limit must be within 1...\(limits.maxPageSize)")
+    }
+  }
+
+  private func startRecognition(_ photo: Photo) {
+    guard recognitions[photo.path] == nil else { return }
+    recognitions[photo.path] = Task { await self.recognizeNow(photo) }
+  }
+
+  private func recognizeNow(_ photo: Photo) async {
+    defer { recognitions[photo.path] = nil }
+    do {
+      let absolute = try sandbox.resolve(photo.path, maxByteCount: limits.maxPathByteCount)
+      let data = try Self.read(absolute, path: photo.path, maxByteCount: limits.maxPhotoByteCount)
+      let pixels = try await imaging.decodePixels(
+        from: data, target: .fitting(maxDimension: limits.recognitionMaxDimension),
+        options: DecodingOptions(limits: limits.decoding))
+      let text = try await recognizer.recognizeText(in: pixels)
+      let entry = TextEntry(
+        path: photo.path, byteCount: photo.byteCount,
+        modifiedMilliseconds: photo.modifiedMilliseconds, text: text.string,
+        lineCount: text.lines.count, recognizedAt: Date().timeIntervalSince1970)
+      try await store.save(entry)
+      texts[photo.path] = entry
+      recognitionNote = nil
+    } catch {
+      let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+      recognitionNote = message
+      logger.warning(
+        "Text recognition failed", metadata: ["path": "\(photo.path)", "error": "\(message)"])
+    }
+  }
+
+  /// Reads the file at `absolute`, refusing one larger than `maxByteCount` before reading it.
+  static func read(
+    _ absolute: String, path: String, maxByteCount: Int
+  ) throws(PixScanError)
+    -> Data
+  {
+    guard let handle = FileHandle(forReadingAtPath: absolute) else { throw .notFound(path) }
+    defer { try? handle.close() }
+    do {
+      let size = try handle.seekToEnd()
+      guard size <= UInt64(maxByteCount) else {
+        throw PixScanError.photoTooLarge(
+          path: path, byteCount: Int64(clamping: size), maxByteCount: maxByteCount)
+      }
+      try handle.seek(toOffset: 0)
+      return try handle.read(upToCount: maxByteCount) ?? Data()
+    } catch let error as PixScanError {
+      throw error
+    } catch {
+      throw .notFound(path)
+    }
+  }
+}

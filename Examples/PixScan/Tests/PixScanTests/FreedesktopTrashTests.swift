@@ -1,0 +1,93 @@
+import Foundation
+import PixScanCore
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite("FreedesktopTrash: moves, never deletes")
+struct FreedesktopTrashTests {
+  @Test func theHomeTrashFollowsXDGDataHomeThenHome() throws {
+    #expect(
+      try FreedesktopTrash.home(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"])
+        .directory == "/x/data/Trash")
+    #expect(
+      try FreedesktopTrash.home(environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/u"])
+        .directory == "/home/u/.local/share/Trash")
+    #expect(throws: PixScanError.self) { try FreedesktopTrash.home(environment: [:]) }
+  }
+
+  @Test func aMovedFileIsInFilesWithItsTrashInfo() throws {
+    let data = try TemporaryFolder()
+    let folder = try TemporaryFolder()
+    let photo = try folder.write(Data("photo".utf8), to: "my photo%.jpg")
+    let trash = try FreedesktopTrash.home(environment: ["XDG_DATA_HOME": data.path])
+    let name = try trash.moveToTrash(photo, displayPath: "my photo%.jpg")
+    #expect(name == "my photo%.jpg")
+    #expect(!FileManager.default.fileExists(atPath: photo))
+    #expect(
+      FileManager.default.contents(atPath: data.file("Trash/files/my photo%.jpg"))
+        == Data("photo".utf8))
+    let info = try String(
+      contentsOfFile: data.file("Trash/info/my photo%.jpg.trashinfo"), encoding: .utf8)
+    let lines = info.split(separator: "\n")
+    #expect(lines.first == "[Trash Info]")
+    #expect(lines.contains { $0.hasPrefix("Path=/") && $0.hasSuffix("/my%20photo%25.jpg") })
+    #expect(
+      lines.contains {
+        $0.wholeMatch(of: /DeletionDate=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/) != nil
+      })
+  }
+
+  @Test func aNameAlreadyInTheTrashGetsANumber() throws {
+    let data = try TemporaryFolder()
+    let folder = try TemporaryFolder()
+    let trash = FreedesktopTrash(directory: data.file("Trash"))
+    let first = try trash.moveToTrash(
+      try folder.write(Data("1".utf8), to: "a/cat.jpg"), displayPath: "a/cat.jpg")
+    let second = try trash.moveToTrash(
+      try folder.write(Data("2".utf8), to: "b/cat.jpg"), displayPath: "b/cat.jpg")
+    // A stray file without .trashinfo is kept too.
+    try data.write(Data("stray".utf8), to: "Trash/files/cat.3.jpg")
+    let third = try trash.moveToTrash(
+      try folder.write(Data("3".utf8), to: "c/cat.jpg"), displayPath: "c/cat.jpg")
+    #expect([first, second, third] == ["cat.jpg", "cat.2.jpg", "cat.4.jpg"])
+    #expect(
+      FileManager.default.contents(atPath: data.file("Trash/files/cat.2.jpg")) == Data("2".utf8))
+    #expect(
+      FileManager.default.contents(atPath: data.file("Trash/files/cat.3.jpg")) == Data("stray".utf8)
+    )
+    #expect(data.exists("Trash/info/cat.4.jpg.trashinfo"))
+    #expect(!data.exists("Trash/info/cat.3.jpg.trashinfo"))
+  }
+
+  @Test func anotherFilesystemIsRefusedAndTheFileStays() throws {
+    // /dev/shm is a tmpfs on Linux: another filesystem than the temporary directory.
+    var shm = stat()
+    var tmp = stat()
+    guard stat("/dev/shm", &shm) == 0, stat(NSTemporaryDirectory(), &tmp) == 0,
+      shm.st_dev != tmp.st_dev, access("/dev/shm", W_OK) == 0
+    else {
+      Issue.record("this machine has no writable /dev/shm on another filesystem")
+      return
+    }
+    let data = try TemporaryFolder()
+    let folder = try TemporaryFolder(base: "/dev/shm")
+    let photo = try folder.write(Data("x".utf8), to: "x.jpg")
+    let trash = FreedesktopTrash(directory: data.file("Trash"))
+    #expect(throws: PixScanError.crossDevice(path: "x.jpg", trash: data.file("Trash"))) {
+      try trash.moveToTrash(photo, displayPath: "x.jpg")
+    }
+    #expect(FileManager.default.fileExists(atPath: photo))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: data.file("Trash/info")).isEmpty)
+  }
+
+  @Test func aGoneFileIsATrashFailure() throws {
+    let data = try TemporaryFolder()
+    let trash = FreedesktopTrash(directory: data.file("Trash"))
+    #expect(throws: PixScanError.self) {
+      try trash.moveToTrash(data.file("nothing.jpg"), displayPath: "nothing.jpg")
+    }
+  }
+}

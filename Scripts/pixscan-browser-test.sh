@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# PixScan's page in real headless Chromium (Debian chromium + chromium-driver) driven by Selenium
+# (PyPI, pinned below; pointed at /usr/bin/chromedriver so that Selenium Manager never downloads
+# anything). Builds (or reuses) the pixscan binary from the Examples build in the shared scratch
+# folder, makes a temporary folder of photos (DexKitTesting's sample photos, a screen-sized PNG,
+# a PNG named like a screenshot, a rendered receipt), points XDG_DATA_HOME at a temporary
+# directory (so the freedesktop trash is a temporary one), starts pixscan on 127.0.0.1 and runs
+# Scripts/pixscan-browser-test.py against it.
+#
+# Screenshots of each state go to $DEX_PIXSCAN_SHOTS (default: a new temporary directory) and
+# are copied to /work/shots/pixscan/ when /work/shots exists. The last line is
+# `pixscan-browser: N passed, M failed` (Scripts/test.sh adds it to its closing summary).
+# Usage: Scripts/pixscan-browser-test.sh   (DEX_TEST_SCRATCH: the scratch folder, default .build)
+# Builds with `swift build` without the machine's build lock: run the script under it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+# Debian packages: the browser and its driver; Pillow and DejaVu render the receipt and the
+# screenshot (Debian's /usr/bin/python3, as Scripts/text-photo.py).
+missing=()
+for package in chromium chromium-driver python3-pil fonts-dejavu-core; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "pixscan-browser: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# Selenium (PyPI, Apache-2.0), pinned.
+selenium_version=4.38.0
+if ! python3 -c "import importlib.metadata as m; assert m.version('selenium') == '$selenium_version'" \
+  >/dev/null 2>&1; then
+  echo "pixscan-browser: installing selenium $selenium_version (pip)" >&2
+  python3 -m pip install -q --disable-pip-version-check "selenium==$selenium_version" \
+    || python3 -m pip install -q --disable-pip-version-check --break-system-packages \
+      "selenium==$selenium_version"
+fi
+
+scratch="$(realpath -m "${DEX_TEST_SCRATCH:-.build}")"
+swift build --package-path Examples --scratch-path "$scratch" --product pixscan >/dev/null
+bin="$scratch/debug/pixscan"
+
+work="$(mktemp -d)"
+shots="${DEX_PIXSCAN_SHOTS:-$work/shots}"
+mkdir -p "$shots"
+folder="$work/photos"
+export XDG_DATA_HOME="$work/data"
+mkdir -p "$folder" "$XDG_DATA_HOME"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$folder" "$XDG_DATA_HOME" "$work/server.log"
+}
+trap cleanup EXIT
+
+cp Sources/DexKitTesting/SamplePhotos/*.jpg "$folder/"
+/usr/bin/python3 Scripts/text-photo.py receipt "$folder/receipt.png" --size 40 >/dev/null
+# A phone screenshot by the size rule (1170 x 2532 PNG, no EXIF) and one by its name.
+/usr/bin/python3 - "$folder" <<'EOF'
+import sys
+from PIL import Image, ImageDraw, ImageFont
+folder = sys.argv[1]
+font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 64)
+for name, size, colour in [("phone-capture.png", (1170, 2532), (30, 60, 120)),
+                           ("Screenshot 2026-11-25 at 10.00.00.png", (1000, 1000), (90, 40, 60))]:
+    image = Image.new("RGB", size, colour)
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([0, 0, size[0], 120], fill=(20, 20, 20))
+    draw.text((40, 30), "9:41", font=font, fill=(255, 255, 255))
+    for row in range(6):
+        draw.rounded_rectangle([60, 300 + row * 200, size[0] - 60, 450 + row * 200], 30, fill=(240, 240, 240))
+        draw.text((100, 340 + row * 200), f"Message {row + 1}", font=font, fill=(20, 20, 20))
+    image.save(f"{folder}/{name}")
+EOF
+
+"$bin" "$folder" --port 0 >"$work/server.log" 2>&1 &
+server_pid=$!
+port=""
+for _ in $(seq 1 100); do
+  port=$(sed -n 's|^PixScan: http://127.0.0.1:\([0-9]*\)/$|\1|p' "$work/server.log")
+  if [ -n "$port" ]; then break; fi
+  if ! kill -0 "$server_pid" 2>/dev/null; then break; fi
+  sleep 0.1
+done
+if [ -z "$port" ]; then
+  cat "$work/server.log" >&2
+  echo "pixscan-browser: 0 passed, 1 failed"
+  exit 1
+fi
+
+status=0
+python3 Scripts/pixscan-browser-test.py "http://127.0.0.1:$port/" "$folder" "$XDG_DATA_HOME/Trash" \
+  "$shots" || status=$?
+echo "pixscan-browser: screenshots in $shots"
+if [ -d /work/shots ] || { [ -d /work ] && [ -w /work ]; }; then
+  mkdir -p /work/shots/pixscan
+  cp "$shots"/*.png /work/shots/pixscan/
+  echo "pixscan-browser: copied to /work/shots/pixscan/"
+fi
+exit "$status"

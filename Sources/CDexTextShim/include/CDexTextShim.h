@@ -1,0 +1,87 @@
+// CDexTextShim: the only C that DexTextRecognition calls; it drives Tesseract 5 through its C API.
+//
+// No Tesseract type leaks into this header: Swift sees an opaque engine (one TessBaseAPI), an
+// opaque job (the cancel flag and deadline of one recognition, safe to cancel from any thread)
+// and plain C arrays of lines. An engine is used by one thread at a time; a job's cancel function
+// may be called from any thread while the recognition runs.
+#ifndef CDEXTEXTSHIM_H
+#define CDEXTEXTSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Result codes of the shim's fallible functions.
+enum {
+  DEX_OCR_OK = 0,
+  /// Tesseract's Init failed (data missing or unreadable); the message buffer says which.
+  DEX_OCR_INIT_FAILED = 1,
+  /// The job was cancelled before or during recognition.
+  DEX_OCR_CANCELLED = 2,
+  /// The job's deadline passed before recognition finished.
+  DEX_OCR_TIMED_OUT = 3,
+  /// Tesseract reported a failure on this image.
+  DEX_OCR_FAILED = 4,
+  /// An allocation failed.
+  DEX_OCR_OUT_OF_MEMORY = 5,
+  /// A caller error (null pointer, bad size).
+  DEX_OCR_INVALID_ARGUMENT = 6,
+};
+
+/// One Tesseract handle, initialised for a data directory and a language list.
+typedef struct dex_ocr_engine dex_ocr_engine;
+
+/// The cancel flag and deadline of one recognition.
+typedef struct dex_ocr_job dex_ocr_job;
+
+/// One recognised line: UTF-8 text (owned by the result), Tesseract's confidence (0...100) and
+/// its box in image pixels, origin at the top left, right and bottom exclusive.
+typedef struct {
+  char *text;
+  float confidence;
+  int left, top, right, bottom;
+} dex_ocr_line;
+
+/// The lines of one recognition, in Tesseract's reading order.
+typedef struct {
+  dex_ocr_line *lines;
+  size_t count;
+} dex_ocr_result;
+
+/// Creates an engine: a TessBaseAPI with its debug output sent to /dev/null, initialised with
+/// `datapath` (a tessdata directory) and `languages` ("eng" or "eng+deu"). On failure returns
+/// DEX_OCR_INIT_FAILED (or DEX_OCR_OUT_OF_MEMORY) and writes a message into `message`.
+int dex_ocr_engine_create(const char *datapath, const char *languages, dex_ocr_engine **out,
+                          char *message, size_t message_size);
+
+/// Ends and frees an engine; null is ignored.
+void dex_ocr_engine_destroy(dex_ocr_engine *engine);
+
+/// Creates a job whose deadline is `timeout_ms` milliseconds from now; NULL when out of memory.
+dex_ocr_job *dex_ocr_job_create(int64_t timeout_ms);
+
+/// Asks the job's recognition to stop at its next check; safe from any thread, any time.
+void dex_ocr_job_cancel(dex_ocr_job *job);
+
+/// Frees a job; null is ignored. Only once the recognition using it has returned.
+void dex_ocr_job_destroy(dex_ocr_job *job);
+
+/// Recognises interleaved RGB8 pixels (`width * height * 3` bytes, no row padding) with page
+/// segmentation mode `page_seg_mode` (Tesseract's PSM numbers). Blocks until done, cancelled or
+/// timed out. On DEX_OCR_OK `out` holds the lines (free with dex_ocr_result_free); otherwise
+/// `out` is empty and, for DEX_OCR_FAILED, `message` says why.
+int dex_ocr_recognize(dex_ocr_engine *engine, dex_ocr_job *job, const uint8_t *rgb, int width,
+                      int height, int page_seg_mode, dex_ocr_result *out, char *message,
+                      size_t message_size);
+
+/// Frees the lines of a result and empties it; an empty result is ignored.
+void dex_ocr_result_free(dex_ocr_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,194 @@
+// CDexTextShim: see include/CDexTextShim.h.
+#include "CDexTextShim.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <tesseract/capi.h>
+
+struct dex_ocr_engine {
+  TessBaseAPI *api;
+};
+
+struct dex_ocr_job {
+  atomic_bool cancelled;
+  atomic_bool deadline_passed;
+  struct timespec deadline;
+  int64_t timeout_ms;
+};
+
+static void copy_message(char *message, size_t size, const char *text) {
+  if (message == NULL || size == 0) return;
+  snprintf(message, size, "%s", text);
+}
+
+int dex_ocr_engine_create(const char *datapath, const char *languages, dex_ocr_engine **out,
+                          char *message, size_t message_size) {
+  if (out == NULL || datapath == NULL || languages == NULL) return DEX_OCR_INVALID_ARGUMENT;
+  *out = NULL;
+  dex_ocr_engine *engine = calloc(1, sizeof *engine);
+  if (engine == NULL) return DEX_OCR_OUT_OF_MEMORY;
+  engine->api = TessBaseAPICreate();
+  if (engine->api == NULL) {
+    free(engine);
+    return DEX_OCR_OUT_OF_MEMORY;
+  }
+  // Tesseract's tprintf writes to `debug_file` (stderr when empty): silence it before Init, which
+  // is the first thing that prints.
+  TessBaseAPISetVariable(engine->api, "debug_file", "/dev/null");
+  if (TessBaseAPIInit3(engine->api, datapath, languages) != 0) {
+    char text[512];
+    snprintf(text, sizeof text, "Tesseract could not load \"%s\" from %s", languages, datapath);
+    copy_message(message, message_size, text);
+    TessBaseAPIEnd(engine->api);
+    TessBaseAPIDelete(engine->api);
+    free(engine);
+    return DEX_OCR_INIT_FAILED;
+  }
+  // Init reads the config files, which may set debug_file again.
+  TessBaseAPISetVariable(engine->api, "debug_file", "/dev/null");
+  *out = engine;
+  return DEX_OCR_OK;
+}
+
+void dex_ocr_engine_destroy(dex_ocr_engine *engine) {
+  if (engine == NULL) return;
+  TessBaseAPIEnd(engine->api);
+  TessBaseAPIDelete(engine->api);
+  free(engine);
+}
+
+dex_ocr_job *dex_ocr_job_create(int64_t timeout_ms) {
+  dex_ocr_job *job = calloc(1, sizeof *job);
+  if (job == NULL) return NULL;
+  atomic_init(&job->cancelled, false);
+  atomic_init(&job->deadline_passed, false);
+  if (timeout_ms < 0) timeout_ms = 0;
+  job->timeout_ms = timeout_ms;
+  clock_gettime(CLOCK_MONOTONIC, &job->deadline);
+  job->deadline.tv_sec += (time_t)(timeout_ms / 1000);
+  job->deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+  if (job->deadline.tv_nsec >= 1000000000L) {
+    job->deadline.tv_sec += 1;
+    job->deadline.tv_nsec -= 1000000000L;
+  }
+  return job;
+}
+
+void dex_ocr_job_cancel(dex_ocr_job *job) {
+  if (job != NULL) atomic_store(&job->cancelled, true);
+}
+
+void dex_ocr_job_destroy(dex_ocr_job *job) { free(job); }
+
+static bool job_deadline_passed(dex_ocr_job *job) {
+  if (atomic_load(&job->deadline_passed)) return true;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  bool passed = now.tv_sec > job->deadline.tv_sec ||
+                (now.tv_sec == job->deadline.tv_sec && now.tv_nsec >= job->deadline.tv_nsec);
+  if (passed) atomic_store(&job->deadline_passed, true);
+  return passed;
+}
+
+// Tesseract's monitor calls this between words: true stops the recognition.
+static bool job_should_stop(void *cancel_this, int words) {
+  (void)words;
+  dex_ocr_job *job = cancel_this;
+  return atomic_load(&job->cancelled) || job_deadline_passed(job);
+}
+
+static int stop_reason(dex_ocr_job *job) {
+  if (atomic_load(&job->cancelled)) return DEX_OCR_CANCELLED;
+  if (job_deadline_passed(job)) return DEX_OCR_TIMED_OUT;
+  return DEX_OCR_OK;
+}
+
+static int collect_lines(TessBaseAPI *api, dex_ocr_result *out) {
+  TessResultIterator *iterator = TessBaseAPIGetIterator(api);
+  if (iterator == NULL) return DEX_OCR_OK;  // no text at all
+  size_t capacity = 0;
+  int status = DEX_OCR_OK;
+  TessPageIterator *page = TessResultIteratorGetPageIterator(iterator);
+  do {
+    char *text = TessResultIteratorGetUTF8Text(iterator, RIL_TEXTLINE);
+    if (text == NULL) continue;
+    int left = 0, top = 0, right = 0, bottom = 0;
+    TessPageIteratorBoundingBox(page, RIL_TEXTLINE, &left, &top, &right, &bottom);
+    float confidence = TessResultIteratorConfidence(iterator, RIL_TEXTLINE);
+    char *copy = strdup(text);
+    TessDeleteText(text);
+    if (copy == NULL) {
+      status = DEX_OCR_OUT_OF_MEMORY;
+      break;
+    }
+    if (out->count == capacity) {
+      size_t grown = capacity == 0 ? 16 : capacity * 2;
+      dex_ocr_line *lines = realloc(out->lines, grown * sizeof *lines);
+      if (lines == NULL) {
+        free(copy);
+        status = DEX_OCR_OUT_OF_MEMORY;
+        break;
+      }
+      out->lines = lines;
+      capacity = grown;
+    }
+    out->lines[out->count++] = (dex_ocr_line){copy, confidence, left, top, right, bottom};
+  } while (TessResultIteratorNext(iterator, RIL_TEXTLINE));
+  TessResultIteratorDelete(iterator);
+  if (status != DEX_OCR_OK) dex_ocr_result_free(out);
+  return status;
+}
+
+int dex_ocr_recognize(dex_ocr_engine *engine, dex_ocr_job *job, const uint8_t *rgb, int width,
+                      int height, int page_seg_mode, dex_ocr_result *out, char *message,
+                      size_t message_size) {
+  if (out == NULL) return DEX_OCR_INVALID_ARGUMENT;
+  out->lines = NULL;
+  out->count = 0;
+  if (engine == NULL || job == NULL || rgb == NULL || width <= 0 || height <= 0 ||
+      width > INT32_MAX / 3 || page_seg_mode < 0 || page_seg_mode >= PSM_COUNT)
+    return DEX_OCR_INVALID_ARGUMENT;
+  int reason = stop_reason(job);
+  if (reason != DEX_OCR_OK) return reason;
+
+  ETEXT_DESC *monitor = TessMonitorCreate();
+  if (monitor == NULL) return DEX_OCR_OUT_OF_MEMORY;
+  TessMonitorSetCancelFunc(monitor, job_should_stop);
+  TessMonitorSetCancelThis(monitor, job);
+  int64_t deadline = job->timeout_ms > INT32_MAX ? INT32_MAX : job->timeout_ms;
+  TessMonitorSetDeadlineMSecs(monitor, (int)deadline);
+
+  TessBaseAPIClear(engine->api);
+  TessBaseAPISetPageSegMode(engine->api, (TessPageSegMode)page_seg_mode);
+  TessBaseAPISetImage(engine->api, rgb, width, height, 3, width * 3);
+  int recognized = TessBaseAPIRecognize(engine->api, monitor);
+  TessMonitorDelete(monitor);
+
+  // A result that came back after the deadline or the cancel is not taken: the caller has been
+  // promised an end at either.
+  reason = stop_reason(job);
+  int status;
+  if (reason != DEX_OCR_OK) {
+    status = reason;
+  } else if (recognized != 0) {
+    copy_message(message, message_size, "Tesseract could not recognise this image");
+    status = DEX_OCR_FAILED;
+  } else {
+    status = collect_lines(engine->api, out);
+  }
+  TessBaseAPIClear(engine->api);
+  return status;
+}
+
+void dex_ocr_result_free(dex_ocr_result *result) {
+  if (result == NULL) return;
+  for (size_t i = 0; i < result->count; i++) free(result->lines[i].text);
+  free(result->lines);
+  result->lines = NULL;
+  result->count = 0;
+}

@@ -1,0 +1,2 @@
+// System Tesseract 5 (Debian libtesseract-dev) through its C API, for CDexTextShim only.
+#include <tesseract/capi.h>

@@ -1,0 +1,5 @@
+/// Which engines can serve a call: same data directory, same languages.
+struct TesseractEngineKey: Hashable, Sendable {
+  let dataDirectory: String
+  let languages: String
+}

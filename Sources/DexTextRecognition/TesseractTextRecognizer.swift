@@ -1,0 +1,132 @@
+import DexImaging
+import Foundation
+import Logging
+
+/// Reads printed text in a photo on device with Tesseract 5: DexKit's ``TextRecognizing``
+/// conformance on Linux.
+///
+/// It exists so that a plant tag's name, a card's title or a receipt's lines can be read without
+/// any network, from the pixels the scan has already decoded (no second decode). It wraps the
+/// system's Tesseract (Debian `libtesseract-dev` and a language pack such as `tesseract-ocr-eng`)
+/// through a small C shim, and keeps to ``TextRecognitionOptions``' bounds: images over
+/// ``TextRecognitionOptions/maxPixelCount`` are refused before any work, the recognition stops
+/// at ``TextRecognitionOptions/timeout`` with ``TextRecognitionError/timedOut(after:)``, and a
+/// cancelled task ends with `CancellationError` at Tesseract's next check (between words).
+/// The blocking work runs on a dispatch queue of its own, never on Swift's cooperative threads.
+///
+/// Tesseract's own debug output is sent to `/dev/null`; what matters is logged through
+/// ``logger``. Copies share one pool of initialised engines (one per call in flight, a few kept
+/// idle), so loading the language data is paid once, not per photo.
+public struct TesseractTextRecognizer: TextRecognizing {
+  /// The tessdata directory in use (holding `eng.traineddata` and friends), or `nil` when none
+  /// was found: then every call ends with ``TextRecognitionError/engineUnavailable(detail:)``.
+  public let dataDirectory: String?
+  /// Where the recognizer logs (engine start, refusals, failures, timings at debug level).
+  public var logger: Logger
+  private let pool: TesseractEnginePool
+
+  /// Creates a recognizer that reads its language data from `dataDirectory`, or, when `nil`,
+  /// from the first of `TESSDATA_PREFIX` and the usual system places (Debian's
+  /// `/usr/share/tesseract-ocr/5/tessdata` among them) that holds a `.traineddata` file.
+  ///
+  /// Nothing is loaded here: the first recognition starts the engine.
+  public init(
+    dataDirectory: String? = nil, logger: Logger = Logger(label: "DexTextRecognition")
+  ) {
+    self.dataDirectory = dataDirectory ?? Self.defaultDataDirectory()
+    self.logger = logger
+    self.pool = TesseractEnginePool()
+  }
+
+  /// Recognises the printed text in `image` (upright RGB8 pixels), line by line in reading
+  /// order, keeping the lines whose confidence reaches
+  /// ``TextRecognitionOptions/minimumConfidence``.
+  ///
+  /// - Throws: ``TextRecognitionError`` for refused options or images, missing data, a timeout
+  ///   or an engine failure; `CancellationError` when the task is cancelled.
+  public func recognizeText(
+    in image: RGBImage, options: TextRecognitionOptions
+  ) async throws
+    -> RecognizedText
+  {
+    try Self.validate(options)
+    let pixelCount = image.width.multipliedReportingOverflow(by: image.height)
+    guard !pixelCount.overflow, pixelCount.partialValue <= options.maxPixelCount else {
+      logger.info(
+        "Text recognition refused an image over the pixel limit",
+        metadata: [
+          "width": "\(image.width)", "height": "\(image.height)",
+          "maxPixelCount": "\(options.maxPixelCount)",
+        ])
+      throw TextRecognitionError.imageTooLarge(
+        width: image.width, height: image.height, maxPixelCount: options.maxPixelCount)
+    }
+    guard image.width <= Self.maxSide, image.height <= Self.maxSide else {
+      throw TextRecognitionError.recognitionFailed(
+        "Tesseract reads images up to \(Self.maxSide) pixels a side; this one is \(image.width)×\(image.height)"
+      )
+    }
+    try Task.checkCancellation()
+    guard options.timeout > .zero else {
+      throw TextRecognitionError.timedOut(after: options.timeout)
+    }
+    let key = try engineKey(for: options)
+    // Tesseract refuses images smaller than this as "too small to scan"; they hold no text.
+    guard image.width >= Self.minSide, image.height >= Self.minSide else {
+      return RecognizedText(lines: [])
+    }
+
+    let clock = ContinuousClock()
+    let start = clock.now
+    let engine = try await pool.checkOut(key)
+    guard let job = TesseractJob(timeoutMilliseconds: Self.milliseconds(options.timeout)) else {
+      await pool.checkIn(engine)
+      throw TextRecognitionError.recognitionFailed("out of memory")
+    }
+    let outcome = await withTaskCancellationHandler {
+      await engine.recognize(
+        image, pageSegmentationMode: options.detectsOrientation ? Self.psmAutoOSD : Self.psmAuto,
+        job: job)
+    } onCancel: {
+      job.cancel()
+    }
+    await pool.checkIn(engine)
+    let elapsed = clock.now - start
+    switch outcome {
+    case .success(let lines):
+      let kept = lines.filter { $0.confidence >= options.minimumConfidence }
+      logger.debug(
+        "Recognised text",
+        metadata: [
+          "lines": "\(kept.count)", "dropped": "\(lines.count - kept.count)",
+          "width": "\(image.width)", "height": "\(image.height)", "elapsed": "\(elapsed)",
+        ])
+      return RecognizedText(lines: kept)
+    case .failure(.cancelled):
+      logger.debug("Text recognition cancelled", metadata: ["elapsed": "\(elapsed)"])
+      throw CancellationError()
+    case .failure(.timedOut):
+      logger.info(
+        "Text recognition timed out",
+        metadata: ["timeout": "\(options.timeout)", "elapsed": "\(elapsed)"])
+      throw TextRecognitionError.timedOut(after: options.timeout)
+    case .failure(.failed(let message)):
+      logger.warning("Text recognition failed", metadata: ["reason": "\(message)"])
+      throw TextRecognitionError.recognitionFailed(message)
+    }
+  }
+
+  /// Tesseract's page segmentation modes used here: automatic layout, with or without
+  /// orientation and script detection first.
+  static let psmAuto: Int32 = 3
+  static let psmAutoOSD: Int32 = 1
+  /// Tesseract's limits on an image's sides (`MAX_INT16`, and its smallest scannable size).
+  static let maxSide = 32_767
+  static let minSide = 3
+
+  static func milliseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    guard seconds < Int64.max / 1000 - 1 else { return Int64.max / 2 }
+    return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+  }
+}

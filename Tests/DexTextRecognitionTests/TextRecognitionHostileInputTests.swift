@@ -1,0 +1,192 @@
+import DexImaging
+import DexTestSupport
+import DexTestTraits
+import Foundation
+import Testing
+
+@testable import DexTextRecognition
+
+/// Hostile images and options: each ends in an empty result or a typed error, never a crash or
+/// a hang.
+@Suite(.offCooperativePool, .timeLimit(.minutes(2)))
+struct TextRecognitionHostileInputTests {
+  static let recognizer = TesseractTextRecognizer()
+
+  static func solid(width: Int, height: Int, value: UInt8 = 255) throws -> RGBImage {
+    try #require(
+      RGBImage(
+        width: width, height: height,
+        pixels: [UInt8](repeating: value, count: width * height * 3)))
+  }
+
+  @Test(arguments: [(1, 1), (2, 2), (3, 3), (8, 8), (1, 500), (500, 1), (4, 300)])
+  func tinyImageHasNoText(_ size: (width: Int, height: Int)) async throws {
+    let black = try Self.solid(width: size.width, height: size.height, value: 0)
+    #expect(try await Self.recognizer.recognizeText(in: black).isEmpty)
+    let white = try Self.solid(width: size.width, height: size.height)
+    #expect(try await Self.recognizer.recognizeText(in: white).isEmpty)
+  }
+
+  @Test func blankImageHasNoText() async throws {
+    let text = try await Self.recognizer.recognizeText(in: try Self.solid(width: 640, height: 480))
+    #expect(text.isEmpty)
+  }
+
+  @Test func noiseImageEndsWithConfidentLinesOnly() async throws {
+    var generator = SeededGenerator(seed: 31)
+    let pixels = (0..<(640 * 480 * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    let image = try #require(RGBImage(width: 640, height: 480, pixels: pixels))
+    let options = TextRecognitionOptions(minimumConfidence: 0.6)
+    let text = try await Self.recognizer.recognizeText(in: image, options: options)
+    print("noise image: \(text.lines.count) lines at 0.6 or more")
+    #expect(text.lines.allSatisfy { $0.confidence >= 0.6 })
+  }
+
+  @Test func imageOverThePixelLimitIsRefused() async throws {
+    let image = try Self.solid(width: 2000, height: 1000)
+    await #expect(
+      throws: TextRecognitionError.imageTooLarge(
+        width: 2000, height: 1000, maxPixelCount: 1_000_000)
+    ) {
+      try await Self.recognizer.recognizeText(
+        in: image, options: TextRecognitionOptions(maxPixelCount: 1_000_000))
+    }
+  }
+
+  @Test func imageWiderThanTesseractTakesIsRefused() async throws {
+    let image = try Self.solid(width: 40_000, height: 4)
+    let error = await #expect(throws: TextRecognitionError.self) {
+      try await Self.recognizer.recognizeText(in: image)
+    }
+    guard case .recognitionFailed(let message) = error else {
+      Issue.record("expected recognitionFailed, got \(String(describing: error))")
+      return
+    }
+    #expect(message.contains("32767"))
+  }
+
+  @Test func zeroTimeoutTimesOut() async throws {
+    let photo = try await TextPhoto.render("receipt", size: 20)
+    await #expect(throws: TextRecognitionError.timedOut(after: .zero)) {
+      try await Self.recognizer.recognizeText(
+        in: photo.image, options: TextRecognitionOptions(timeout: .zero))
+    }
+  }
+
+  @Test func tinyTimeoutTimesOut() async throws {
+    let photo = try await TextPhoto.render("page", size: 28, canvas: "1600x1800")
+    await #expect(throws: TextRecognitionError.timedOut(after: .milliseconds(1))) {
+      try await Self.recognizer.recognizeText(
+        in: photo.image, options: TextRecognitionOptions(timeout: .milliseconds(1)))
+    }
+    // The engine that timed out serves the next call normally.
+    let text = try await Self.recognizer.recognizeText(in: photo.image)
+    #expect(wordAccuracy(expected: photo.text, recognized: text.string) >= 0.9)
+  }
+
+  @Test func cancellationMidRecognitionEndsWithCancellationError() async throws {
+    let photo = try await TextPhoto.render("page", size: 40, canvas: "2600x2600")
+    let recognizer = TesseractTextRecognizer()
+    let task = Task {
+      try await recognizer.recognizeText(
+        in: photo.image, options: TextRecognitionOptions(timeout: .seconds(600)))
+    }
+    try await Task.sleep(for: .milliseconds(300))
+    task.cancel()
+    // The suite's time limit is the hang guard: Tesseract checks between words.
+    await #expect(throws: CancellationError.self) { try await task.value }
+  }
+
+  @Test func bogusDataDirectoryIsEngineUnavailable() async throws {
+    let recognizer = TesseractTextRecognizer(dataDirectory: "/nonexistent/dexkit-tessdata")
+    #expect(recognizer.availableLanguages.isEmpty)
+    let error = await #expect(throws: TextRecognitionError.self) {
+      try await recognizer.recognizeText(in: try Self.solid(width: 64, height: 64))
+    }
+    guard case .engineUnavailable(let detail) = error else {
+      Issue.record("expected engineUnavailable, got \(String(describing: error))")
+      return
+    }
+    #expect(detail.contains("/nonexistent/dexkit-tessdata"))
+  }
+
+  @Test func corruptLanguageDataIsEngineUnavailable() async throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("dex-tessdata-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try Data("not a traineddata file".utf8).write(
+      to: directory.appendingPathComponent("eng.traineddata"))
+    let recognizer = TesseractTextRecognizer(dataDirectory: directory.path)
+    #expect(recognizer.availableLanguages == ["eng"])
+    let error = await #expect(throws: TextRecognitionError.self) {
+      try await recognizer.recognizeText(in: try Self.solid(width: 64, height: 64))
+    }
+    guard case .engineUnavailable = error else {
+      Issue.record("expected engineUnavailable, got \(String(describing: error))")
+      return
+    }
+  }
+
+  @Test func unknownLanguageIsLanguageUnavailable() async throws {
+    await #expect(throws: TextRecognitionError.languageUnavailable("xyz")) {
+      try await Self.recognizer.recognizeText(
+        in: try Self.solid(width: 64, height: 64),
+        options: TextRecognitionOptions(languages: ["eng", "xyz"]))
+    }
+  }
+
+  @Test func orientationWithoutOSDDataIsLanguageUnavailable() async throws {
+    let installed = try #require(Self.recognizer.dataDirectory)
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("dex-tessdata-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try FileManager.default.createSymbolicLink(
+      at: directory.appendingPathComponent("eng.traineddata"),
+      withDestinationURL: URL(fileURLWithPath: installed).appendingPathComponent("eng.traineddata"))
+    let recognizer = TesseractTextRecognizer(dataDirectory: directory.path)
+    await #expect(throws: TextRecognitionError.languageUnavailable("osd")) {
+      try await recognizer.recognizeText(
+        in: try Self.solid(width: 64, height: 64),
+        options: TextRecognitionOptions(detectsOrientation: true))
+    }
+  }
+
+  @Test(arguments: [[String](), ["../eng"], ["eng", ""], ["eng+deu"]])
+  func malformedLanguageListIsInvalid(_ languages: [String]) async throws {
+    let error = await #expect(throws: TextRecognitionError.self) {
+      try await Self.recognizer.recognizeText(
+        in: try Self.solid(width: 64, height: 64),
+        options: TextRecognitionOptions(languages: languages))
+    }
+    guard case .invalidOptions = error else {
+      Issue.record("expected invalidOptions, got \(String(describing: error))")
+      return
+    }
+  }
+
+  @Test func negativeTimeoutIsInvalid() async throws {
+    await #expect(throws: TextRecognitionError.invalidOptions("the timeout is negative")) {
+      try await Self.recognizer.recognizeText(
+        in: try Self.solid(width: 64, height: 64),
+        options: TextRecognitionOptions(timeout: .seconds(-1)))
+    }
+  }
+
+  @Test func dataDirectoryComesFromTessdataPrefixFirst() throws {
+    let installed = try #require(Self.recognizer.dataDirectory)
+    #expect(
+      TesseractTextRecognizer.defaultDataDirectory(environment: ["TESSDATA_PREFIX": installed])
+        == installed)
+    let parent = (installed as NSString).deletingLastPathComponent
+    if installed.hasSuffix("/tessdata") {
+      #expect(
+        TesseractTextRecognizer.defaultDataDirectory(environment: ["TESSDATA_PREFIX": parent])
+          == installed)
+    }
+    #expect(
+      TesseractTextRecognizer.candidateDataDirectories(environment: [:]).first
+        == "/usr/share/tesseract-ocr/5/tessdata")
+  }
+}
