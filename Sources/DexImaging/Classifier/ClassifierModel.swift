@@ -21,6 +21,9 @@ public final class ClassifierModel: Sendable {
   /// (oneDNN's names, such as `avx512_core_vnni`; the `ONEDNN_MAX_CPU_ISA` environment variable
   /// caps it); `nil` on the portable path. For logs and benchmarks.
   public var instructionSet: String? { network.instructionSet }
+  /// The arithmetic the network runs in: ``ClassifierPrecision/int8`` on oneDNN where the
+  /// processor has VNNI, ``ClassifierPrecision/float32`` elsewhere; chosen once per process.
+  public var precision: ClassifierPrecision { ClassifierPrecision(network.precision) }
 
   /// Pairs a network with its labels, and logs (once, here) which backend runs it: at debug
   /// level, and at notice level when oneDNN was wanted but the network fell back.
@@ -46,6 +49,7 @@ public final class ClassifierModel: Sendable {
     }
     var metadata: Logger.Metadata = ["backend": "\(backend.rawValue)"]
     if let isa = network.instructionSet { metadata["isa"] = "\(isa)" }
+    metadata["precision"] = "\(network.precision.rawValue)"
     logger.debug("classifier backend", metadata: metadata)
   }
 

@@ -138,7 +138,44 @@ import Testing
     _ = try model.logits(for: ClassifierFixtures.image("dog"))
     _ = try model.logits(for: ClassifierFixtures.image("cat"), threads: 2)
     let isa = try #require(model.instructionSet)
-    #expect(capture.lines == ["[debug] test: classifier backend backend=oneDNN isa=\(isa)"])
+    #expect(
+      capture.lines == [
+        "[debug] test: classifier backend backend=oneDNN isa=\(isa) precision=float32"
+      ])
+  }
+
+  /// libdnnl that cannot be loaded is a typed error naming the library where the engine is
+  /// made directly; a model falls back to the portable path with a notice naming it, and still
+  /// gives the portable path's logits.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+  func missingLibraryIsATypedErrorOrALoggedFallback() throws {
+    #if canImport(CDexNeuralShim)
+      let directory = try ClassifierFixtures.resourceDirectory()
+      let manifest = try JSONDecoder().decode(
+        WeightsManifest.self,
+        from: Data(contentsOf: directory.appendingPathComponent("EfficientNetLite0.json")))
+      let blob = try Data(contentsOf: directory.appendingPathComponent(manifest.weights.file))
+      let store = try TensorStore(manifest: manifest, blob: blob)
+      #expect {
+        try OneDNNNetwork(
+          architecture: manifest.architecture, store: store, ranges: nil, precision: .float32,
+          fault: .missingLibrary)
+      } throws: { error in
+        guard case .backendFailed(let message) = error as? NetworkError else { return false }
+        return message.contains(OneDNNNetwork.missingLibrary)
+      }
+    #endif
+    let capture = LogCapture()
+    let model = try ClassifierFixtures.loadModel(
+      backend: .automatic, fault: .missingLibrary, logger: capture.logger())
+    #expect(model.backend == .portable)
+    #expect(model.instructionSet == nil)
+    let notices = capture.lines.filter { $0.hasPrefix("[notice]") }
+    #expect(notices.count == 1)
+    #expect(notices.first?.contains("libdnnl-dexkit-missing.so.2") == true, "\(notices)")
+    let image = try ClassifierFixtures.image("fish")
+    let oracle = try ClassifierFixtures.model(.portable).logits(for: image)
+    #expect(try model.logits(for: image) == oracle)
   }
 
   private static func top5(_ logits: [Float]) -> [Int] {
