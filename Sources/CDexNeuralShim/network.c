@@ -87,13 +87,20 @@ static void *symbol(void *library, const char *name) {
   return address;
 }
 
-/// Loads libdnnl once. Before that, unless the host chose otherwise, OpenMP's idle threads are
-/// told to sleep instead of spinning (OMP_WAIT_POLICY=PASSIVE, read once when libgomp starts):
-/// on a busy host, spinning workers made a two-thread pass 7 times slower than one thread
-/// (70 ms against 11; 9.8 ms passive).
+/// Loads libdnnl once. Unless the host set OMP_WAIT_POLICY, OpenMP's idle threads are told to
+/// sleep instead of spinning: PASSIVE is in the environment only while dlopen starts libgomp
+/// (which reads it once, then), and removed again, so the host's environment (and its child
+/// processes') is as it was. Measured on 2 cores with one other busy process, a two-thread pass
+/// took 5.7 ms passive, 412 ms with libgomp's default spinning and 406 ms active; on an idle
+/// host spinning halves it (2.8 ms against 5.4), which a dedicated host gets with
+/// OMP_WAIT_POLICY=ACTIVE (Benchmarks/DexImaging-classifier/README.md).
+static int chosen_here;
+
 static void load(void) {
-  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  chosen_here = getenv("OMP_WAIT_POLICY") == NULL;
+  if (chosen_here) setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
   void *library = open_library(DEXNN_LIBRARY, load_error, sizeof(load_error));
+  if (chosen_here) unsetenv("OMP_WAIT_POLICY");
   if (!library) return;
 #define DEX_LOAD(name) *(void **)(&api.name) = symbol(library, #name);
   DEX_DNNL_FUNCTIONS(DEX_LOAD)
@@ -793,6 +800,11 @@ void dexnn_network_destroy(dexnn_network *network) {
   api.dnnl_engine_destroy(network->engine);
   pthread_mutex_destroy(&network->lock);
   free(network);
+}
+
+int dexnn_chose_wait_policy(void) {
+  pthread_once(&load_once, load);
+  return chosen_here;
 }
 
 int dexnn_has_vnni(void) {

@@ -3,6 +3,10 @@ import DexTestTraits
 import Foundation
 import Testing
 
+#if canImport(CDexNeuralShim)
+  import CDexNeuralShim
+#endif
+
 @testable import DexClassifierEngine
 @testable import DexImaging
 
@@ -142,6 +146,21 @@ import Testing
       capture.lines == [
         "[debug] test: classifier backend backend=oneDNN isa=\(isa) precision=float32"
       ])
+  }
+
+  /// Loading oneDNN leaves the process environment as it was: OMP_WAIT_POLICY=PASSIVE is there
+  /// only while libgomp starts, when the host had not set it.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+  func loadingLeavesTheEnvironmentAsItWas() throws {
+    #if canImport(CDexNeuralShim)
+      _ = try ClassifierFixtures.model(.oneDNN)
+      if dexnn_chose_wait_policy() != 0 {
+        #expect(ProcessInfo.processInfo.environment["OMP_WAIT_POLICY"] == nil)
+        #expect(getenv("OMP_WAIT_POLICY") == nil)
+      } else {
+        #expect(ProcessInfo.processInfo.environment["OMP_WAIT_POLICY"] != nil)
+      }
+    #endif
   }
 
   /// libdnnl that cannot be loaded is a typed error naming the library where the engine is
