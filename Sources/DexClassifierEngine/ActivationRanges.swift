@@ -22,7 +22,9 @@ struct ActivationRanges: Decodable, Sendable, Equatable {
   ) throws(NetworkError) -> ActivationRanges? {
     let url = manifestURL.deletingPathExtension().appendingPathExtension("int8.json")
     guard let data = try? Data(contentsOf: url) else { return nil }
-    guard data.count <= 1 << 20 else { throw .invalidManifest("\(url.lastPathComponent) is too large") }
+    guard data.count <= 1 << 20 else {
+      throw .invalidManifest("\(url.lastPathComponent) is too large")
+    }
     let ranges: ActivationRanges
     do {
       ranges = try JSONDecoder().decode(ActivationRanges.self, from: data)

@@ -117,7 +117,6 @@
       }
     }
 
-
     /// `network` as the shim's graph, valid inside `body`: every weight in one buffer; int8
     /// layers where `ranges` are given.
     private static func withGraph(

@@ -3,12 +3,12 @@ import DexTestTraits
 import Foundation
 import Testing
 
+@testable import DexClassifierEngine
+@testable import DexImaging
+
 #if canImport(CDexNeuralShim)
   import CDexNeuralShim
 #endif
-
-@testable import DexClassifierEngine
-@testable import DexImaging
 
 /// The oneDNN backend against the portable float path (its reference) and the float64
 /// reference logits, under concurrent load on one and two threads, and the fallback to the

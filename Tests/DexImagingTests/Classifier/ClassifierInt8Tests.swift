@@ -21,7 +21,8 @@ import Testing
     #expect(capture.lines.count == 1)
     #expect(capture.lines.first?.hasSuffix("precision=\(expected.rawValue)") == true)
     #expect(try ClassifierFixtures.loadModel(backend: .oneDNN).precision == .float32)
-    #expect(try ClassifierFixtures.loadModel(backend: .portable, precision: .int8).precision == .float32)
+    #expect(
+      try ClassifierFixtures.loadModel(backend: .portable, precision: .int8).precision == .float32)
     #if canImport(CDexNeuralShim)
       guard case .oneDNN(let network) = model.network.computeForTests else {
         Issue.record("not on oneDNN")
