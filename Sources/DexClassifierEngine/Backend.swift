@@ -35,7 +35,7 @@ extension EfficientNetLite0 {
     /// oneDNN's int8 kernels: weights in 8 bits with a scale per output channel, activations in
     /// 8 bits with a calibrated scale per tensor; pooling and the classifier in f32. Only where
     /// asked for, the processor has VNNI and the weights have calibrated ranges: twice as fast,
-    /// but it reorders near-tied classes of the top-5 (logits move by up to about 0.5).
+    /// but near-tied classes of the top-5 change places (logits move by up to about 0.5).
     case int8
   }
 

@@ -7,8 +7,9 @@ import DexClassifierEngine
 /// ``int8`` is an opt-in that oneDNN grants where the processor has VNNI (`avx512_core_vnni`,
 /// `avx2_vnni`; decided once per process, after `ONEDNN_MAX_CPU_ISA`): the network pass takes
 /// about half the time, but logits move by up to about 0.5 (0.46 on the test photos), which
-/// reorders near-tied classes of the top-5 (3 of the 8 test photos), so the calibrated category
-/// guess can differ from the float network's. ``ClassifierModel/precision`` tells which one runs.
+/// changes the top-5 among near-tied classes (3 of the 8 test photos: the order, or the fifth
+/// class), so the calibrated category guess can differ from the float network's.
+/// ``ClassifierModel/precision`` tells which one runs.
 public enum ClassifierPrecision: String, Sendable, Hashable, CaseIterable {
   /// 32-bit floats: logits within 1e-3 of the float64 reference.
   case float32
