@@ -19,7 +19,9 @@ public protocol TextRecognizing: Sendable {
   ///   ``RecognizedText`` rather than an error.
   /// - Throws: ``TextRecognitionError`` when the image or the options are refused, the engine
   ///   fails or the time runs out; `CancellationError` when the calling task is cancelled.
-  func recognizeText(in image: RGBImage, options: TextRecognitionOptions) async throws
+  func recognizeText(
+    in image: RGBImage, options: TextRecognitionOptions
+  ) async throws
     -> RecognizedText
 }
 
