@@ -240,6 +240,8 @@ def main():
                         "'-Xswiftc -target-cpu -Xswiftc x86-64-v3'")
     parser.add_argument("--backend", default="automatic", choices=["automatic", "oneDNN", "portable"],
                         help="ClassifierBench --backend: which of our backends runs")
+    parser.add_argument("--precision", default="float32", choices=["float32", "int8"],
+                        help="ClassifierBench --precision: int8 is granted where the processor has VNNI")
     parser.add_argument("--pairs", type=int, default=400,
                         help="paired single passes per thread count (0: none, else at least 2)")
     parser.add_argument("--onnx-worker", nargs=4, help=argparse.SUPPRESS)
@@ -278,7 +280,7 @@ def main():
     binary = subprocess.run(build + ["--show-bin-path"], check=True, capture_output=True,
                             text=True).stdout.strip()
     binary = os.path.join(binary, "ClassifierBench")
-    ours_command = [binary, "--backend", args.backend]
+    ours_command = [binary, "--backend", args.backend, "--precision", args.precision]
 
     onnx_path = os.path.join(work, "efficientnet-lite0.onnx")
     expected_path = os.path.join(work, "expected.json")
@@ -326,7 +328,7 @@ def main():
     flags = f", swift flags '{args.swift_flags}'" if args.swift_flags else ""
     print(f"image {args.image}.ppm{flags}, backend {args.backend}, {rounds} rounds x {per_round} runs per side, "
           f"onnxruntime {peer['version']}, "
-          f"ours {ours.get('backend', '?')} isa {ours.get('isa', '?')}, "
+          f"ours {ours.get('backend', '?')} isa {ours.get('isa', '?')} {ours.get('precision', '?')}, "
           f"ONEDNN_MAX_CPU_ISA={os.environ.get('ONEDNN_MAX_CPU_ISA', 'unset')}, "
           f"ours top-1 '{ours['top1']}', weights load {ours['loadMs']:.0f} ms, "
           f"onnxruntime vs numpy max |dlogit| {drift:.4f}")

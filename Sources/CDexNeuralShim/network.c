@@ -17,7 +17,7 @@
 #include <dnnl.h>
 #include <dnnl_debug.h>
 #include <dlfcn.h>
-#include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +45,7 @@
   X(dnnl_post_ops_destroy) \
   X(dnnl_primitive_attr_create) \
   X(dnnl_primitive_attr_destroy) \
+  X(dnnl_primitive_attr_set_output_scales) \
   X(dnnl_primitive_attr_set_post_ops) \
   X(dnnl_primitive_attr_set_scratchpad_mode) \
   X(dnnl_primitive_create) \
@@ -70,24 +71,37 @@ static struct {
 static char load_error[200];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
+/// dlopen's handle of `name`, or NULL with the reason in `error`.
+static void *open_library(const char *name, char *error, size_t size) {
+  void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *reason = dlerror();
+    snprintf(error, size, "%s", reason ? reason : "cannot be loaded");
+  }
+  return library;
+}
+
 static void *symbol(void *library, const char *name) {
   void *address = dlsym(library, name);
   if (!address && !load_error[0]) snprintf(load_error, sizeof(load_error), "no %s in libdnnl", name);
   return address;
 }
 
-/// Loads libdnnl once. Before that, unless the host chose otherwise, OpenMP's idle threads are
-/// told to sleep instead of spinning (OMP_WAIT_POLICY=PASSIVE, read once when libgomp starts):
-/// on a busy host, spinning workers made a two-thread pass 7 times slower than one thread
-/// (70 ms against 11; 9.8 ms passive).
+/// Loads libdnnl once. Unless the host set OMP_WAIT_POLICY, OpenMP's idle threads are told to
+/// sleep instead of spinning: PASSIVE is in the environment only while dlopen starts libgomp
+/// (which reads it once, then), and removed again, so the host's environment (and its child
+/// processes') is as it was. Measured on 2 cores with one other busy process, a two-thread pass
+/// took 5.7 ms passive, 412 ms with libgomp's default spinning and 406 ms active; on an idle
+/// host spinning halves it (2.8 ms against 5.4), which a dedicated host gets with
+/// OMP_WAIT_POLICY=ACTIVE (Benchmarks/DexImaging-classifier/README.md).
+static int chosen_here;
+
 static void load(void) {
-  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
-  void *library = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    const char *reason = dlerror();
-    snprintf(load_error, sizeof(load_error), "%s", reason ? reason : "libdnnl.so.2 not found");
-    return;
-  }
+  chosen_here = getenv("OMP_WAIT_POLICY") == NULL;
+  if (chosen_here) setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  void *library = open_library(DEXNN_LIBRARY, load_error, sizeof(load_error));
+  if (chosen_here) unsetenv("OMP_WAIT_POLICY");
+  if (!library) return;
 #define DEX_LOAD(name) *(void **)(&api.name) = symbol(library, #name);
   DEX_DNNL_FUNCTIONS(DEX_LOAD)
   *(void **)(&api.omp_get_max_threads) = symbol(library, "omp_get_max_threads");
@@ -152,8 +166,8 @@ static const dnnl_memory_desc_t *query(const_dnnl_primitive_desc_t pd, dnnl_quer
 /// Copies `from` (laid out as `from_md`) into `to` (as `to_md`) with a one-off reorder.
 static dnnl_status_t reorder_now(
     dnnl_engine_t engine, const dnnl_memory_desc_t *from_md, const void *from,
-    const dnnl_memory_desc_t *to_md, void *to) {
-  if (api.dnnl_memory_desc_equal(from_md, to_md)) {
+    const dnnl_memory_desc_t *to_md, void *to, const_dnnl_primitive_attr_t attr) {
+  if (!attr && api.dnnl_memory_desc_equal(from_md, to_md)) {
     memcpy(to, from, api.dnnl_memory_desc_get_size(to_md));
     return dnnl_success;
   }
@@ -164,7 +178,7 @@ static dnnl_status_t reorder_now(
   dnnl_status_t status = api.dnnl_memory_create(&source, from_md, engine, (void *)from);
   if (status == dnnl_success) status = api.dnnl_memory_create(&target, to_md, engine, to);
   if (status == dnnl_success)
-    status = api.dnnl_reorder_primitive_desc_create(&pd, from_md, engine, to_md, engine, NULL);
+    status = api.dnnl_reorder_primitive_desc_create(&pd, from_md, engine, to_md, engine, attr);
   if (status == dnnl_success) status = api.dnnl_primitive_create(&primitive, pd);
   if (status == dnnl_success) status = api.dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
   if (status == dnnl_success) {
@@ -186,6 +200,9 @@ typedef struct {
   plan *plan;
   int capacity;
   dnnl_memory_desc_t current_md;
+  float current_scale;  // a stored value times this is the real one (1 for f32)
+  float current_range;  // the calibrated largest magnitude of the current activation
+  int current_signed;   // whether it can be negative (not after ReLU6)
   int current;       // the buffer holding the current activation
   int kept;          // a buffer that must not be overwritten (a residual's input), or -3
   char *message;
@@ -243,27 +260,45 @@ static int append(builder *b, dnnl_primitive_desc_t pd, int dst, int layer, int 
   return DEXNN_OK;
 }
 
-static dnnl_primitive_attr_t attributes(int sum, int relu6);
+/// A primitive's attributes: the scales of its output (int8), a residual sum, a ReLU6 clip.
+typedef struct {
+  dnnl_dim_t scale_count;  // 0: no output scales
+  int scale_mask;
+  const float *scales;
+  int sum;
+  float sum_scale;
+  float clip;  // ReLU6's upper bound in the output's units, 0 for none
+} attr_spec;
 
-/// Makes the current activation `md`, with a reorder step where it is laid out otherwise.
-static int make_current(builder *b, const dnnl_memory_desc_t *md) {
-  if (api.dnnl_memory_desc_equal(&b->current_md, md)) return DEXNN_OK;
+static dnnl_primitive_attr_t attributes(const attr_spec *spec);
+
+/// Makes the current activation `md` with stored values `scale` times the real ones' reciprocal
+/// (1 for f32), with a reorder step where it is laid out, typed or scaled otherwise.
+static int make_current(builder *b, const dnnl_memory_desc_t *md, float scale) {
+  if (api.dnnl_memory_desc_equal(&b->current_md, md) && b->current_scale == scale) return DEXNN_OK;
   dnnl_primitive_desc_t pd = NULL;
   dnnl_engine_t engine = b->network->engine;
-  dnnl_primitive_attr_t attr = attributes(0, 0);
+  float factor = b->current_scale / scale;
+  attr_spec spec = {factor == 1.0f ? 0 : 1, 0, &factor, 0, 0, 0};
+  dnnl_primitive_attr_t attr = attributes(&spec);
   if (!attr) return DEXNN_NO_MEMORY;
   dnnl_status_t status =
       api.dnnl_reorder_primitive_desc_create(&pd, &b->current_md, engine, md, engine, attr);
   api.dnnl_primitive_attr_destroy(attr);
   if (status != dnnl_success) return fail(b->message, b->message_size, "reorder", status);
-  return append(b, pd, free_buffer(b), -1, 0);
+  int result = append(b, pd, free_buffer(b), -1, 0);
+  if (result == DEXNN_OK) b->current_scale = scale;
+  return result;
 }
 
 /// Reorders a layer's plain weights and bias into the layouts its primitive chose, or shares
 /// them with another plan that chose the same layouts.
+/// For an int8 layer, `scales` holds each output channel's weight scale (the weights are
+/// divided by it into s8) and the bias is divided by it and `src_scale` (oneDNN 2.x adds the
+/// bias to the int32 sums, before the output scales).
 static int place_weights(
     builder *b, step *s, const dnnl_memory_desc_t *plain, const float *weights,
-    const float *bias) {
+    const float *bias, const float *scales, float src_scale) {
   for (plan *other = b->network->plans; other; other = other->next) {
     for (int i = 0; i < other->step_count; i++) {
       step *o = &other->steps[i];
@@ -286,12 +321,30 @@ static int place_weights(
   }
   s->owns_weights = 1;
   dnnl_memory_desc_t bias_md;
-  dnnl_dims_t bias_dims = {s->mds[ARG_BIAS].dims[0]};
+  dnnl_dim_t channels = s->mds[ARG_BIAS].dims[0];
+  dnnl_dims_t bias_dims = {channels};
   dnnl_status_t status = api.dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
+  dnnl_primitive_attr_t attr = NULL;
+  float *quantized = NULL;
+  if (scales) {
+    quantized = malloc(sizeof(float) * (size_t)channels * 2);
+    if (!quantized) return DEXNN_NO_MEMORY;
+    for (dnnl_dim_t c = 0; c < channels; c++) {
+      quantized[c] = 1.0f / scales[c];
+      quantized[channels + c] = bias[c] / (src_scale * scales[c]);
+    }
+    bias = quantized + channels;
+    attr_spec spec = {channels, 1 << 0, quantized, 0, 0, 0};  // per output channel (or group)
+    if (!(attr = attributes(&spec))) status = dnnl_out_of_memory;
+    // A one-off reorder: oneDNN keeps its own scratchpad (for the s8 weights' compensation).
+    else status = api.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_library);
+  }
   if (status == dnnl_success)
-    status = reorder_now(b->network->engine, plain, weights, &s->mds[ARG_WEIGHTS], s->weights);
+    status = reorder_now(b->network->engine, plain, weights, &s->mds[ARG_WEIGHTS], s->weights, attr);
   if (status == dnnl_success)
-    status = reorder_now(b->network->engine, &bias_md, bias, &s->mds[ARG_BIAS], s->bias);
+    status = reorder_now(b->network->engine, &bias_md, bias, &s->mds[ARG_BIAS], s->bias, NULL);
+  if (attr) api.dnnl_primitive_attr_destroy(attr);
+  free(quantized);
   if (status != dnnl_success) return fail(b->message, b->message_size, "weights reorder", status);
   return DEXNN_OK;
 }
@@ -306,16 +359,16 @@ static dnnl_status_t init_pool(void *op, const dnnl_memory_desc_t *src, const vo
 
 static int describe(
     builder *b, op_init init, void *op, const void *context, const_dnnl_primitive_attr_t attr,
-    dnnl_primitive_desc_t *pd) {
+    dnnl_primitive_desc_t *pd, dnnl_data_type_t src_type, float src_scale) {
   dnnl_memory_desc_t any = b->current_md;
   dnnl_status_t status = init == init_pool ? dnnl_success
       : api.dnnl_memory_desc_init_by_tag(&any, b->current_md.ndims, b->current_md.dims,
-            b->current_md.data_type, dnnl_format_tag_any);
+            src_type, dnnl_format_tag_any);
   if (status == dnnl_success) status = init(op, &any, context);
   if (status == dnnl_success)
     status = api.dnnl_primitive_desc_create(pd, op, attr, b->network->engine, NULL);
   if (status != dnnl_success) return fail(b->message, b->message_size, "primitive", status);
-  int result = make_current(b, query(*pd, dnnl_query_src_md));
+  int result = make_current(b, query(*pd, dnnl_query_src_md), src_scale);
   if (result != DEXNN_OK) {
     api.dnnl_primitive_desc_destroy(*pd);
     *pd = NULL;
@@ -368,17 +421,23 @@ static void same(int input, int kernel, int stride, dnnl_dim_t *output, dnnl_dim
   *after = total - total / 2;
 }
 
-static dnnl_primitive_attr_t attributes(int sum, int relu6) {
+static dnnl_primitive_attr_t attributes(const attr_spec *spec) {
   dnnl_primitive_attr_t attr = NULL;
   dnnl_post_ops_t ops = NULL;
   if (api.dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
   api.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  if (spec->scale_count &&
+      api.dnnl_primitive_attr_set_output_scales(
+          attr, spec->scale_count, spec->scale_mask, spec->scales) != dnnl_success) {
+    api.dnnl_primitive_attr_destroy(attr);
+    return NULL;
+  }
   if (api.dnnl_post_ops_create(&ops) != dnnl_success) {
     api.dnnl_primitive_attr_destroy(attr);
     return NULL;
   }
-  if (sum) api.dnnl_post_ops_append_sum(ops, 1.0f);
-  if (relu6) api.dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_clip, 0.0f, 6.0f);
+  if (spec->sum) api.dnnl_post_ops_append_sum(ops, spec->sum_scale);
+  if (spec->clip > 0) api.dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_clip, 0.0f, spec->clip);
   dnnl_status_t status = api.dnnl_primitive_attr_set_post_ops(attr, ops);
   api.dnnl_post_ops_destroy(ops);
   if (status != dnnl_success) {
@@ -388,12 +447,20 @@ static dnnl_primitive_attr_t attributes(int sum, int relu6) {
   return attr;
 }
 
+/// The scale of an 8-bit tensor whose magnitudes reach `range`: u8 (0...255) when it cannot be
+/// negative, s8 (-127...127) otherwise.
+static float scale_for(float range, int is_signed) {
+  if (!(range > 0) || !isfinite(range)) range = 1;
+  return range / (is_signed ? 127.0f : 255.0f);
+}
+
 static int add_convolution(builder *b, const dexnn_graph *g, int index, int *side,
-    const dnnl_memory_desc_t *inputs, const int *input_buffers) {
+    const dnnl_memory_desc_t *inputs, const int *input_buffers, const float *input_scales) {
   const dexnn_layer *l = &g->layers[index];
   int k = l->kernel, cin = l->input_channels, cout = l->output_channels;
   if (k < 1 || l->stride < 1 || cin < 1 || cout < 1 || (l->depthwise && cin != cout) ||
-      (l->residual && (l->residual_from < 0 || l->residual_from >= index)))
+      (l->residual && (l->residual_from < 0 || l->residual_from >= index)) ||
+      (l->int8 && !(l->output_range > 0)))
     return fail(b->message, b->message_size, "layer parameters", dnnl_invalid_arguments);
   conv_shape c;
   dnnl_dim_t out = 0;
@@ -401,6 +468,17 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
   c.padding_l[1] = c.padding_l[0];
   c.padding_r[1] = c.padding_r[0];
   c.strides[0] = c.strides[1] = l->stride;
+  // int8: the input keeps its 8-bit type, or an f32 input is quantized to u8/s8 by its range.
+  dnnl_data_type_t src_type = dnnl_f32, weight_type = dnnl_f32, dst_type = dnnl_f32;
+  float src_scale = 1, dst_scale = 1;
+  if (l->int8) {
+    int integer = b->current_md.data_type == dnnl_u8 || b->current_md.data_type == dnnl_s8;
+    src_type = integer ? b->current_md.data_type : b->current_signed ? dnnl_s8 : dnnl_u8;
+    src_scale = integer ? b->current_scale : scale_for(b->current_range, b->current_signed);
+    weight_type = dnnl_s8;
+    dst_type = l->relu6 ? dnnl_u8 : dnnl_s8;
+    dst_scale = scale_for(l->output_range, !l->relu6);
+  }
   dnnl_dims_t weight_dims = {cout, cin, k, k}, group_dims = {cout, 1, 1, k, k};
   dnnl_dims_t bias_dims = {cout}, dst_dims = {1, cout, out, out};
   dnnl_memory_desc_t plain;
@@ -409,27 +487,53 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
                    : api.dnnl_memory_desc_init_by_tag(&plain, 4, weight_dims, dnnl_f32, dnnl_hwio);
   if (status == dnnl_success)
     status = l->depthwise
-        ? api.dnnl_memory_desc_init_by_tag(&c.weights, 5, group_dims, dnnl_f32, dnnl_format_tag_any)
-        : api.dnnl_memory_desc_init_by_tag(&c.weights, 4, weight_dims, dnnl_f32, dnnl_format_tag_any);
+        ? api.dnnl_memory_desc_init_by_tag(&c.weights, 5, group_dims, weight_type, dnnl_format_tag_any)
+        : api.dnnl_memory_desc_init_by_tag(&c.weights, 4, weight_dims, weight_type, dnnl_format_tag_any);
   if (status == dnnl_success)
     status = api.dnnl_memory_desc_init_by_tag(&c.bias, 1, bias_dims, dnnl_f32, dnnl_x);
-  // The residual sum adds into the destination: it is the block input's buffer and layout.
-  if (status == dnnl_success && l->residual) c.dst = inputs[l->residual_from];
-  else if (status == dnnl_success)
-    status = api.dnnl_memory_desc_init_by_tag(&c.dst, 4, dst_dims, dnnl_f32, dnnl_format_tag_any);
+  // The residual sum adds into the destination: it is the block input's buffer, layout and
+  // type; an 8-bit one is rescaled from the input's scale to the output's by the sum.
+  float sum_scale = 1;
+  if (status == dnnl_success && l->residual) {
+    c.dst = inputs[l->residual_from];
+    if (c.dst.data_type == dnnl_f32) dst_scale = 1;
+    else if (!l->int8) status = dnnl_unimplemented;  // an f32 layer cannot add into 8 bits
+    sum_scale = input_scales[l->residual_from] / dst_scale;
+  } else if (status == dnnl_success)
+    status = api.dnnl_memory_desc_init_by_tag(&c.dst, 4, dst_dims, dst_type, dnnl_format_tag_any);
   if (status != dnnl_success) return fail(b->message, b->message_size, "memory desc", status);
 
-  dnnl_primitive_attr_t attr = attributes(l->residual, l->relu6);
-  if (!attr) return DEXNN_NO_MEMORY;
+  // Each output channel's weight scale, and the output scales src × weights / dst.
+  float *scales = NULL;
+  if (l->int8) {
+    if (!(scales = calloc((size_t)cout * 2, sizeof(float)))) return DEXNN_NO_MEMORY;
+    size_t count = (size_t)k * k * (l->depthwise ? 1 : cin) * cout;
+    for (size_t i = 0; i < count; i++)
+      scales[i % cout] = fmaxf(scales[i % cout], fabsf(l->weights[i]));
+    for (int o = 0; o < cout; o++) {
+      scales[o] = scales[o] > 0 ? scales[o] / 127.0f : 1.0f;
+      scales[cout + o] = src_scale * scales[o] / dst_scale;
+    }
+  }
+  attr_spec spec = {l->int8 ? cout : 0, 1 << 1, scales ? scales + cout : NULL, l->residual,
+      sum_scale, l->relu6 ? 6.0f / dst_scale : 0};
+  dnnl_primitive_attr_t attr = attributes(&spec);
+  int result = attr ? DEXNN_OK : DEXNN_NO_MEMORY;
   dnnl_convolution_desc_t op;
   dnnl_primitive_desc_t pd = NULL;
-  int result = describe(b, init_conv, &op, &c, attr, &pd);
-  api.dnnl_primitive_attr_destroy(attr);
-  if (result != DEXNN_OK) return result;
+  if (result == DEXNN_OK) result = describe(b, init_conv, &op, &c, attr, &pd, src_type, src_scale);
+  if (attr) api.dnnl_primitive_attr_destroy(attr);
   int dst = l->residual ? input_buffers[l->residual_from] : free_buffer(b);
-  if ((result = append(b, pd, dst, index, 1)) != DEXNN_OK) return result;
+  if (result == DEXNN_OK) result = append(b, pd, dst, index, 1);
+  if (result == DEXNN_OK)
+    result = place_weights(b, &b->plan->steps[b->plan->step_count - 1], &plain, l->weights,
+        l->bias, scales, src_scale);
+  free(scales);
   *side = (int)out;
-  return place_weights(b, &b->plan->steps[b->plan->step_count - 1], &plain, l->weights, l->bias);
+  b->current_scale = dst_scale;
+  b->current_range = l->output_range;
+  b->current_signed = !l->relu6;
+  return result;
 }
 
 static int add_classifier(builder *b, const dexnn_graph *g, int side) {
@@ -439,11 +543,18 @@ static int add_classifier(builder *b, const dexnn_graph *g, int side) {
   dnnl_status_t status =
       api.dnnl_memory_desc_init_by_tag(&p.dst, 4, pooled, dnnl_f32, dnnl_format_tag_any);
   if (status != dnnl_success) return fail(b->message, b->message_size, "pooling", status);
-  dnnl_primitive_attr_t attr = attributes(0, 0);
+  // Pooling and the classifier run in f32: an 8-bit activation is dequantized first (in place
+  // of its layout).
+  dnnl_memory_desc_t real = b->current_md;
+  real.data_type = dnnl_f32;
+  int result = make_current(b, &real, 1.0f);
+  if (result != DEXNN_OK) return result;
+  attr_spec spec = {0};
+  dnnl_primitive_attr_t attr = attributes(&spec);
   if (!attr) return DEXNN_NO_MEMORY;
   dnnl_pooling_v2_desc_t pool;
   dnnl_primitive_desc_t pd = NULL;
-  int result = describe(b, init_pool, &pool, &p, attr, &pd);
+  result = describe(b, init_pool, &pool, &p, attr, &pd, dnnl_f32, 1.0f);
   if (result == DEXNN_OK) result = append(b, pd, free_buffer(b), -1, 0);
   if (result != DEXNN_OK) {
     api.dnnl_primitive_attr_destroy(attr);
@@ -465,12 +576,12 @@ static int add_classifier(builder *b, const dexnn_graph *g, int side) {
     return fail(b->message, b->message_size, "classifier", status);
   }
   dnnl_inner_product_desc_t dense;
-  result = describe(b, init_dense, &dense, &d, attr, &pd);
+  result = describe(b, init_dense, &dense, &d, attr, &pd, dnnl_f32, 1.0f);
   api.dnnl_primitive_attr_destroy(attr);
   if (result != DEXNN_OK) return result;
   if ((result = append(b, pd, BUFFER_OUTPUT, g->layer_count, 1)) != DEXNN_OK) return result;
   return place_weights(b, &b->plan->steps[b->plan->step_count - 1], &plain,
-      g->classifier_weights, g->classifier_bias);
+      g->classifier_weights, g->classifier_bias, NULL, 1.0f);
 }
 
 static void destroy_context(plan *p, context *c) {
@@ -503,11 +614,16 @@ static void destroy_plan(plan *p) {
   free(p);
 }
 
-int dexnn_network_create(dexnn_network **network, char *message, size_t message_size) {
-  pthread_once(&load_once, load);
-  if (load_error[0]) {
-    if (message && message_size) snprintf(message, message_size, "%s", load_error);
-    return DEXNN_UNAVAILABLE;
+int dexnn_network_create(
+    dexnn_network **network, const char *library, char *message, size_t message_size) {
+  if (library && strcmp(library, DEXNN_LIBRARY) != 0) {
+    char error[200] = {0};
+    void *other = open_library(library, error, sizeof(error));
+    if (!other) {
+      if (message && message_size) snprintf(message, message_size, "%s", error);
+      return DEXNN_UNAVAILABLE;
+    }
+    dlclose(other);  // only tried: the kernels come from DEXNN_LIBRARY
   }
   pthread_once(&load_once, load);
   if (load_error[0]) {
@@ -533,15 +649,17 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
   plan *p = calloc(1, sizeof(*p));
   if (!p) return DEXNN_NO_MEMORY;
   p->threads = threads;
-  builder b = {network, p, 0, {0}, BUFFER_INPUT, -3, message, message_size};
+  builder b = {network, p, 0, {0}, 1.0f, graph->input_range, 1, BUFFER_INPUT, -3, message,
+      message_size};
   int side = graph->input_size;
   dnnl_dims_t input_dims = {1, 3, side, side};
   dnnl_memory_desc_t *inputs = calloc((size_t)graph->layer_count, sizeof(*inputs));
   int *input_buffers = calloc((size_t)graph->layer_count, sizeof(int));
+  float *input_scales = calloc((size_t)graph->layer_count, sizeof(float));
   int previous = api.omp_get_max_threads();
   api.omp_set_num_threads(threads);
   pthread_mutex_lock(&network->lock);  // place_weights reads the other plans
-  int result = inputs && input_buffers ? DEXNN_OK : DEXNN_NO_MEMORY;
+  int result = inputs && input_buffers && input_scales ? DEXNN_OK : DEXNN_NO_MEMORY;
   if (result == DEXNN_OK &&
       api.dnnl_memory_desc_init_by_tag(&b.current_md, 4, input_dims, dnnl_f32, dnnl_nhwc) !=
           dnnl_success)
@@ -554,7 +672,9 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
       result = fail(message, message_size, "residual from the input", dnnl_invalid_arguments);
     inputs[i] = b.current_md;
     input_buffers[i] = b.current;
-    if (result == DEXNN_OK) result = add_convolution(&b, graph, i, &side, inputs, input_buffers);
+    input_scales[i] = b.current_scale;
+    if (result == DEXNN_OK)
+      result = add_convolution(&b, graph, i, &side, inputs, input_buffers, input_scales);
     if (graph->layers[i].residual) b.kept = -3;
   }
   if (result == DEXNN_OK) result = add_classifier(&b, graph, side);
@@ -568,6 +688,7 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
   api.omp_set_num_threads(previous);
   free(inputs);
   free(input_buffers);
+  free(input_scales);
   return result;
 }
 
@@ -679,6 +800,19 @@ void dexnn_network_destroy(dexnn_network *network) {
   api.dnnl_engine_destroy(network->engine);
   pthread_mutex_destroy(&network->lock);
   free(network);
+}
+
+int dexnn_chose_wait_policy(void) {
+  pthread_once(&load_once, load);
+  return chosen_here;
+}
+
+int dexnn_has_vnni(void) {
+  pthread_once(&load_once, load);
+  if (load_error[0]) return 0;
+  dnnl_cpu_isa_t isa = api.dnnl_get_effective_cpu_isa();
+  return isa == dnnl_cpu_isa_avx2_vnni || isa == dnnl_cpu_isa_avx512_core_vnni ||
+      isa == dnnl_cpu_isa_avx512_core_bf16 || isa == dnnl_cpu_isa_avx512_core_amx;
 }
 
 const char *dexnn_instruction_set(void) {

@@ -24,6 +24,29 @@ extension EfficientNetLite0 {
   package enum BackendFault: Sendable, Hashable {
     /// A layer oneDNN rejects while the graph is built (a stride of zero).
     case graph
+    /// libdnnl cannot be loaded (the shim is pointed at a library name that does not exist).
+    case missingLibrary
+  }
+
+  /// The arithmetic of the network's convolutions.
+  package enum Precision: String, Sendable, Hashable, CaseIterable {
+    /// 32-bit floats: logits within 1e-3 of the float64 reference. The default.
+    case float32
+    /// oneDNN's int8 kernels: weights in 8 bits with a scale per output channel, activations in
+    /// 8 bits with a calibrated scale per tensor; pooling and the classifier in f32. Only where
+    /// asked for, the processor has VNNI and the weights have calibrated ranges: twice as fast,
+    /// but near-tied classes of the top-5 change places (logits move by up to about 0.5).
+    case int8
+  }
+
+  /// Whether oneDNN is built in, loads, and sees VNNI on this processor (after
+  /// `ONEDNN_MAX_CPU_ISA`): where the oneDNN backend runs int8. Decided once per process.
+  package static var hasInt8Kernels: Bool {
+    #if canImport(CDexNeuralShim)
+      OneDNNNetwork.hasVNNI
+    #else
+      false
+    #endif
   }
 
   /// Whether this build of the engine has the oneDNN backend.

@@ -29,6 +29,9 @@ package final class EfficientNetLite0: Sendable {
   /// The instruction set the backend's kernels use (oneDNN's choice for this processor, such as
   /// `avx512_core_vnni`; `ONEDNN_MAX_CPU_ISA` caps it), `nil` on the portable path.
   package let instructionSet: String?
+  /// The arithmetic of the convolutions (int8 on oneDNN where the processor has VNNI, see
+  /// ``Precision``).
+  package let precision: Precision
   private let compute: Compute
   /// The backend's network, for the tests.
   var computeForTests: Compute { compute }
@@ -48,7 +51,8 @@ package final class EfficientNetLite0: Sendable {
   ///
   /// - Throws: ``NetworkError`` when a file is missing, unreadable or inconsistent.
   package convenience init(
-    manifestURL: URL, backend: BackendPreference = .automatic, fault: BackendFault? = nil
+    manifestURL: URL, backend: BackendPreference = .automatic,
+    precision: Precision = .float32, fault: BackendFault? = nil
   ) throws(NetworkError) {
     let manifestData: Data
     do {
@@ -73,12 +77,18 @@ package final class EfficientNetLite0: Sendable {
     } catch {
       throw .unreadableFile(path: name, reason: "\(error.localizedDescription)")
     }
-    try self.init(manifest: manifest, blob: blob, backend: backend, fault: fault)
+    let ranges = try ActivationRanges.load(
+      nextTo: manifestURL, manifest: manifest,
+      layerCount: manifest.architecture.blocks.reduce(2) { $0 + ($1.expand == 1 ? 2 : 3) })
+    try self.init(
+      manifest: manifest, blob: blob, backend: backend, ranges: ranges, precision: precision,
+      fault: fault)
   }
 
   /// Builds the network from a decoded manifest and its weights blob.
   init(
     manifest: WeightsManifest, blob: Data, backend preference: BackendPreference = .automatic,
+    ranges: ActivationRanges? = nil, precision: Precision = .float32,
     fault: BackendFault? = nil
   ) throws(NetworkError) {
     guard manifest.format == "dexkit-classifier-weights", manifest.version == 1 else {
@@ -103,10 +113,12 @@ package final class EfficientNetLite0: Sendable {
     #if canImport(CDexNeuralShim)
       if preference != .portable {
         do {
-          let network = try OneDNNNetwork(architecture: arch, store: store, fault: fault)
+          let network = try OneDNNNetwork(
+            architecture: arch, store: store, ranges: ranges, precision: precision, fault: fault)
           self.compute = .oneDNN(network)
           self.backend = .oneDNN
           self.instructionSet = network.instructionSet
+          self.precision = network.precision
           self.fallbackReason = nil
           return
         } catch {
@@ -121,6 +133,7 @@ package final class EfficientNetLite0: Sendable {
       PortableNetwork(network: try NetworkLayers(architecture: arch, store: store)))
     self.backend = .portable
     self.instructionSet = nil
+    self.precision = .float32
     self.fallbackReason = reason
   }
 

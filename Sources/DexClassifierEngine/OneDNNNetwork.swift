@@ -14,6 +14,10 @@
     let classCount: Int
     /// The instruction set oneDNN's kernels use in this process, such as `avx512_core_vnni`.
     let instructionSet: String
+    /// The arithmetic of the convolutions: int8 where it was asked for, the processor has VNNI
+    /// and the weights have calibrated ranges; f32 otherwise.
+    let precision: EfficientNetLite0.Precision
+    private let ranges: ActivationRanges?
     private let handle: Handle
     private let architecture: WeightsManifest.Architecture
     private let store: TensorStore
@@ -30,14 +34,26 @@
     /// The largest thread count a plan is built for: more only oversubscribes the cores.
     static var threadLimit: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, 64)) }
 
-    /// Makes the oneDNN engine and the one-thread plan; `fault` breaks the graph for the tests.
+    /// The file name libdnnl is loaded from, and the missing one the tests name instead.
+    static let library = DEXNN_LIBRARY
+    static let missingLibrary = "libdnnl-dexkit-missing.so.2"
+
+    /// Whether the processor, as oneDNN sees it in this process (after `ONEDNN_MAX_CPU_ISA`), has
+    /// VNNI, where int8 pays; decided once per process.
+    static let hasVNNI = dexnn_has_vnni() != 0
+
+    /// Makes the oneDNN engine and the one-thread plan, in int8 when `precision` asks for it,
+    /// `ranges` are given and ``hasVNNI``; `fault` breaks the graph or names a missing library,
+    /// for the tests.
     init(
       architecture: WeightsManifest.Architecture, store: TensorStore,
+      ranges: ActivationRanges?, precision: EfficientNetLite0.Precision,
       fault: EfficientNetLite0.BackendFault?
     ) throws(NetworkError) {
       var pointer: OpaquePointer?
-      try Self.check("oneDNN engine") { message, size in
-        dexnn_network_create(&pointer, message, size)
+      let library = fault == .missingLibrary ? Self.missingLibrary : Self.library
+      try Self.check("oneDNN engine (\(library))") { message, size in
+        dexnn_network_create(&pointer, library, message, size)
       }
       guard let pointer else { throw .backendFailed("oneDNN engine: no network") }
       self.handle = Handle(pointer)
@@ -45,6 +61,9 @@
       self.store = store
       self.classCount = architecture.classes
       self.instructionSet = String(cString: dexnn_instruction_set())
+      let int8 = precision == .int8 && ranges != nil && Self.hasVNNI
+      self.precision = int8 ? .int8 : .float32
+      self.ranges = int8 ? ranges : nil
       try addPlan(threads: 1, fault: fault)
     }
 
@@ -87,7 +106,7 @@
         guard !planned.contains(threads) else { return }
         var network = try NetworkLayers(architecture: architecture, store: store)
         if fault == .graph { network.layers[0].stride = 0 }
-        try Self.withGraph(network) { (graph) throws(NetworkError) in
+        try Self.withGraph(network, ranges: ranges) { (graph) throws(NetworkError) in
           try Self.check("oneDNN graph for \(threads) threads") { message, size in
             withUnsafePointer(to: graph) {
               dexnn_network_add_plan(handle.pointer, $0, Int32(threads), message, size)
@@ -98,9 +117,11 @@
       }
     }
 
-    /// `network` as the shim's graph, valid inside `body`: every weight in one buffer.
+    /// `network` as the shim's graph, valid inside `body`: every weight in one buffer; int8
+    /// layers where `ranges` are given.
     private static func withGraph(
-      _ network: NetworkLayers, _ body: (dexnn_graph) throws(NetworkError) -> Void
+      _ network: NetworkLayers, ranges: ActivationRanges?,
+      _ body: (dexnn_graph) throws(NetworkError) -> Void
     ) throws(NetworkError) {
       var values: [Float] = []
       values.reserveCapacity(
@@ -118,14 +139,20 @@
       let result = values.withUnsafeBufferPointer {
         (buffer) -> Result<Void, NetworkError> in
         guard let base = buffer.baseAddress else { return .failure(.invalidWeights("no weights")) }
-        let layers = zip(network.layers, offsets).map { layer, offset in
-          dexnn_layer(
+        let layers = zip(network.layers, offsets).enumerated().map { index, pair in
+          let (layer, offset) = pair
+          let range = ranges?.layers[index] ?? 0
+          // int8: every convolution. Keeping the stem, the head, the depthwise layers, the
+          // projections or the residual sums in f32 did not keep the fixtures' top-5 either
+          // (Benchmarks/DexImaging-classifier/README.md); pooling and the classifier run in f32.
+          let int8: Int32 = ranges == nil ? 0 : 1
+          return dexnn_layer(
             kernel: Int32(layer.kernel), stride: Int32(layer.stride),
             input_channels: Int32(layer.inputChannels),
             output_channels: Int32(layer.outputChannels), depthwise: layer.depthwise ? 1 : 0,
             relu6: layer.relu6 ? 1 : 0, residual: layer.residualFrom == nil ? 0 : 1,
             residual_from: Int32(layer.residualFrom ?? 0), weights: base + offset.weights,
-            bias: base + offset.bias)
+            bias: base + offset.bias, int8: int8, output_range: range)
         }
         return layers.withUnsafeBufferPointer { layers in
           let graph = dexnn_graph(
@@ -133,7 +160,8 @@
             input_size: Int32(EfficientNetLite0.inputSize), features: Int32(network.features),
             classes: Int32(network.classes),
             classifier_weights: base + classifier,
-            classifier_bias: base + classifier + network.classifierWeights.count)
+            classifier_bias: base + classifier + network.classifierWeights.count,
+            input_range: ranges?.input ?? 0)
           return Result { () throws(NetworkError) in try body(graph) }
         }
       }

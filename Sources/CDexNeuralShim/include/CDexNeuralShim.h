@@ -29,6 +29,14 @@ typedef struct {
   /// depthwise layer. Read during `dexnn_network_add_plan` only.
   const float *weights;
   const float *bias;
+  /// Nonzero to compute the layer in int8: weights s8 with a scale per output channel, the
+  /// input u8 (after ReLU6) or s8 with one scale per tensor, the output u8 after ReLU6, s8
+  /// otherwise (a residual sum's output keeps its block input's type). Needs `output_range`.
+  int int8;
+  /// The largest magnitude this layer's output (after its residual sum) reaches on the
+  /// calibration photos: the scale of its 8-bit output. Read only for int8 layers and the
+  /// layers whose output an int8 layer reads.
+  float output_range;
 } dexnn_layer;
 
 /// The whole network: convolutions, then global average pooling and a fully connected layer.
@@ -42,6 +50,8 @@ typedef struct {
   /// `[features, classes]`.
   const float *classifier_weights;
   const float *classifier_bias;
+  /// The largest magnitude of the input on the calibration photos (for an int8 first layer).
+  float input_range;
 } dexnn_graph;
 
 typedef struct dexnn_network dexnn_network;
@@ -58,9 +68,14 @@ enum {
   DEXNN_UNAVAILABLE = 4,
 };
 
-/// Loads libdnnl (once per process) and makes the oneDNN CPU engine; `message` says why on
-/// failure.
-int dexnn_network_create(dexnn_network **network, char *message, size_t message_size);
+/// The file name the shim loads oneDNN from.
+#define DEXNN_LIBRARY "libdnnl.so.2"
+
+/// Loads `library` (NULL: DEXNN_LIBRARY; loaded once per process) and makes the oneDNN CPU
+/// engine; `message` says why on failure (DEXNN_UNAVAILABLE when the library cannot be
+/// loaded). A name other than DEXNN_LIBRARY is only tried (the tests name a missing one).
+int dexnn_network_create(
+    dexnn_network **network, const char *library, char *message, size_t message_size);
 
 /// Builds the primitives of `graph` for inferences on `threads` threads and reorders its weights
 /// (reusing another plan's reordered weights wherever the layouts agree). Thread-safe.
@@ -84,6 +99,14 @@ void dexnn_network_destroy(dexnn_network *network);
 /// The instruction set oneDNN's kernels use in this process (after ONEDNN_MAX_CPU_ISA), such as
 /// "avx512_core_vnni".
 const char *dexnn_instruction_set(void);
+
+/// Nonzero when the host had not set OMP_WAIT_POLICY and the shim made OpenMP start passive
+/// (the variable was in the environment only while libgomp started).
+int dexnn_chose_wait_policy(void);
+
+/// Nonzero when the processor, as oneDNN sees it (after ONEDNN_MAX_CPU_ISA), has the VNNI
+/// instructions (`avx512_core_vnni` and later, `avx2_vnni`) that make its int8 kernels pay.
+int dexnn_has_vnni(void);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,9 @@ public final class ClassifierModel: Sendable {
   /// (oneDNN's names, such as `avx512_core_vnni`; the `ONEDNN_MAX_CPU_ISA` environment variable
   /// caps it); `nil` on the portable path. For logs and benchmarks.
   public var instructionSet: String? { network.instructionSet }
+  /// The arithmetic the network runs in: ``ClassifierPrecision/int8`` on oneDNN where the
+  /// processor has VNNI, ``ClassifierPrecision/float32`` elsewhere; chosen once per process.
+  public var precision: ClassifierPrecision { ClassifierPrecision(network.precision) }
 
   /// Pairs a network with its labels, and logs (once, here) which backend runs it: at debug
   /// level, and at notice level when oneDNN was wanted but the network fell back.
@@ -46,6 +49,7 @@ public final class ClassifierModel: Sendable {
     }
     var metadata: Logger.Metadata = ["backend": "\(backend.rawValue)"]
     if let isa = network.instructionSet { metadata["isa"] = "\(isa)" }
+    metadata["precision"] = "\(network.precision.rawValue)"
     logger.debug("classifier backend", metadata: metadata)
   }
 
@@ -57,17 +61,24 @@ public final class ClassifierModel: Sendable {
   /// `backend` chooses the code that runs the network (see ``ClassifierBackend``); the graph is
   /// built once, here.
   ///
-  /// `logger` receives which backend runs the network (debug level), and a notice when oneDNN
-  /// was wanted but the network fell back.
+  /// `precision` ``ClassifierPrecision/int8`` asks for oneDNN's 8-bit kernels, used where the
+  /// processor has VNNI and the weights have calibrated ranges (`<manifest>.int8.json`, written
+  /// by `Scripts/classifier-int8-ranges.py`), 32-bit floats elsewhere; see
+  /// ``ClassifierPrecision`` for what it costs.
+  ///
+  /// `logger` receives which backend and precision run the network (debug level), and a notice
+  /// when oneDNN was wanted but the network fell back.
   ///
   /// - Throws: ``ClassifierError`` when a file is missing, unreadable or inconsistent.
   public convenience init(
     manifestURL: URL, labelsURL: URL, backend: ClassifierBackend = .automatic,
+    precision: ClassifierPrecision = .float32,
     logger: Logger = Logger(label: "DexImaging.ClassifierModel")
   ) throws(ClassifierError) {
     let network: EfficientNetLite0
     do {
-      network = try EfficientNetLite0(manifestURL: manifestURL, backend: backend.preference)
+      network = try EfficientNetLite0(
+        manifestURL: manifestURL, backend: backend.preference, precision: precision.engine)
     } catch {
       throw ClassifierError(error)
     }
@@ -87,15 +98,34 @@ public final class ClassifierModel: Sendable {
   /// - Parameters:
   ///   - backend: the code that runs the network.
   ///   - logger: receives the backend report of the first load (see
-  ///     ``init(manifestURL:labelsURL:backend:logger:)``); later calls return the loaded model
-  ///     and log nothing.
+  ///     ``init(manifestURL:labelsURL:backend:precision:logger:)``); later calls return the
+  ///     loaded model and log nothing.
   public static func bundled(
     backend: ClassifierBackend,
     logger: Logger = Logger(label: "DexImaging.ClassifierModel")
   ) throws(ClassifierError)
     -> ClassifierModel
   {
-    try bundledModels.model(backend) { () throws(ClassifierError) -> ClassifierModel in
+    try bundled(backend: backend, precision: .float32, logger: logger)
+  }
+
+  /// The bundled model on `backend` in `precision` (see
+  /// ``init(manifestURL:labelsURL:backend:precision:logger:)``), loaded once per backend and
+  /// precision and shared; thread-safe. For hosts that opt in to ``ClassifierPrecision/int8``.
+  ///
+  /// - Parameters:
+  ///   - backend: the code that runs the network.
+  ///   - precision: the arithmetic asked for.
+  ///   - logger: receives the backend report of the first load; later calls log nothing.
+  public static func bundled(
+    backend: ClassifierBackend, precision: ClassifierPrecision,
+    logger: Logger = Logger(label: "DexImaging.ClassifierModel")
+  ) throws(ClassifierError)
+    -> ClassifierModel
+  {
+    try bundledModels.model(
+      LoadedModels.Key(backend: backend, precision: precision)
+    ) { () throws(ClassifierError) -> ClassifierModel in
       guard let manifest = bundledResource("EfficientNetLite0", "json") else {
         throw .missingResource("EfficientNetLite0.json")
       }
@@ -103,28 +133,33 @@ public final class ClassifierModel: Sendable {
         throw .missingResource("ImageNetLabels.tsv")
       }
       return try ClassifierModel(
-        manifestURL: manifest, labelsURL: labels, backend: backend, logger: logger)
+        manifestURL: manifest, labelsURL: labels, backend: backend, precision: precision,
+        logger: logger)
     }
   }
 
-  /// The bundled models loaded so far, one per backend.
+  /// The bundled models loaded so far, one per backend and precision.
   private static let bundledModels = LoadedModels()
 
   /// Loads each backend's model once, with the logger of the first caller, and remembers the
   /// outcome (a failed load is not retried).
   private final class LoadedModels: @unchecked Sendable {
     private let lock = NSLock()
-    private var loaded: [ClassifierBackend: Result<ClassifierModel, ClassifierError>] = [:]
+    struct Key: Hashable {
+      var backend: ClassifierBackend
+      var precision: ClassifierPrecision
+    }
+    private var loaded: [Key: Result<ClassifierModel, ClassifierError>] = [:]
 
     func model(
-      _ backend: ClassifierBackend,
+      _ key: Key,
       load: () throws(ClassifierError) -> ClassifierModel
     ) throws(ClassifierError) -> ClassifierModel {
       lock.lock()
       defer { lock.unlock() }
-      if let result = loaded[backend] { return try result.get() }
+      if let result = loaded[key] { return try result.get() }
       let result = Result(catching: load)
-      loaded[backend] = result
+      loaded[key] = result
       return try result.get()
     }
   }

@@ -6,6 +6,10 @@ import Testing
 @testable import DexClassifierEngine
 @testable import DexImaging
 
+#if canImport(CDexNeuralShim)
+  import CDexNeuralShim
+#endif
+
 /// The oneDNN backend against the portable float path (its reference) and the float64
 /// reference logits, under concurrent load on one and two threads, and the fallback to the
 /// portable path when oneDNN fails to build the graph.
@@ -77,10 +81,16 @@ import Testing
   }
 
   /// Two inferences on one thread each and one on two threads, in flight at once (several
-  /// rounds of them), each give the float64 reference's top-5 and logits within 1e-3.
-  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
-  func concurrentInferencesOnOneAndTwoThreadsAreCorrect() async throws {
-    let model = try ClassifierFixtures.model(.oneDNN)
+  /// rounds of them), each give the float64 reference's top-5 and logits within 1e-3 (f32), or
+  /// the int8 graph's own one-at-a-time logits within 1e-3 and the reference's best class.
+  @Test(
+    .enabled(if: EfficientNetLite0.isOneDNNBuiltIn),
+    arguments: [ClassifierFixtures.Engine.oneDNN, .oneDNNInt8])
+  func concurrentInferencesOnOneAndTwoThreadsAreCorrect(
+    engine: ClassifierFixtures.Engine
+  ) async throws {
+    let model = try ClassifierFixtures.model(engine)
+    let int8 = model.precision == .int8
     let reference = try ClassifierFixtures.reference()
     let jobs = [("cat", 1), ("squirrel", 1), ("moss", 2)]
     var inputs: [String: [Float]] = [:]
@@ -104,6 +114,14 @@ import Testing
     #expect(results.count == 12)
     for (name, threads, logits) in results {
       let expected = try #require(reference.images.first { $0.name == name })
+      if int8 {
+        let alone = try model.logits(forNetworkInput: frozen[name] ?? [])
+        let difference = zip(logits, alone).map { abs($0 - $1) }.max() ?? .infinity
+        #expect(
+          difference < 1e-3, "\(name) on \(threads) threads: largest difference \(difference)")
+        #expect(Self.top5(logits).first == expected.top5.first, "\(name) on \(threads) threads")
+        continue
+      }
       let difference = zip(logits, expected.logits).map { abs($0 - $1) }.max() ?? .infinity
       #expect(difference < 1e-3, "\(name) on \(threads) threads: largest difference \(difference)")
       #expect(Self.top5(logits) == expected.top5, "\(name) on \(threads) threads")
@@ -138,7 +156,59 @@ import Testing
     _ = try model.logits(for: ClassifierFixtures.image("dog"))
     _ = try model.logits(for: ClassifierFixtures.image("cat"), threads: 2)
     let isa = try #require(model.instructionSet)
-    #expect(capture.lines == ["[debug] test: classifier backend backend=oneDNN isa=\(isa)"])
+    #expect(
+      capture.lines == [
+        "[debug] test: classifier backend backend=oneDNN isa=\(isa) precision=float32"
+      ])
+  }
+
+  /// Loading oneDNN leaves the process environment as it was: OMP_WAIT_POLICY=PASSIVE is there
+  /// only while libgomp starts, when the host had not set it.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+  func loadingLeavesTheEnvironmentAsItWas() throws {
+    #if canImport(CDexNeuralShim)
+      _ = try ClassifierFixtures.model(.oneDNN)
+      if dexnn_chose_wait_policy() != 0 {
+        #expect(ProcessInfo.processInfo.environment["OMP_WAIT_POLICY"] == nil)
+        #expect(getenv("OMP_WAIT_POLICY") == nil)
+      } else {
+        #expect(ProcessInfo.processInfo.environment["OMP_WAIT_POLICY"] != nil)
+      }
+    #endif
+  }
+
+  /// libdnnl that cannot be loaded is a typed error naming the library where the engine is
+  /// made directly; a model falls back to the portable path with a notice naming it, and still
+  /// gives the portable path's logits.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+  func missingLibraryIsATypedErrorOrALoggedFallback() throws {
+    #if canImport(CDexNeuralShim)
+      let directory = try ClassifierFixtures.resourceDirectory()
+      let manifest = try JSONDecoder().decode(
+        WeightsManifest.self,
+        from: Data(contentsOf: directory.appendingPathComponent("EfficientNetLite0.json")))
+      let blob = try Data(contentsOf: directory.appendingPathComponent(manifest.weights.file))
+      let store = try TensorStore(manifest: manifest, blob: blob)
+      #expect {
+        try OneDNNNetwork(
+          architecture: manifest.architecture, store: store, ranges: nil, precision: .float32,
+          fault: .missingLibrary)
+      } throws: { error in
+        guard case .backendFailed(let message) = error as? NetworkError else { return false }
+        return message.contains(OneDNNNetwork.missingLibrary)
+      }
+    #endif
+    let capture = LogCapture()
+    let model = try ClassifierFixtures.loadModel(
+      backend: .automatic, fault: .missingLibrary, logger: capture.logger())
+    #expect(model.backend == .portable)
+    #expect(model.instructionSet == nil)
+    let notices = capture.lines.filter { $0.hasPrefix("[notice]") }
+    #expect(notices.count == 1)
+    #expect(notices.first?.contains("libdnnl-dexkit-missing.so.2") == true, "\(notices)")
+    let image = try ClassifierFixtures.image("fish")
+    let oracle = try ClassifierFixtures.model(.portable).logits(for: image)
+    #expect(try model.logits(for: image) == oracle)
   }
 
   private static func top5(_ logits: [Float]) -> [Int] {

@@ -27,19 +27,24 @@ enum ClassifierFixtures {
     try JSONDecoder().decode(Reference.self, from: Data(contentsOf: url("reference", "json")))
   }
 
-  /// The ways the tests run the network: oneDNN (where it is built in) and the portable path.
+  /// The ways the tests run the network: oneDNN (where it is built in) in f32 and in int8
+  /// (where the processor has VNNI, f32 elsewhere), and the portable path.
   enum Engine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case oneDNN
+    case oneDNNInt8
     case portable
 
     var backend: EfficientNetLite0.BackendPreference {
-      self == .oneDNN ? .oneDNN : .portable
+      self == .portable ? .portable : .oneDNN
+    }
+    var precision: EfficientNetLite0.Precision {
+      self == .oneDNNInt8 ? .int8 : .float32
     }
     var testDescription: String { rawValue }
 
     /// The engines this build has (oneDNN only where it is built in).
     static var available: [Engine] {
-      allCases.filter { $0 != .oneDNN || EfficientNetLite0.isOneDNNBuiltIn }
+      allCases.filter { $0 == .portable || EfficientNetLite0.isOneDNNBuiltIn }
     }
   }
 
@@ -51,6 +56,7 @@ enum ClassifierFixtures {
   /// The bundled weights and labels loaded on a fresh network.
   static func loadModel(
     backend: EfficientNetLite0.BackendPreference,
+    precision: EfficientNetLite0.Precision = .float32,
     fault: EfficientNetLite0.BackendFault? = nil, logger: Logger? = nil
   ) throws(ClassifierError) -> ClassifierModel {
     guard let manifest = ClassifierModel.bundledResource("EfficientNetLite0", "json"),
@@ -58,7 +64,8 @@ enum ClassifierFixtures {
     else { throw .missingResource("bundled classifier resources") }
     let network: EfficientNetLite0
     do throws(NetworkError) {
-      network = try EfficientNetLite0(manifestURL: manifest, backend: backend, fault: fault)
+      network = try EfficientNetLite0(
+        manifestURL: manifest, backend: backend, precision: precision, fault: fault)
     } catch {
       throw ClassifierError(error)
     }
@@ -73,7 +80,7 @@ enum ClassifierFixtures {
     Dictionary(
       uniqueKeysWithValues: Engine.allCases.map { engine in
         let result = Result { () throws(ClassifierError) -> ClassifierModel in
-          try loadModel(backend: engine.backend)
+          try loadModel(backend: engine.backend, precision: engine.precision)
         }
         return (engine, result)
       })

@@ -2,6 +2,7 @@
 //
 //   classifier-bench <image.ppm> [--runs N] [--warmup N] [--threads T] [--concurrency K]
 //                    [--skip-end-to-end] [--serve] [--backend automatic|oneDNN|portable]
+//                    [--precision float32|int8]
 //
 // Prints one JSON object: per-run latencies in milliseconds for "network" (preprocessed input to
 // logits) and "endToEnd" (encoded bytes to LocalGuess), each inference spread over T cores, with
@@ -23,6 +24,7 @@ struct Options {
   var endToEnd = true
   var serve = false
   var backend = ClassifierBackend.automatic
+  var precision = ClassifierPrecision.float32
 }
 
 func parse() -> Options? {
@@ -39,6 +41,9 @@ func parse() -> Options? {
     case "--backend":
       guard let backend = ClassifierBackend(rawValue: args.popFirst() ?? "") else { return nil }
       options.backend = backend
+    case "--precision":
+      guard let precision = ClassifierPrecision(rawValue: args.popFirst() ?? "") else { return nil }
+      options.precision = precision
     default: options.path = arg
     }
   }
@@ -99,8 +104,10 @@ guard let options = parse() else {
 }
 do {
   let data = try Data(contentsOf: URL(fileURLWithPath: options.path))
-  let loadMs = try milliseconds { _ = try ClassifierModel.bundled(backend: options.backend) }
-  let model = try ClassifierModel.bundled(backend: options.backend)
+  let loadMs = try milliseconds {
+    _ = try ClassifierModel.bundled(backend: options.backend, precision: options.precision)
+  }
+  let model = try ClassifierModel.bundled(backend: options.backend, precision: options.precision)
   let image = try readPPM(data)
   let input = model.preprocessor.networkInput(from: image)
   let threads = options.threads
@@ -134,6 +141,7 @@ do {
     "loadMs": loadMs, "network": network, "endToEnd": endToEnd,
     "top1": top.first?.label ?? "", "concurrency": options.concurrency, "threads": threads,
     "backend": model.backend.rawValue, "isa": model.instructionSet ?? "none",
+    "precision": model.precision.rawValue,
   ]
   let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
   print(String(decoding: json, as: UTF8.self))

@@ -1,0 +1,42 @@
+import Foundation
+
+/// The calibrated activation ranges behind the int8 path: the largest magnitude of the input
+/// and of every convolution's output over the tune photos of the evaluation set, written by
+/// `Scripts/classifier-int8-ranges.py` next to the weights (`<manifest name>.int8.json`).
+///
+/// They belong to one set of weights (``weightsSHA256``); weights without a matching file run
+/// in f32.
+struct ActivationRanges: Decodable, Sendable, Equatable {
+  var format: String
+  var version: Int
+  var weightsSHA256: String
+  /// The largest magnitude of the normalised input.
+  var input: Float
+  /// One per convolution, in ``NetworkLayers``' order.
+  var layers: [Float]
+
+  /// The ranges next to `manifestURL` for `manifest`'s weights, or `nil` when there is no file
+  /// or it belongs to other weights or another graph (then the network runs in f32).
+  static func load(
+    nextTo manifestURL: URL, manifest: WeightsManifest, layerCount: Int
+  ) throws(NetworkError) -> ActivationRanges? {
+    let url = manifestURL.deletingPathExtension().appendingPathExtension("int8.json")
+    guard let data = try? Data(contentsOf: url) else { return nil }
+    guard data.count <= 1 << 20 else {
+      throw .invalidManifest("\(url.lastPathComponent) is too large")
+    }
+    let ranges: ActivationRanges
+    do {
+      ranges = try JSONDecoder().decode(ActivationRanges.self, from: data)
+    } catch {
+      throw .invalidManifest("\(url.lastPathComponent) is not an int8 ranges file (\(error))")
+    }
+    guard ranges.format == "dexkit-classifier-int8-ranges", ranges.version == 1,
+      ranges.weightsSHA256 == manifest.weights.sha256, ranges.layers.count == layerCount
+    else { return nil }
+    guard ([ranges.input] + ranges.layers).allSatisfy({ $0.isFinite && $0 > 0 && $0 < 1e6 }) else {
+      throw .invalidManifest("\(url.lastPathComponent) holds a range that is not a positive number")
+    }
+    return ranges
+  }
+}

@@ -1,0 +1,35 @@
+import DexClassifierEngine
+
+/// The arithmetic the offline classifier's network runs in.
+///
+/// It exists so that a host that classifies many photos can trade exactness for speed, and
+/// tell (and log) which one its guesses came from. ``float32`` is the default everywhere.
+/// ``int8`` is an opt-in that oneDNN grants where the processor has VNNI (`avx512_core_vnni`,
+/// `avx2_vnni`; decided once per process, after `ONEDNN_MAX_CPU_ISA`): the network pass takes
+/// about half the time, but logits move by up to about 0.5 (0.46 on the test photos), which
+/// changes the top-5 among near-tied classes (3 of the 8 test photos: the order, or the fifth
+/// class), so the calibrated category guess can differ from the float network's.
+/// ``ClassifierModel/precision`` tells which one runs.
+public enum ClassifierPrecision: String, Sendable, Hashable, CaseIterable {
+  /// 32-bit floats: logits within 1e-3 of the float64 reference.
+  case float32
+  /// 8-bit weights (a scale per output channel) and activations (a calibrated scale per
+  /// tensor), with pooling and the last layer in 32-bit floats.
+  case int8
+
+  /// The public name of the engine's precision.
+  init(_ precision: EfficientNetLite0.Precision) {
+    switch precision {
+    case .float32: self = .float32
+    case .int8: self = .int8
+    }
+  }
+
+  /// The engine's precision for this case.
+  var engine: EfficientNetLite0.Precision {
+    switch self {
+    case .float32: .float32
+    case .int8: .int8
+    }
+  }
+}
