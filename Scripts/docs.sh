@@ -3,12 +3,12 @@
 # (swift-docc-plugin), warnings fatal (a broken link or an unknown symbol fails the run), then
 # checks that every public symbol is documented and curated (Scripts/docs-coverage.py).
 #
-# The seven modules are built as one combined archive: each module's archive is built with the
+# The eight modules are built as one combined archive: each module's archive is built with the
 # archives of the modules it depends on, so a doc comment in DexStorage can link a DexModel
 # symbol as ``/DexModel/DexEntry`` (the leading slash names the other module; DocC does not find
 # re-exported symbols by their bare name).
 #
-# Output: .build-docs/DexKit.doccarchive (all seven modules), and one archive per module under
+# Output: .build-docs/DexKit.doccarchive (all eight modules), and one archive per module under
 # .build-docs/plugins/Swift-DocC/outputs/intermediates/. A separate scratch path keeps the
 # documentation build from invalidating the main .build.
 set -euo pipefail

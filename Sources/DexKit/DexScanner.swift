@@ -17,6 +17,12 @@ import Logging
 /// 4. falls back to ``/DexModel/ScanResult/offlineFallback(for:)`` when the cloud fails and a
 ///    guess exists, and fails with a ``DexScanError`` when neither pass produced anything.
 ///
+/// With a text recognizer (``init(classifier:visionService:textRecognizer:downscaler:configuration:logger:)``,
+/// for example DexTextRecognition's `TesseractTextRecognizer`) it also reads the printed text
+/// in the same pixels, concurrently with passes 1 and 2, and keeps it on the result
+/// (``DexScanState/recognizedText``, then ``/DexModel/DexEntry/recognizedText``); a failed text
+/// pass is reported beside the result and never fails the scan.
+///
 /// Watch it happen with ``scan(_:)``, an `AsyncStream` of ``DexScanState`` snapshots
 /// (capturing → analyzing → result or failed), or await the outcome with ``run(_:)``. Every
 /// engine is injected, so hosts swap in Core ML, Vision or their own backend without touching

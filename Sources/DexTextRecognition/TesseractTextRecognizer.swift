@@ -2,15 +2,15 @@ import DexImaging
 import Foundation
 import Logging
 
-/// Reads printed text in a photo on device with Tesseract 5: DexKit's ``TextRecognizing``
+/// Reads printed text in a photo on device with Tesseract 5: DexKit's ``/DexImaging/TextRecognizing``
 /// conformance on Linux.
 ///
 /// It exists so that a plant tag's name, a card's title or a receipt's lines can be read without
 /// any network, from the pixels the scan has already decoded (no second decode). It wraps the
 /// system's Tesseract (Debian `libtesseract-dev` and a language pack such as `tesseract-ocr-eng`)
-/// through a small C shim, and keeps to ``TextRecognitionOptions``' bounds: images over
-/// ``TextRecognitionOptions/maxPixelCount`` are refused before any work, the recognition stops
-/// at ``TextRecognitionOptions/timeout`` with ``TextRecognitionError/timedOut(after:)``, and a
+/// through a small C shim, and keeps to ``/DexImaging/TextRecognitionOptions``' bounds: images over
+/// ``/DexImaging/TextRecognitionOptions/maxPixelCount`` are refused before any work, the recognition stops
+/// at ``/DexImaging/TextRecognitionOptions/timeout`` with ``/DexImaging/TextRecognitionError/timedOut(after:)``, and a
 /// cancelled task ends with `CancellationError` at Tesseract's next check (between words).
 /// The blocking work runs on a dispatch queue of its own, never on Swift's cooperative threads.
 ///
@@ -19,7 +19,7 @@ import Logging
 /// idle), so loading the language data is paid once, not per photo.
 public struct TesseractTextRecognizer: TextRecognizing {
   /// The tessdata directory in use (holding `eng.traineddata` and friends), or `nil` when none
-  /// was found: then every call ends with ``TextRecognitionError/engineUnavailable(detail:)``.
+  /// was found: then every call ends with ``/DexImaging/TextRecognitionError/engineUnavailable(detail:)``.
   public let dataDirectory: String?
   /// Where the recognizer logs (engine start, refusals, failures, timings at debug level).
   public var logger: Logger
@@ -40,9 +40,9 @@ public struct TesseractTextRecognizer: TextRecognizing {
 
   /// Recognises the printed text in `image` (upright RGB8 pixels), line by line in reading
   /// order, keeping the lines whose confidence reaches
-  /// ``TextRecognitionOptions/minimumConfidence``.
+  /// ``/DexImaging/TextRecognitionOptions/minimumConfidence``.
   ///
-  /// - Throws: ``TextRecognitionError`` for refused options or images, missing data, a timeout
+  /// - Throws: ``/DexImaging/TextRecognitionError`` for refused options or images, missing data, a timeout
   ///   or an engine failure; `CancellationError` when the task is cancelled.
   public func recognizeText(
     in image: RGBImage, options: TextRecognitionOptions

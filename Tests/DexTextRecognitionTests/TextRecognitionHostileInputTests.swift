@@ -19,6 +19,28 @@ struct TextRecognitionHostileInputTests {
         pixels: [UInt8](repeating: value, count: width * height * 3)))
   }
 
+  /// Runs `body` and expects it to throw a ``TextRecognitionError`` that `matches` accepts.
+  static func expectFailure(
+    _ expected: String, sourceLocation: SourceLocation = #_sourceLocation,
+    matching matches: (TextRecognitionError) -> Bool, _ body: () async throws -> Void
+  ) async {
+    let error = await #expect(throws: TextRecognitionError.self, sourceLocation: sourceLocation) {
+      try await body()
+    }
+    if let error, !matches(error) {
+      Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
+    }
+  }
+
+  /// A fresh tessdata directory, removed after `body`.
+  static func withDataDirectory(_ body: (URL) async throws -> Void) async throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("dex-tessdata-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try await body(directory)
+  }
+
   @Test(arguments: [(1, 1), (2, 2), (3, 3), (8, 8), (1, 500), (500, 1), (4, 300)])
   func tinyImageHasNoText(_ size: (width: Int, height: Int)) async throws {
     let black = try Self.solid(width: size.width, height: size.height, value: 0)
@@ -55,14 +77,12 @@ struct TextRecognitionHostileInputTests {
 
   @Test func imageWiderThanTesseractTakesIsRefused() async throws {
     let image = try Self.solid(width: 40_000, height: 4)
-    let error = await #expect(throws: TextRecognitionError.self) {
-      try await Self.recognizer.recognizeText(in: image)
+    await Self.expectFailure("recognitionFailed naming 32767") {
+      guard case .recognitionFailed(let message) = $0 else { return false }
+      return message.contains("32767")
+    } _: {
+      _ = try await Self.recognizer.recognizeText(in: image)
     }
-    guard case .recognitionFailed(let message) = error else {
-      Issue.record("expected recognitionFailed, got \(String(describing: error))")
-      return
-    }
-    #expect(message.contains("32767"))
   }
 
   @Test func zeroTimeoutTimesOut() async throws {
@@ -100,31 +120,28 @@ struct TextRecognitionHostileInputTests {
   @Test func bogusDataDirectoryIsEngineUnavailable() async throws {
     let recognizer = TesseractTextRecognizer(dataDirectory: "/nonexistent/dexkit-tessdata")
     #expect(recognizer.availableLanguages.isEmpty)
-    let error = await #expect(throws: TextRecognitionError.self) {
-      try await recognizer.recognizeText(in: try Self.solid(width: 64, height: 64))
+    let image = try Self.solid(width: 64, height: 64)
+    await Self.expectFailure("engineUnavailable naming the directory") {
+      guard case .engineUnavailable(let detail) = $0 else { return false }
+      return detail.contains("/nonexistent/dexkit-tessdata")
+    } _: {
+      _ = try await recognizer.recognizeText(in: image)
     }
-    guard case .engineUnavailable(let detail) = error else {
-      Issue.record("expected engineUnavailable, got \(String(describing: error))")
-      return
-    }
-    #expect(detail.contains("/nonexistent/dexkit-tessdata"))
   }
 
   @Test func corruptLanguageDataIsEngineUnavailable() async throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dex-tessdata-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    try Data("not a traineddata file".utf8).write(
-      to: directory.appendingPathComponent("eng.traineddata"))
-    let recognizer = TesseractTextRecognizer(dataDirectory: directory.path)
-    #expect(recognizer.availableLanguages == ["eng"])
-    let error = await #expect(throws: TextRecognitionError.self) {
-      try await recognizer.recognizeText(in: try Self.solid(width: 64, height: 64))
-    }
-    guard case .engineUnavailable = error else {
-      Issue.record("expected engineUnavailable, got \(String(describing: error))")
-      return
+    try await Self.withDataDirectory { directory in
+      try Data("not a traineddata file".utf8).write(
+        to: directory.appendingPathComponent("eng.traineddata"))
+      let recognizer = TesseractTextRecognizer(dataDirectory: directory.path)
+      #expect(recognizer.availableLanguages == ["eng"])
+      let image = try Self.solid(width: 64, height: 64)
+      await Self.expectFailure("engineUnavailable") {
+        guard case .engineUnavailable = $0 else { return false }
+        return true
+      } _: {
+        _ = try await recognizer.recognizeText(in: image)
+      }
     }
   }
 
@@ -138,31 +155,29 @@ struct TextRecognitionHostileInputTests {
 
   @Test func orientationWithoutOSDDataIsLanguageUnavailable() async throws {
     let installed = try #require(Self.recognizer.dataDirectory)
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dex-tessdata-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    try FileManager.default.createSymbolicLink(
-      at: directory.appendingPathComponent("eng.traineddata"),
-      withDestinationURL: URL(fileURLWithPath: installed).appendingPathComponent("eng.traineddata"))
-    let recognizer = TesseractTextRecognizer(dataDirectory: directory.path)
-    await #expect(throws: TextRecognitionError.languageUnavailable("osd")) {
-      try await recognizer.recognizeText(
-        in: try Self.solid(width: 64, height: 64),
-        options: TextRecognitionOptions(detectsOrientation: true))
+    try await Self.withDataDirectory { directory in
+      try FileManager.default.createSymbolicLink(
+        at: directory.appendingPathComponent("eng.traineddata"),
+        withDestinationURL: URL(fileURLWithPath: installed)
+          .appendingPathComponent("eng.traineddata"))
+      let recognizer = TesseractTextRecognizer(dataDirectory: directory.path)
+      await #expect(throws: TextRecognitionError.languageUnavailable("osd")) {
+        try await recognizer.recognizeText(
+          in: try Self.solid(width: 64, height: 64),
+          options: TextRecognitionOptions(detectsOrientation: true))
+      }
     }
   }
 
   @Test(arguments: [[String](), ["../eng"], ["eng", ""], ["eng+deu"]])
   func malformedLanguageListIsInvalid(_ languages: [String]) async throws {
-    let error = await #expect(throws: TextRecognitionError.self) {
-      try await Self.recognizer.recognizeText(
-        in: try Self.solid(width: 64, height: 64),
-        options: TextRecognitionOptions(languages: languages))
-    }
-    guard case .invalidOptions = error else {
-      Issue.record("expected invalidOptions, got \(String(describing: error))")
-      return
+    let image = try Self.solid(width: 64, height: 64)
+    await Self.expectFailure("invalidOptions") {
+      guard case .invalidOptions = $0 else { return false }
+      return true
+    } _: {
+      _ = try await Self.recognizer.recognizeText(
+        in: image, options: TextRecognitionOptions(languages: languages))
     }
   }
 
