@@ -13,7 +13,8 @@ import DexImaging
 /// counts and the queues are shared mutable state.
 actor TesseractEnginePool {
   /// Makes one engine; injectable so that tests can hold an Init back.
-  typealias Factory = @Sendable (TesseractEngineKey) async throws(TextRecognitionError) ->
+  typealias Factory =
+    @Sendable (TesseractEngineKey) async throws(TextRecognitionError) ->
     TesseractEngine
 
   /// How many engines may exist at once per key (idle, busy, loading or abandoned).
@@ -95,11 +96,8 @@ actor TesseractEnginePool {
   /// Takes `engine` back: the oldest waiter gets it, else it is kept idle or ended.
   func checkIn(_ engine: TesseractEngine) {
     let key = engine.key
-    if var queue = waiters[key], !queue.isEmpty {
-      let waiter = queue.removeFirst()
-      waiters[key] = queue
-      noteServed(waiter.id)
-      waiter.continuation.resume(returning: engine)
+    if let waiter = nextWaiter(for: key) {
+      waiter.resume(returning: engine)
       return
     }
     var engines = idle[key, default: []]
@@ -114,19 +112,21 @@ actor TesseractEnginePool {
   /// Frees the slot of an engine that was never made: the oldest waiter inherits the slot and
   /// makes one.
   private func release(_ key: TesseractEngineKey) {
-    if var queue = waiters[key], !queue.isEmpty {
-      let waiter = queue.removeFirst()
-      waiters[key] = queue
-      noteServed(waiter.id)
-      waiter.continuation.resume(returning: nil)
-      return
+    if let waiter = nextWaiter(for: key) {
+      waiter.resume(returning: nil)
+    } else {
+      live[key, default: 1] -= 1
     }
-    live[key, default: 1] -= 1
   }
 
-  private func noteServed(_ id: UInt64) {
-    servedWaiters.append(id)
+  /// Takes the oldest waiter for `key` out of the queue, noting it as served.
+  private func nextWaiter(for key: TesseractEngineKey) -> Waiter? {
+    guard var queue = waiters[key], !queue.isEmpty else { return nil }
+    let waiter = queue.removeFirst()
+    waiters[key] = queue
+    servedWaiters.append(waiter.id)
     if servedWaiters.count > 64 { servedWaiters.removeFirst() }
+    return waiter.continuation
   }
 
   private func cancelWaiter(_ id: UInt64, key: TesseractEngineKey) {

@@ -25,6 +25,24 @@ struct TextRecognitionPoolTests {
       dataDirectory: nil, logger: Logger(label: "test"), pool: pool)
   }
 
+  /// A blank 64×64 image (no text, quick to read).
+  static func blank() throws -> RGBImage {
+    try #require(
+      RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 64 * 64 * 3)))
+  }
+
+  /// A recognizer with one engine, whose loading `gate` holds back, and the call that waits for
+  /// it (already in the factory when returned).
+  static func heldSingleEngine(
+    _ gate: BlockingGate
+  ) async throws -> (TesseractTextRecognizer, Task<RecognizedText, any Error>) {
+    let recognizer = gatedRecognizer(gate, maximumConcurrentRecognitions: 1)
+    let image = try blank()
+    let first = Task { try await recognizer.recognizeText(in: image) }
+    try await eventually { gate.enteredCount == 1 }
+    return (recognizer, first)
+  }
+
   /// Polls `condition` every 10 ms (the suite's time limit bounds it).
   static func eventually(_ condition: () async -> Bool) async throws {
     while !(await condition()) { try await Task.sleep(for: .milliseconds(10)) }
@@ -70,8 +88,7 @@ struct TextRecognitionPoolTests {
   @Test func cancellationAnswersAtOnceWhileTesseractRunsOn() async throws {
     let gate = BlockingGate()
     let recognizer = Self.gatedRecognizer(gate)
-    let image = try #require(
-      RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 64 * 64 * 3)))
+    let image = try Self.blank()
     let task = Task { try await recognizer.recognizeText(in: image) }
     try await Self.eventually { gate.enteredCount == 1 }
     task.cancel()
@@ -84,11 +101,8 @@ struct TextRecognitionPoolTests {
 
   @Test func cancelledWaiterLeavesTheQueue() async throws {
     let gate = BlockingGate()
-    let recognizer = Self.gatedRecognizer(gate, maximumConcurrentRecognitions: 1)
-    let image = try #require(
-      RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 64 * 64 * 3)))
-    let first = Task { try await recognizer.recognizeText(in: image) }
-    try await Self.eventually { gate.enteredCount == 1 }
+    let (recognizer, first) = try await Self.heldSingleEngine(gate)
+    let image = try Self.blank()
     let second = Task { try await recognizer.recognizeText(in: image) }
     try await Self.eventually { await recognizer.pool.waiterCount == 1 }
     second.cancel()
@@ -102,11 +116,8 @@ struct TextRecognitionPoolTests {
 
   @Test func waitersAreServedFirstInFirstOut() async throws {
     let gate = BlockingGate()
-    let recognizer = Self.gatedRecognizer(gate, maximumConcurrentRecognitions: 1)
-    let image = try #require(
-      RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 64 * 64 * 3)))
-    let first = Task { try await recognizer.recognizeText(in: image) }
-    try await Self.eventually { gate.enteredCount == 1 }
+    let (recognizer, first) = try await Self.heldSingleEngine(gate)
+    let image = try Self.blank()
     var waiters: [Task<RecognizedText, any Error>] = []
     for index in 0..<3 {
       waiters.append(Task { try await recognizer.recognizeText(in: image) })
