@@ -1,6 +1,7 @@
 // CDexTextShim: see include/CDexTextShim.h.
 #include "CDexTextShim.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,13 +22,17 @@ struct dex_ocr_job {
   int64_t timeout_ms;
 };
 
+// Tesseract's `debug_file` is a process-wide variable that every SetVariable/Init writes, and
+// Init/End touch other shared tables: engines are created and ended one at a time.
+static pthread_mutex_t engine_lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void copy_message(char *message, size_t size, const char *text) {
   if (message == NULL || size == 0) return;
   snprintf(message, size, "%s", text);
 }
 
-int dex_ocr_engine_create(const char *datapath, const char *languages, dex_ocr_engine **out,
-                          char *message, size_t message_size) {
+static int engine_create_locked(const char *datapath, const char *languages,
+                                dex_ocr_engine **out, char *message, size_t message_size) {
   if (out == NULL || datapath == NULL || languages == NULL) return DEX_OCR_INVALID_ARGUMENT;
   *out = NULL;
   dex_ocr_engine *engine = calloc(1, sizeof *engine);
@@ -55,10 +60,20 @@ int dex_ocr_engine_create(const char *datapath, const char *languages, dex_ocr_e
   return DEX_OCR_OK;
 }
 
+int dex_ocr_engine_create(const char *datapath, const char *languages, dex_ocr_engine **out,
+                          char *message, size_t message_size) {
+  pthread_mutex_lock(&engine_lifecycle_lock);
+  int status = engine_create_locked(datapath, languages, out, message, message_size);
+  pthread_mutex_unlock(&engine_lifecycle_lock);
+  return status;
+}
+
 void dex_ocr_engine_destroy(dex_ocr_engine *engine) {
   if (engine == NULL) return;
+  pthread_mutex_lock(&engine_lifecycle_lock);
   TessBaseAPIEnd(engine->api);
   TessBaseAPIDelete(engine->api);
+  pthread_mutex_unlock(&engine_lifecycle_lock);
   free(engine);
 }
 

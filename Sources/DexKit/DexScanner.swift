@@ -35,7 +35,10 @@ public struct DexScanner: Sendable {
     /// and the shrink-on-load reducing gap.
     public var encoding: DownscaleOptions
     /// How the optional text pass reads the photo (languages, minimum confidence, its own
-    /// timeout and pixel limit); used only when the scanner has a text recognizer.
+    /// timeout and pixel limit); used only when the scanner has a text recognizer. Its timeout
+    /// is clamped to ``cloudTimeout`` (the scan's budget, counted from the start of the text
+    /// pass): past it the scan returns with ``DexScanState/textRecognitionError`` set to
+    /// `.timedOut` and cancels the pass without waiting for it.
     public var textRecognition: TextRecognitionOptions = TextRecognitionOptions()
     /// The cloud pass's one deadline, counted from when it starts: the vision service's time
     /// budget for every attempt and retry wait (``/DexCloud/DexVisionService`` hands it to
@@ -195,15 +198,34 @@ public struct DexScanner: Sendable {
     publish(state)
     if Task.isCancelled { return state.failing(.cancelled) }
 
-    // The optional text pass reads the same pixels while the other passes run; a scan that
-    // fails without it cancels it (leaving the scope of `async let`).
+    // The optional text pass reads the same pixels while the other passes run. It gets the
+    // scan's budget at most (`cloudTimeout`, from now): past it the scan answers without the
+    // text and cancels the pass, never waiting for a recognizer that does not stop at once.
     guard let textRecognizer, let pixels = image.pixels else {
       return await identify(image, state: state, publish: publish)
     }
-    async let text = readText(pixels, with: textRecognizer)
+    var textOptions = configuration.textRecognition
+    textOptions.timeout = min(max(textOptions.timeout, .zero), configuration.cloudTimeout)
+    let textDeadline = ContinuousClock.now + textOptions.timeout
+    let text = FirstAnswer<Result<RecognizedText, TextRecognitionError>>()
+    let textTask = Task { [textOptions] in
+      text.settle(await readText(pixels, with: textRecognizer, options: textOptions))
+    }
+    defer { textTask.cancel() }
     var final = await identify(image, state: state, publish: publish)
     guard final.phase == .result else { return final }
-    switch await text {
+    let timer = Task { [budget = textOptions.timeout] in
+      try? await Task.sleep(until: textDeadline, clock: .continuous)
+      guard !Task.isCancelled else { return }
+      text.settle(.failure(.timedOut(after: budget)))
+    }
+    defer { timer.cancel() }
+    let answer = await withTaskCancellationHandler {
+      await text.wait()
+    } onCancel: {
+      text.settle(.failure(.recognitionFailed("the scan was cancelled")))
+    }
+    switch answer {
     case .success(let recognized): final.recognizedText = recognized
     case .failure(let error): final.textRecognitionError = error
     }
@@ -212,11 +234,10 @@ public struct DexScanner: Sendable {
 
   /// The text pass: never throws, so that its failure only shows in the state.
   private func readText(
-    _ pixels: RGBImage, with recognizer: any TextRecognizing
+    _ pixels: RGBImage, with recognizer: any TextRecognizing, options: TextRecognitionOptions
   ) async -> Result<RecognizedText, TextRecognitionError> {
     do {
-      return .success(
-        try await recognizer.recognizeText(in: pixels, options: configuration.textRecognition))
+      return .success(try await recognizer.recognizeText(in: pixels, options: options))
     } catch let error as TextRecognitionError {
       logger.warning("Text recognition failed", metadata: ["error": "\(error)"])
       return .failure(error)

@@ -11,31 +11,51 @@ import Logging
 /// through a small C shim, and keeps to ``/DexImaging/TextRecognitionOptions``' bounds: images over
 /// ``/DexImaging/TextRecognitionOptions/maxPixelCount`` are refused before any work, the recognition stops
 /// at ``/DexImaging/TextRecognitionOptions/timeout`` with ``/DexImaging/TextRecognitionError/timedOut(after:)``, and a
-/// cancelled task ends with `CancellationError` at Tesseract's next check (between words).
-/// The blocking work runs on a dispatch queue of its own, never on Swift's cooperative threads.
+/// cancelled task ends with `CancellationError`. Both answer at once: the timeout counts from
+/// the call (waiting for an engine and loading it included), and the caller never waits on
+/// Tesseract, which is only told to stop (it checks between words, so its layout analysis may
+/// run on); its engine returns to the pool when it really has. The blocking work runs on a
+/// dispatch queue of its own, never on Swift's cooperative threads.
 ///
 /// Tesseract's own debug output is sent to `/dev/null`; what matters is logged through
-/// ``logger``. Copies share one pool of initialised engines (one per call in flight, a few kept
-/// idle), so loading the language data is paid once, not per photo.
+/// ``logger``. Copies share one pool of initialised engines: at most
+/// ``maximumConcurrentRecognitions`` per language list (further calls queue, first in first
+/// out, and leave the queue when cancelled or timed out), two kept idle, so loading the
+/// language data is paid once, not per photo.
 public struct TesseractTextRecognizer: TextRecognizing {
   /// The tessdata directory in use (holding `eng.traineddata` and friends), or `nil` when none
   /// was found: then every call ends with ``/DexImaging/TextRecognitionError/engineUnavailable(detail:)``.
   public let dataDirectory: String?
   /// Where the recognizer logs (engine start, refusals, failures, timings at debug level).
   public var logger: Logger
-  private let pool: TesseractEnginePool
+  /// The most recognitions that run at once per data directory and language list (each on an
+  /// engine of its own, tens of megabytes and a thread); further calls wait in line, first come
+  /// first served, within their own timeout.
+  public let maximumConcurrentRecognitions: Int
+  let pool: TesseractEnginePool
 
   /// Creates a recognizer that reads its language data from `dataDirectory`, or, when `nil`,
   /// from the first of `TESSDATA_PREFIX` and the usual system places (Debian's
   /// `/usr/share/tesseract-ocr/5/tessdata` among them) that holds a `.traineddata` file.
   ///
-  /// Nothing is loaded here: the first recognition starts the engine.
+  /// `maximumConcurrentRecognitions` (at least 1; by default the number of active processors)
+  /// caps the engines per language list, those whose caller gave up but whose Tesseract run has
+  /// not returned yet included. Nothing is loaded here: the first recognition starts the engine.
   public init(
-    dataDirectory: String? = nil, logger: Logger = Logger(label: "DexTextRecognition")
+    dataDirectory: String? = nil, logger: Logger = Logger(label: "DexTextRecognition"),
+    maximumConcurrentRecognitions: Int = ProcessInfo.processInfo.activeProcessorCount
   ) {
+    self.init(
+      dataDirectory: dataDirectory, logger: logger,
+      pool: TesseractEnginePool(maximumEnginesPerKey: maximumConcurrentRecognitions))
+  }
+
+  /// A recognizer over `pool` (tests inject a pool whose engine factory they control).
+  init(dataDirectory: String?, logger: Logger, pool: TesseractEnginePool) {
     self.dataDirectory = dataDirectory ?? Self.defaultDataDirectory()
     self.logger = logger
-    self.pool = TesseractEnginePool()
+    self.maximumConcurrentRecognitions = pool.maximumEnginesPerKey
+    self.pool = pool
   }
 
   /// Recognises the printed text in `image` (upright RGB8 pixels), line by line in reading
@@ -78,21 +98,33 @@ public struct TesseractTextRecognizer: TextRecognizing {
 
     let clock = ContinuousClock()
     let start = clock.now
-    let engine = try await pool.checkOut(key)
-    guard let job = TesseractJob(timeoutMilliseconds: Self.milliseconds(options.timeout)) else {
-      await pool.checkIn(engine)
-      throw TextRecognitionError.recognitionFailed("out of memory")
+    let deadline = start + options.timeout
+    let outcome = FirstAnswer<Result<[RecognizedTextLine], TesseractFailure>>()
+    let pool = self.pool
+    let pageSegmentationMode = options.detectsOrientation ? Self.psmAutoOSD : Self.psmAuto
+    // The work owns the engine until Tesseract really returns, even when the caller has been
+    // answered already (timeout, cancellation): only then does the engine go back to the pool.
+    let work = Task {
+      outcome.settle(
+        await Self.run(
+          image, key: key, pageSegmentationMode: pageSegmentationMode, deadline: deadline,
+          pool: pool))
     }
-    let outcome = await withTaskCancellationHandler {
-      await engine.recognize(
-        image, pageSegmentationMode: options.detectsOrientation ? Self.psmAutoOSD : Self.psmAuto,
-        job: job)
+    let timer = Task {
+      try? await Task.sleep(until: deadline, clock: .continuous)
+      guard !Task.isCancelled else { return }
+      outcome.settle(.failure(.timedOut))
+      work.cancel()
+    }
+    defer { timer.cancel() }
+    let result = await withTaskCancellationHandler {
+      await outcome.wait()
     } onCancel: {
-      job.cancel()
+      outcome.settle(.failure(.cancelled))
+      work.cancel()
     }
-    await pool.checkIn(engine)
     let elapsed = clock.now - start
-    switch outcome {
+    switch result {
     case .success(let lines):
       let kept = lines.filter { $0.confidence >= options.minimumConfidence }
       logger.debug(
@@ -113,7 +145,38 @@ public struct TesseractTextRecognizer: TextRecognizing {
     case .failure(.failed(let message)):
       logger.warning("Text recognition failed", metadata: ["reason": "\(message)"])
       throw TextRecognitionError.recognitionFailed(message)
+    case .failure(.refused(let error)):
+      logger.warning("Tesseract could not start", metadata: ["reason": "\(error)"])
+      throw error
     }
+  }
+
+  /// Waits for an engine, recognises `image` on it until `deadline` and gives the engine back.
+  private static func run(
+    _ image: RGBImage, key: TesseractEngineKey, pageSegmentationMode: Int32,
+    deadline: ContinuousClock.Instant, pool: TesseractEnginePool
+  ) async -> Result<[RecognizedTextLine], TesseractFailure> {
+    let engine: TesseractEngine
+    do {
+      engine = try await pool.checkOut(key)
+    } catch let error as TextRecognitionError {
+      return .failure(.refused(error))
+    } catch {
+      return .failure(.cancelled)
+    }
+    let remaining = max(deadline - ContinuousClock.now, .zero)
+    guard !Task.isCancelled, let job = TesseractJob(timeoutMilliseconds: milliseconds(remaining))
+    else {
+      await pool.checkIn(engine)
+      return .failure(Task.isCancelled ? .cancelled : .failed("out of memory"))
+    }
+    let result = await withTaskCancellationHandler {
+      await engine.recognize(image, pageSegmentationMode: pageSegmentationMode, job: job)
+    } onCancel: {
+      job.cancel()
+    }
+    await pool.checkIn(engine)
+    return result
   }
 
   /// Tesseract's page segmentation modes used here: automatic layout, with or without

@@ -1,5 +1,6 @@
 import DexKit
 import DexKitTesting
+import DexTestSupport
 import DexTestTraits
 import Foundation
 import Testing
@@ -11,6 +12,8 @@ actor ScriptedTextRecognizer: TextRecognizing {
     case failure(TextRecognitionError)
     /// Waits until cancelled, then throws `CancellationError`.
     case hang
+    /// Waits until the gate opens, cancelled or not (a recognizer that does not stop at once).
+    case stubborn(BlockingGate)
   }
 
   let reply: Reply
@@ -31,6 +34,9 @@ actor ScriptedTextRecognizer: TextRecognizing {
     case .failure(let error): throw error
     case .hang:
       try await Task.sleep(for: .seconds(3600))
+      return RecognizedText(lines: [])
+    case .stubborn(let gate):
+      await gate.wait()
       return RecognizedText(lines: [])
     }
   }
@@ -92,6 +98,29 @@ struct DexScannerTextTests {
       .run(try SamplePhoto.cat.data)
     #expect(final.phase == .failed)
     #expect(final.recognizedText == nil)
+  }
+
+  @Test(.timeLimit(.minutes(1)))
+  func aStubbornTextPassNeverHoldsTheResultPastTheScanBudget() async throws {
+    // The text pass may take 10 minutes, the scan 300 ms: the scan answers at its budget with
+    // the text timed out while the recognizer is still running (without the bound it would
+    // wait for the gate, which opens only after the result).
+    let gate = BlockingGate()
+    let recognizer = ScriptedTextRecognizer(.stubborn(gate))
+    var configuration = DexScanner.Configuration(maxDimension: 200)
+    configuration.cloudTimeout = .milliseconds(300)
+    configuration.textRecognition = TextRecognitionOptions(timeout: .seconds(600))
+    let final = await DexScanner(
+      classifier: FixedClassifier(category: .plant, label: "lavender"),
+      textRecognizer: recognizer, configuration: configuration
+    ).run(try SamplePhoto.cat.data)
+    #expect(!gate.isOpen)
+    gate.open()
+    #expect(final.phase == .result)
+    #expect(final.recognizedText == nil)
+    #expect(final.textRecognitionError == .timedOut(after: .milliseconds(300)))
+    // The recognizer was told the clamped budget, not its own 10 minutes.
+    #expect(await recognizer.options.map(\.timeout) == [.milliseconds(300)])
   }
 
   @Test func withoutARecognizerNothingIsRead() async throws {

@@ -106,15 +106,28 @@ struct TextRecognitionHostileInputTests {
 
   @Test func cancellationMidRecognitionEndsWithCancellationError() async throws {
     let photo = try await TextPhoto.render("page", size: 40, canvas: "2600x2600")
-    let recognizer = TesseractTextRecognizer()
-    let task = Task {
-      try await recognizer.recognizeText(
-        in: photo.image, options: TextRecognitionOptions(timeout: .seconds(600)))
-    }
-    try await Task.sleep(for: .milliseconds(300))
+    let recognizer = TesseractTextRecognizer(maximumConcurrentRecognitions: 1)
+    let options = TextRecognitionOptions(timeout: .seconds(600))
+    // Warm the pool (Init done) and measure the same page read to the end.
+    let clock = ContinuousClock()
+    let uncancelledStart = clock.now
+    _ = try await recognizer.recognizeText(in: photo.image, options: options)
+    let uncancelled = clock.now - uncancelledStart
+    #expect(await recognizer.pool.idleCount == 1)
+
+    let start = clock.now
+    let task = Task { try await recognizer.recognizeText(in: photo.image, options: options) }
+    // The one engine leaves the idle list when the recognition starts: cancel mid-page.
+    while await recognizer.pool.idleCount == 1 { try await Task.sleep(for: .milliseconds(5)) }
+    try await Task.sleep(for: uncancelled / 4)
     task.cancel()
-    // The suite's time limit is the hang guard: Tesseract checks between words.
     await #expect(throws: CancellationError.self) { try await task.value }
+    let cancelled = clock.now - start
+    print("page read in \(uncancelled); cancelled after \(cancelled)")
+    #expect(cancelled < uncancelled)
+    // Tesseract stops at its next check and its engine goes back to the pool.
+    while await recognizer.pool.idleCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(await recognizer.pool.liveCount == 1)
   }
 
   @Test func bogusDataDirectoryIsEngineUnavailable() async throws {

@@ -52,7 +52,9 @@ typedef struct {
 } dex_ocr_result;
 
 /// Creates an engine: a TessBaseAPI with its debug output sent to /dev/null, initialised with
-/// `datapath` (a tessdata directory) and `languages` ("eng" or "eng+deu"). On failure returns
+/// `datapath` (a tessdata directory) and `languages` ("eng" or "eng+deu"). Creations and
+/// destructions are serialised by one process-wide mutex (Tesseract's debug_file and its Init
+/// tables are global), so any thread may call them. On failure returns
 /// DEX_OCR_INIT_FAILED (or DEX_OCR_OUT_OF_MEMORY) and writes a message into `message`.
 int dex_ocr_engine_create(const char *datapath, const char *languages, dex_ocr_engine **out,
                           char *message, size_t message_size);
