@@ -85,7 +85,8 @@ enum FileReading {
 }
 
 /// read(2), named apart from ``FileReading/read(_:path:maxByteCount:)``.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int
-{
+private func systemRead(
+  _ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int
+) -> Int {
   read(descriptor, buffer, count)
 }

@@ -120,8 +120,7 @@ public struct FreedesktopTrash: Sendable, Hashable {
   /// - Throws: ``PixScanError/crossDevice(path:trash:)``,
   ///   ``PixScanError/trashFailed(path:message:)`` (also when the filesystem cannot rename
   ///   without replacing: PixScan never falls back to a move that could overwrite).
-  public func move(_ absolute: String, to name: String, displayPath: String) throws(PixScanError)
-  {
+  public func move(_ absolute: String, to name: String, displayPath: String) throws(PixScanError) {
     let target = filesDirectory + "/" + name
     guard Self.renameNoReplace(absolute, target) == 0 else {
       let code = errno

@@ -13,8 +13,8 @@ import NIOConcurrencyHelpers
 /// `SameSite=Strict` cookie the page sets); and requires `application/json` on a POST with a
 /// body.
 struct RequestGuard<Context: RequestContext>: RouterMiddleware {
-  /// The header the page sends the token in.
-  static var tokenHeader: HTTPField.Name { HTTPField.Name("X-PixScan-Token")! }
+  /// The header the page sends the token in (lowercase, as HTTP field names compare).
+  static var tokenHeader: String { "x-pixscan-token" }
   /// The cookie the page stores the token in, for image and download requests (one per port:
   /// cookies do not tell ports apart).
   static func cookieName(port: Int) -> String { "pixscan-token-\(port)" }
@@ -64,8 +64,8 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
   static var cookiePaths: Set<String> { ["/api/thumbnail", "/api/texts.txt"] }
 
   func hasToken(_ request: Request, port: Int, cookieAllowed: Bool) -> Bool {
-    if let header = request.headers[Self.tokenHeader] {
-      return token.matches(Substring(header))
+    if let header = request.headers.first(where: { $0.name.canonicalName == Self.tokenHeader }) {
+      return token.matches(Substring(header.value))
     }
     guard cookieAllowed else { return false }
     for field in request.headers[values: .cookie] {

@@ -63,7 +63,8 @@ public actor TriageSession {
       try PhotoFolder(sandbox: sandbox, limits: limits)
     }
     let store = try PixScanStore(directory: sandbox.stateDirectory)
-    try await Self.settleUnfinishedMoves(store: store, sandbox: sandbox, trash: trash, logger: logger)
+    try await Self.settleUnfinishedMoves(
+      store: store, sandbox: sandbox, trash: trash, logger: logger)
     let decisions = try await store.decisions()
     self.sandbox = sandbox
     self.limits = limits
@@ -72,7 +73,8 @@ public actor TriageSession {
     self.imaging = imaging
     self.recognizer = recognizer
     self.thumbnails = ThumbnailCache(
-      maxByteCount: limits.thumbnailCacheByteCount, maxConcurrentDecodes: limits.maxConcurrentDecodes)
+      maxByteCount: limits.thumbnailCacheByteCount,
+      maxConcurrentDecodes: limits.maxConcurrentDecodes)
     self.recognitionLimiter = ConcurrencyLimiter(width: limits.maxConcurrentRecognitions)
     self.logger = logger
     // Photos already in the trash stay in the counts (they were processed).

@@ -103,7 +103,8 @@ struct FreedesktopTrashTests {
     let name = try trash.reserve(photo, displayPath: "cat.jpg")
     #expect(name == "cat.jpg")
     #expect(data.exists("Trash/info/cat.jpg.trashinfo"))
-    try Data("someone else's".utf8).write(to: URL(fileURLWithPath: trash.filesDirectory + "/cat.jpg"))
+    try Data("someone else's".utf8).write(
+      to: URL(fileURLWithPath: trash.filesDirectory + "/cat.jpg"))
     #expect(
       throws: PixScanError.trashFailed(
         path: "cat.jpg", message: "a file named cat.jpg appeared in the trash")

@@ -188,7 +188,9 @@ struct PixScanHTTPTests {
       // A rebound name, another port: refused even with the token.
       #expect(try await empty([("Host", "evil.example:\(port)"), token]).status == 403)
       #expect(try await empty([("Host", "127.0.0.1:\(port + 1)"), token]).status == 403)
-      #expect(try await Self.raw(port: port, "GET", "/", headers: [("Host", "evil.example")]).status == 403)
+      #expect(
+        try await Self.raw(port: port, "GET", "/", headers: [("Host", "evil.example")]).status
+          == 403)
       // Another site's Origin: refused even with the token.
       #expect(try await empty([host, token, ("Origin", "http://evil.example")]).status == 403)
       // A body that is not JSON: refused.

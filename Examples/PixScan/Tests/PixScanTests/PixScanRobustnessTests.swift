@@ -45,9 +45,11 @@ struct PixScanRobustnessTests {
     let reopened = try await TriageSessionTests.open(folder, trash: trashPath)
     let progress = await reopened.progress()
     #expect([progress.total, progress.trashed, progress.queued] as [Int] == [3, 1, 2])
-    #expect(try await reopened.queuePage(offset: 0, limit: 10).items.map(\.photo.path).sorted()
-      == ["dog.jpg", "fish.jpg"])
-    #expect(!data.exists("Trash/info/dog.jpg.trashinfo") && data.exists("Trash/info/cat.jpg.trashinfo"))
+    #expect(
+      try await reopened.queuePage(offset: 0, limit: 10).items.map(\.photo.path).sorted()
+        == ["dog.jpg", "fish.jpg"])
+    #expect(
+      !data.exists("Trash/info/dog.jpg.trashinfo") && data.exists("Trash/info/cat.jpg.trashinfo"))
     #expect(folder.exists("dog.jpg") && !folder.exists("cat.jpg"))
     let left = try await Self.database(folder).read { db in
       try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM trashing")
@@ -100,7 +102,9 @@ struct PixScanRobustnessTests {
     #expect(await session.progress().recognized == photos.count)
     await withTaskGroup(of: Void.self) { group in
       for photo in photos {
-        group.addTask { _ = try? await session.thumbnail(path: "\(photo.rawValue).jpg", size: .full) }
+        group.addTask {
+          _ = try? await session.thumbnail(path: "\(photo.rawValue).jpg", size: .full)
+        }
       }
     }
     let decodes = await session.thumbnails.peakConcurrentDecodes
