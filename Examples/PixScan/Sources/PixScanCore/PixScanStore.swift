@@ -263,10 +263,17 @@ public final class PixScanStore: Sendable {
     try await run { db in try entry.save(db) }
   }
 
+  /// For tests: each write first waits a random time up to this many microseconds, so that
+  /// concurrent callers interleave at every suspension point as a slow disk would make them.
+  @TaskLocal static var writeJitterMicroseconds = 0
+
   /// Runs `work` in a write transaction, turning GRDB's errors into ``PixScanError``.
   func run<T: Sendable>(
     _ work: @escaping @Sendable (Database) throws -> T
   ) async throws(PixScanError) -> T {
+    if Self.writeJitterMicroseconds > 0 {
+      try? await Task.sleep(for: .microseconds(Int.random(in: 0...Self.writeJitterMicroseconds)))
+    }
     do {
       return try await database.write(work)
     } catch let conflict as Conflict {
