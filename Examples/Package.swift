@@ -106,8 +106,13 @@ let package = Package(
     // from the executable, so that the tests drive it in process.
     .target(
       name: "PixScanCore",
-      dependencies: [sdk("DexImaging"), logging, hummingbird, httpTypes, grdb, nioCore],
+      dependencies: [
+        "CPixScanShim", sdk("DexImaging"), logging, hummingbird, httpTypes, grdb, nioCore,
+        nioLocks, nioPosix,
+      ],
       path: "PixScan/Sources/PixScanCore", resources: [.copy("Resources")]),
+    // renameat2(RENAME_NOREPLACE) for the trash move: Swift's Glibc module hides it.
+    .target(name: "CPixScanShim", path: "PixScan/Sources/CPixScanShim"),
     .executableTarget(
       name: "pixscan",
       dependencies: [

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PixScan's page in real headless Chromium, driven by Selenium (run by pixscan-browser-test.sh).
 
-Usage: pixscan-browser-test.py URL FOLDER TRASH SHOTS
+Usage: pixscan-browser-test.py URL FOLDER TRASH SHOTS   (URL with its #token=...)
 
 Triages FOLDER (made by the shell script: the sample photos, two screenshots, a receipt) by
 keyboard and by a touch swipe, reloads and checks that it resumes at the same photo, uses the
@@ -15,6 +15,8 @@ import os
 import sys
 import time
 import traceback
+import urllib.error
+import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -90,7 +92,20 @@ def in_trash(name):
     return lines[0] == "[Trash Info]" and f"Path={FOLDER}/{name}" in lines
 
 
+def refused_without_token():
+    """A cross-site POST (no token, a foreign Origin) must be refused with 403."""
+    base = URL.split("#", 1)[0].rstrip("/")
+    request = urllib.request.Request(base + "/api/queue/empty", method="POST",
+                                     headers={"Origin": "http://evil.example"})
+    try:
+        urllib.request.urlopen(request, timeout=10)
+        return False
+    except urllib.error.HTTPError as error:
+        return error.code == 403
+
+
 def run(driver):
+    check("a POST without the token is refused", refused_without_token())
     driver.get(URL)
     start = "Screenshot 2026-11-25 at 10.00.00.png"
     check("the first card is the first photo", wait_for(driver, lambda d: card(d) == start, "first card"))

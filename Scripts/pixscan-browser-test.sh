@@ -7,8 +7,9 @@
 # directory (so the freedesktop trash is a temporary one), starts pixscan on 127.0.0.1 and runs
 # Scripts/pixscan-browser-test.py against it.
 #
-# Screenshots of each state go to $DEX_PIXSCAN_SHOTS (default: a new temporary directory) and
-# are copied to /work/shots/pixscan/ when /work/shots exists. The last line is
+# Screenshots of each state go to $PIXSCAN_SHOTS_DIR (or the older $DEX_PIXSCAN_SHOTS; default:
+# a new temporary directory). The server prints its URL with the access token
+# (http://127.0.0.1:PORT/#token=...); the browser opens exactly that. The last line is
 # `pixscan-browser: N passed, M failed` (Scripts/test.sh adds it to its closing summary).
 # Usage: Scripts/pixscan-browser-test.sh   (DEX_TEST_SCRATCH: the scratch folder, default .build)
 # Builds with `swift build` without the machine's build lock: run the script under it.
@@ -44,7 +45,7 @@ swift build --package-path Examples --scratch-path "$scratch" --product pixscan 
 bin="$scratch/debug/pixscan"
 
 work="$(mktemp -d)"
-shots="${DEX_PIXSCAN_SHOTS:-$work/shots}"
+shots="${PIXSCAN_SHOTS_DIR:-${DEX_PIXSCAN_SHOTS:-$work/shots}}"
 mkdir -p "$shots"
 folder="$work/photos"
 export XDG_DATA_HOME="$work/data"
@@ -78,26 +79,21 @@ EOF
 
 "$bin" "$folder" --port 0 >"$work/server.log" 2>&1 &
 server_pid=$!
-port=""
+url=""
 for _ in $(seq 1 100); do
-  port=$(sed -n 's|^PixScan: http://127.0.0.1:\([0-9]*\)/$|\1|p' "$work/server.log")
-  if [ -n "$port" ]; then break; fi
+  url=$(sed -n 's|^PixScan: \(http://127.0.0.1:[0-9]*/#token=[0-9a-f]*\)$|\1|p' "$work/server.log")
+  if [ -n "$url" ]; then break; fi
   if ! kill -0 "$server_pid" 2>/dev/null; then break; fi
   sleep 0.1
 done
-if [ -z "$port" ]; then
+if [ -z "$url" ]; then
   cat "$work/server.log" >&2
   echo "pixscan-browser: 0 passed, 1 failed"
   exit 1
 fi
 
 status=0
-python3 Scripts/pixscan-browser-test.py "http://127.0.0.1:$port/" "$folder" "$XDG_DATA_HOME/Trash" \
+python3 Scripts/pixscan-browser-test.py "$url" "$folder" "$XDG_DATA_HOME/Trash" \
   "$shots" || status=$?
 echo "pixscan-browser: screenshots in $shots"
-if [ -d /work/shots ] || { [ -d /work ] && [ -w /work ]; }; then
-  mkdir -p /work/shots/pixscan
-  cp "$shots"/*.png /work/shots/pixscan/
-  echo "pixscan-browser: copied to /work/shots/pixscan/"
-fi
 exit "$status"

@@ -33,15 +33,16 @@ run_once() {  # $1: prefetch count; prints "photos/s peak-RSS-MB"
   rm -rf "$work/photos/.pixscan"
   "$BIN" "$work/photos" --port 0 >"$work/server.log" 2>&1 &
   server=$!
-  local port=""
+  local port="" token=""
   for _ in $(seq 1 200); do
-    port=$(sed -n 's|^PixScan: http://127.0.0.1:\([0-9]*\)/$|\1|p' "$work/server.log")
+    port=$(sed -n 's|^PixScan: http://127.0.0.1:\([0-9]*\)/#token=[0-9a-f]*$|\1|p' "$work/server.log")
+    token=$(sed -n 's|^PixScan: http://127.0.0.1:[0-9]*/#token=\([0-9a-f]*\)$|\1|p' "$work/server.log")
     [ -n "$port" ] && break
     sleep 0.05
   done
   [ -n "$port" ] || { cat "$work/server.log" >&2; exit 1; }
   local rate
-  rate=$(nice -n 10 python3 "$HERE/triage.py" "$port" "$1" \
+  rate=$(nice -n 10 python3 "$HERE/triage.py" "$port" "$1" "$token" \
     | python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["per_second"])')
   local rss
   rss=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$server/status")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Triages a folder through pixscan's HTTP API the way the page does, and times it.
 
-Usage: triage.py PORT PREFETCH
+Usage: triage.py PORT PREFETCH TOKEN
 
 One photo is: GET /api/state (the card and the next photos) -> GET /api/thumbnail of the card
 (1024 px, what the page shows) -> POST /api/decide (keep). With PREFETCH > 0, the next PREFETCH
@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 PORT = int(sys.argv[1])
 PREFETCH = int(sys.argv[2])
+TOKEN = sys.argv[3]
 local = threading.local()
 
 
@@ -31,7 +32,9 @@ def connection():
 
 def request(method, path, body=None):
     conn = connection()
-    headers = {"Content-Type": "application/json"} if body is not None else {}
+    headers = {"X-PixScan-Token": TOKEN}
+    if body is not None:
+        headers["Content-Type"] = "application/json"
     conn.request(method, path, body=body, headers=headers)
     response = conn.getresponse()
     data = response.read()

@@ -1,3 +1,4 @@
+import CPixScanShim
 import Foundation
 
 #if canImport(Glibc)
@@ -43,7 +44,8 @@ public struct FreedesktopTrash: Sendable, Hashable {
   /// The folder the `.trashinfo` files are written to.
   public var infoDirectory: String { directory + "/info" }
 
-  /// Moves the file at `absolute` into the trash and returns its name there.
+  /// Moves the file at `absolute` into the trash and returns its name there: ``reserve(_:displayPath:date:)``
+  /// then ``move(_:to:displayPath:)``.
   ///
   /// - Parameters:
   ///   - absolute: the file's absolute path (already checked to be inside the triaged folder).
@@ -53,6 +55,20 @@ public struct FreedesktopTrash: Sendable, Hashable {
   ///   filesystem, ``PixScanError/trashFailed(path:message:)`` otherwise.
   @discardableResult
   public func moveToTrash(
+    _ absolute: String, displayPath: String, date: Date = Date()
+  ) throws(PixScanError) -> String {
+    let name = try reserve(absolute, displayPath: displayPath, date: date)
+    try move(absolute, to: name, displayPath: displayPath)
+    return name
+  }
+
+  /// Picks the file's name in the trash and writes its `.trashinfo` (created with `O_EXCL`,
+  /// flushed to disk), without moving the file yet: the caller records the name first, so that
+  /// a crash between the two steps can be reconciled.
+  ///
+  /// - Throws: ``PixScanError/crossDevice(path:trash:)``,
+  ///   ``PixScanError/trashFailed(path:message:)``.
+  public func reserve(
     _ absolute: String, displayPath: String, date: Date = Date()
   ) throws(PixScanError) -> String {
     try makeDirectories(displayPath: displayPath)
@@ -72,7 +88,7 @@ public struct FreedesktopTrash: Sendable, Hashable {
     for attempt in 1...10_000 {
       let candidate = Self.candidateName(name, attempt: attempt)
       let infoPath = infoDirectory + "/" + candidate + ".trashinfo"
-      let descriptor = open(infoPath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+      let descriptor = open(infoPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
       if descriptor < 0 {
         if errno == EEXIST { continue }
         throw .trashFailed(
@@ -80,27 +96,52 @@ public struct FreedesktopTrash: Sendable, Hashable {
           message: "cannot write \(infoPath): \(String(cString: strerror(errno)))")
       }
       let written = info.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+      let synced = fsync(descriptor)
       let closed = close(descriptor)
-      guard written == info.count, closed == 0 else {
+      guard written == info.count, synced == 0, closed == 0 else {
         unlink(infoPath)
         throw .trashFailed(path: displayPath, message: "cannot write \(infoPath)")
       }
-      let target = filesDirectory + "/" + candidate
       var existing = stat()
-      if lstat(target, &existing) == 0 {
+      if lstat(filesDirectory + "/" + candidate, &existing) == 0 {
         // A file without its .trashinfo (left by another tool): keep both, try the next name.
         unlink(infoPath)
         continue
       }
-      guard rename(absolute, target) == 0 else {
-        let code = errno
-        unlink(infoPath)
-        if code == EXDEV { throw .crossDevice(path: displayPath, trash: directory) }
-        throw .trashFailed(path: displayPath, message: String(cString: strerror(code)))
-      }
       return candidate
     }
     throw .trashFailed(path: displayPath, message: "10 000 files of that name are in the trash")
+  }
+
+  /// Renames the file at `absolute` to `name` in `files/` (reserved by
+  /// ``reserve(_:displayPath:date:)``), never replacing a file that appeared there meanwhile
+  /// (`renameat2` with `RENAME_NOREPLACE`). On failure the reservation is released.
+  ///
+  /// - Throws: ``PixScanError/crossDevice(path:trash:)``,
+  ///   ``PixScanError/trashFailed(path:message:)`` (also when the filesystem cannot rename
+  ///   without replacing: PixScan never falls back to a move that could overwrite).
+  public func move(_ absolute: String, to name: String, displayPath: String) throws(PixScanError) {
+    let target = filesDirectory + "/" + name
+    guard Self.renameNoReplace(absolute, target) == 0 else {
+      let code = errno
+      release(name)
+      if code == EXDEV { throw .crossDevice(path: displayPath, trash: directory) }
+      if code == EEXIST {
+        throw .trashFailed(path: displayPath, message: "a file named \(name) appeared in the trash")
+      }
+      throw .trashFailed(path: displayPath, message: String(cString: strerror(code)))
+    }
+  }
+
+  /// Removes the `.trashinfo` reserved for `name` (the file was not moved).
+  public func release(_ name: String) {
+    unlink(infoDirectory + "/" + name + ".trashinfo")
+  }
+
+  /// `rename` that fails with `EEXIST` instead of replacing `target` (and with `EINVAL` or
+  /// `ENOSYS` where that is impossible: then nothing is moved).
+  static func renameNoReplace(_ source: String, _ target: String) -> Int32 {
+    cpixscan_rename_noreplace(source, target)
   }
 
   /// Creates `files/` and `info/` (mode 0700) when missing.

@@ -29,6 +29,15 @@ public enum PixScanError: Error, Sendable, Hashable {
   case folderUnreadable(path: String, message: String)
   /// The progress database could not be opened, read or written.
   case storeFailed(String)
+  /// The request did not come from PixScan's own page: a missing or wrong token, a foreign
+  /// `Host` (DNS rebinding) or `Origin` (another site).
+  case forbidden(String)
+  /// A request body that is not `application/json`.
+  case unsupportedMediaType
+  /// A file of PixScan's own build (the page) is missing: an install problem, not the user's.
+  case resourceMissing(String)
+  /// The photo's decision changed while this change was prepared; nothing was stored.
+  case conflict(path: String)
 }
 
 extension PixScanError: LocalizedError {
@@ -54,6 +63,10 @@ extension PixScanError: LocalizedError {
       "“\(path)” could not be moved to the trash: \(message)"
     case .folderUnreadable(let path, let message): "The folder \(path) cannot be read: \(message)"
     case .storeFailed(let message): "The progress database failed: \(message)"
+    case .forbidden(let message): "Forbidden: \(message)"
+    case .resourceMissing(let name): "PixScan's \(name) is missing from the build."
+    case .unsupportedMediaType: "The request body must be sent as application/json."
+    case .conflict(let path): "“\(path.prefix(200))” changed meanwhile; try again."
     }
   }
 
@@ -72,6 +85,10 @@ extension PixScanError: LocalizedError {
     case .trashFailed: "trash_failed"
     case .folderUnreadable: "folder_unreadable"
     case .storeFailed: "store_failed"
+    case .forbidden: "forbidden"
+    case .unsupportedMediaType: "unsupported_media_type"
+    case .conflict: "conflict"
+    case .resourceMissing: "resource_missing"
     }
   }
 
@@ -79,13 +96,14 @@ extension PixScanError: LocalizedError {
   public var httpStatus: Int {
     switch self {
     case .invalidPath, .badRequest: 400
-    case .outsideFolder: 403
+    case .outsideFolder, .forbidden: 403
     case .notFound: 404
     case .photoTooLarge, .requestTooLarge: 413
     case .imaging: 422
     case .textRecognition: 503
-    case .crossDevice, .trashFailed: 409
-    case .folderUnreadable, .storeFailed: 500
+    case .crossDevice, .trashFailed, .conflict: 409
+    case .unsupportedMediaType: 415
+    case .folderUnreadable, .storeFailed, .resourceMissing: 500
     }
   }
 }

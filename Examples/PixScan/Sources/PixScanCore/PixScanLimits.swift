@@ -25,14 +25,21 @@ public struct PixScanLimits: Sendable, Hashable {
   public var maxPathByteCount: Int
   /// The longest side of the image text recognition reads (default 2048).
   public var recognitionMaxDimension: Int
+  /// How many text recognitions run at once (default 2); more wait their turn in order.
+  public var maxConcurrentRecognitions: Int
+  /// How many thumbnails are decoded at once (default 2); more wait their turn in order.
+  public var maxConcurrentDecodes: Int
 
   /// Creates limits; the defaults suit a phone's camera roll copied to disk.
   public init(
     maxPhotoCount: Int = 100_000, maxDepth: Int = 8, maxPhotoByteCount: Int = 100 << 20,
     decoding: DecodingLimits = .default, maxRequestBodyByteCount: Int = 16 << 10,
     maxPageSize: Int = 500, thumbnailCacheByteCount: Int = 64 << 20,
-    maxPathByteCount: Int = 4096, recognitionMaxDimension: Int = 2048
+    maxPathByteCount: Int = 4096, recognitionMaxDimension: Int = 2048,
+    maxConcurrentRecognitions: Int = 2, maxConcurrentDecodes: Int = 2
   ) {
+    self.maxConcurrentRecognitions = max(1, maxConcurrentRecognitions)
+    self.maxConcurrentDecodes = max(1, maxConcurrentDecodes)
     self.maxPhotoCount = maxPhotoCount
     self.maxDepth = maxDepth
     self.maxPhotoByteCount = maxPhotoByteCount

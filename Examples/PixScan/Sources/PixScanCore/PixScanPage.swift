@@ -4,13 +4,13 @@ import Foundation
 public enum PixScanPage {
   /// The page's HTML.
   ///
-  /// - Throws: ``PixScanError/storeFailed(_:)`` when the resource is missing from the build.
+  /// - Throws: ``PixScanError/resourceMissing(_:)`` when the resource is missing from the build.
   public static func html() throws(PixScanError) -> String {
     guard
       let url = Bundle.module.url(
         forResource: "index", withExtension: "html", subdirectory: "Resources"),
       let text = try? String(contentsOf: url, encoding: .utf8)
-    else { throw .storeFailed("the page (Resources/index.html) is missing from the build") }
+    else { throw .resourceMissing("page (Resources/index.html)") }
     return text
   }
 }

@@ -39,9 +39,19 @@ public actor ThumbnailCache {
   private var hits = 0
   private var misses = 0
 
-  /// Creates a cache that holds at most `maxByteCount` bytes of images.
-  public init(maxByteCount: Int) {
+  /// Decodes beyond the limit wait here, in order.
+  let decodes: ConcurrencyLimiter
+
+  /// Creates a cache that holds at most `maxByteCount` bytes of images and runs at most
+  /// `maxConcurrentDecodes` of its `make` closures at once.
+  public init(maxByteCount: Int, maxConcurrentDecodes: Int = 2) {
     self.maxByteCount = max(0, maxByteCount)
+    self.decodes = ConcurrencyLimiter(width: maxConcurrentDecodes)
+  }
+
+  /// The most decodes that ever ran at once.
+  public var peakConcurrentDecodes: Int {
+    get async { await decodes.peak }
   }
 
   /// The image for `key`: from memory, from a decode already running, or made by `make`.
@@ -60,7 +70,8 @@ public actor ThumbnailCache {
       return try await task.value
     }
     misses += 1
-    let task = Task<Data, any Error> { try await make() }
+    let decodes = self.decodes
+    let task = Task<Data, any Error> { try await decodes.run(make) }
     inFlight[key] = task
     defer { inFlight[key] = nil }
     let data = try await task.value

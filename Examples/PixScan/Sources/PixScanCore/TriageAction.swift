@@ -6,7 +6,8 @@ public enum TriageAction: String, Sendable, Hashable, Codable, CaseIterable {
   case keep
   /// Up: keep, and recognise its text.
   case recognizeAndKeep
-  /// Down: into the delete queue, and recognise its text first.
+  /// Down: into the delete queue at once, and recognise its text in the background (the
+  /// recognised text is kept after the photo goes to the trash).
   case recognizeAndQueue
 
   /// The decision the action records.

@@ -2,6 +2,12 @@ import DexImaging
 import Foundation
 import Logging
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// One folder's triage: the photos in order, what was decided, the delete queue, recognised
 /// text, and the thumbnails, behind one actor that the HTTP routes (and the tests) call.
 ///
@@ -20,6 +26,8 @@ public actor TriageSession {
   let imaging: any ImageDownscaling & ImageDecoding
   let recognizer: any TextRecognizing
   let thumbnails: ThumbnailCache
+  /// Recognitions waiting beyond ``PixScanLimits/maxConcurrentRecognitions`` queue here.
+  let recognitionLimiter: ConcurrencyLimiter
   let logger: Logger
 
   private var photos: [Photo]
@@ -30,6 +38,10 @@ public actor TriageSession {
   private var recognitions: [String: Task<Void, Never>] = [:]
   private var recognitionNote: String?
   private var canUndo: Bool
+  /// Whether a mutation (a decision, an undo, emptying the queue) is running; the next ones
+  /// wait in `mutationWaiters`, first come first served.
+  private var isMutating = false
+  private var mutationWaiters: [CheckedContinuation<Void, Never>] = []
 
   /// Opens `folder`: lists its photos and restores the decisions and texts stored in its
   /// `.pixscan/pixscan.sqlite`.
@@ -46,8 +58,13 @@ public actor TriageSession {
     trash: FreedesktopTrash, logger: Logger = Logger(label: "dexkit.pixscan")
   ) async throws(PixScanError) {
     let sandbox = try FolderSandbox(folder: folder)
-    let listing = try PhotoFolder(sandbox: sandbox, limits: limits)
+    // The walk blocks on the disk: on NIO's I/O threads, not Swift's cooperative ones.
+    let listing = try await FileReading.offPool { () throws(PixScanError) in
+      try PhotoFolder(sandbox: sandbox, limits: limits)
+    }
     let store = try PixScanStore(directory: sandbox.stateDirectory)
+    try await Self.settleUnfinishedMoves(
+      store: store, sandbox: sandbox, trash: trash, logger: logger)
     let decisions = try await store.decisions()
     self.sandbox = sandbox
     self.limits = limits
@@ -55,7 +72,10 @@ public actor TriageSession {
     self.store = store
     self.imaging = imaging
     self.recognizer = recognizer
-    self.thumbnails = ThumbnailCache(maxByteCount: limits.thumbnailCacheByteCount)
+    self.thumbnails = ThumbnailCache(
+      maxByteCount: limits.thumbnailCacheByteCount,
+      maxConcurrentDecodes: limits.maxConcurrentDecodes)
+    self.recognitionLimiter = ConcurrencyLimiter(width: limits.maxConcurrentRecognitions)
     self.logger = logger
     // Photos already in the trash stay in the counts (they were processed).
     let listed = Set(listing.photos.map(\.path))
@@ -183,7 +203,7 @@ public actor TriageSession {
       return try await thumbnails.image(
         for: ThumbnailCache.Key(path: path, version: photo.version, size: size)
       ) { () async throws(PixScanError) -> Data in
-        let data = try Self.read(absolute, path: path, maxByteCount: maxBytes)
+        let data = try await FileReading.read(absolute, path: path, maxByteCount: maxBytes)
         do {
           return try await imaging.downscale(data, options: options).jpegData
         } catch let error as ImagingError {
@@ -211,13 +231,15 @@ public actor TriageSession {
   ///
   /// - Throws: ``PixScanError``; nothing is stored when it throws.
   public func decide(path: String, action: TriageAction) async throws(PixScanError) {
-    let photo = try currentPhoto(path)
-    guard decision(for: photo) != .trashed else {
-      throw .badRequest("“\(path)” is already in the trash")
+    try await serialized { () async throws(PixScanError) in
+      let photo = try currentPhoto(path)
+      guard decision(for: photo) != .trashed else {
+        throw .badRequest("“\(path)” is already in the trash")
+      }
+      try await apply(
+        [PixScanStore.Change(photo: photo, previous: decision(for: photo), next: action.decision)])
+      if action.recognizesText { startRecognition(photo) }
     }
-    try await apply(
-      [PixScanStore.Change(photo: photo, previous: decision(for: photo), next: action.decision)])
-    if action.recognizesText { startRecognition(photo) }
   }
 
   /// Recognises the text of the photo at `path` again (or for the first time), in the
@@ -228,52 +250,72 @@ public actor TriageSession {
 
   /// Puts one queued photo back among the undecided ones (the queue's per-photo undo).
   public func unqueue(path: String) async throws(PixScanError) {
-    let photo = try currentPhoto(path)
-    guard decision(for: photo) == .queue else {
-      throw .badRequest("“\(path)” is not in the delete queue")
+    try await serialized { () async throws(PixScanError) in
+      let photo = try currentPhoto(path)
+      guard decision(for: photo) == .queue else {
+        throw .badRequest("“\(path)” is not in the delete queue")
+      }
+      try await apply([PixScanStore.Change(photo: photo, previous: .queue, next: nil)])
     }
-    try await apply([PixScanStore.Change(photo: photo, previous: .queue, next: nil)])
   }
 
   /// Keeps every queued photo after all (one undoable step). Returns how many.
   @discardableResult
   public func restoreAll() async throws(PixScanError) -> Int {
-    let changes = queuedPhotos().map {
-      PixScanStore.Change(photo: $0, previous: .queue, next: .keep)
+    try await serialized { () async throws(PixScanError) in
+      let changes = queuedPhotos().map {
+        PixScanStore.Change(photo: $0, previous: .queue, next: .keep)
+      }
+      try await apply(changes)
+      return changes.count
     }
-    try await apply(changes)
-    return changes.count
   }
 
   /// Reverts the last undoable step (a swipe, a per-photo undo or "restore all"). Returns the
   /// paths it changed, empty when there was nothing to undo.
   @discardableResult
   public func undoLast() async throws(PixScanError) -> [String] {
-    let changes = try await store.popLastBatch()
-    let reverted = changes.map {
-      PixScanStore.Change(photo: $0.photo, previous: $0.next, next: $0.previous)
+    try await serialized { () async throws(PixScanError) in
+      let (reverted, stored) = try await store.undoLastBatch()
+      remember(reverted, stored: stored)
+      canUndo = !(try await store.isHistoryEmpty())
+      return reverted.map(\.photo.path)
     }
-    try await apply(reverted, undoable: false)
-    canUndo = !(try await store.isHistoryEmpty())
-    return changes.map(\.photo.path)
   }
 
   /// Moves every queued photo to the freedesktop trash. A photo that cannot be moved (changed
   /// since it was queued, on another filesystem, gone) stays in the queue and is reported.
   public func emptyQueue() async throws(PixScanError) -> TrashReport {
+    try await serialized { () async throws(PixScanError) in try await emptyQueueNow() }
+  }
+
+  private func emptyQueueNow() async throws(PixScanError) -> TrashReport {
     var moved: [Photo] = []
     var failures: [TrashReport.Failure] = []
     for photo in queuedPhotos() {
       do throws(PixScanError) {
         let current = try currentPhoto(photo.path)
-        guard current.version == photo.version else {
+        guard current.version == photo.version, decision(for: current) == .queue else {
           throw .badRequest("“\(photo.path)” changed after it was queued; triage it again")
         }
         let absolute = try sandbox.resolve(photo.path, maxByteCount: limits.maxPathByteCount)
         guard !FolderSandbox.isSymbolicLink(absolute) else {
           throw .outsideFolder(photo.path)
         }
-        try trash.moveToTrash(absolute, displayPath: photo.path)
+        // The name is stored before the rename: a crash in between is settled on reopening.
+        let name = try trash.reserve(absolute, displayPath: photo.path)
+        do throws(PixScanError) {
+          try await store.markTrashing(path: photo.path, trashName: name)
+        } catch {
+          trash.release(name)
+          throw error
+        }
+        do throws(PixScanError) {
+          try trash.move(absolute, to: name, displayPath: photo.path)
+        } catch {
+          try? await store.clearTrashing(path: photo.path)
+          throw error
+        }
         moved.append(photo)
       } catch {
         failures.append(
@@ -282,8 +324,7 @@ public actor TriageSession {
     }
     try await apply(
       moved.map { PixScanStore.Change(photo: $0, previous: .queue, next: .trashed) },
-      undoable: false)
-    try await store.forgetHistory(of: moved.map(\.path))
+      undoable: false, forgetting: moved.map(\.path))
     canUndo = !(try await store.isHistoryEmpty())
     logger.info(
       "Moved the delete queue to the trash",
@@ -291,6 +332,34 @@ public actor TriageSession {
     return TrashReport(
       moved: moved.map(\.path), movedByteCount: moved.reduce(0) { $0 + $1.byteCount },
       failures: failures)
+  }
+
+  /// Settles the moves to the trash a crash interrupted: a photo gone from the folder and present
+  /// in the trash under its recorded name is trashed; one still in the folder stays queued (its
+  /// reserved `.trashinfo` is removed when nothing took the name).
+  static func settleUnfinishedMoves(
+    store: PixScanStore, sandbox: FolderSandbox, trash: FreedesktopTrash, logger: Logger
+  ) async throws(PixScanError) {
+    let pending = try await store.pendingTrashing()
+    guard !pending.isEmpty else { return }
+    var moved: [String] = []
+    var notMoved: [String] = []
+    for (path, name) in pending {
+      var info = stat()
+      let inFolder = lstat(sandbox.root + "/" + path, &info) == 0
+      let inTrash =
+        !name.contains("/") && name != ".." && lstat(trash.filesDirectory + "/" + name, &info) == 0
+      if !inFolder && inTrash {
+        moved.append(path)
+      } else {
+        notMoved.append(path)
+        if !inTrash && !name.contains("/") { trash.release(name) }
+      }
+    }
+    try await store.settleTrashing(moved: moved, notMoved: notMoved)
+    logger.notice(
+      "Settled moves to the trash a stop interrupted",
+      metadata: ["trashed": "\(moved.count)", "stayQueued": "\(notMoved.count)"])
   }
 
   /// Waits until every text recognition started so far has finished.
@@ -302,11 +371,38 @@ public actor TriageSession {
 
   // MARK: Internals
 
+  /// Runs `work` when no other mutation runs: one at a time, in arrival order, across its
+  /// suspension points (the actor alone would interleave them at each `await`).
+  private func serialized<T: Sendable>(
+    _ work: () async throws(PixScanError) -> T
+  ) async throws(PixScanError) -> T {
+    if isMutating {
+      await withCheckedContinuation { mutationWaiters.append($0) }
+    } else {
+      isMutating = true
+    }
+    defer {
+      if mutationWaiters.isEmpty {
+        isMutating = false
+      } else {
+        // Handed over: isMutating stays true for the next one.
+        mutationWaiters.removeFirst().resume()
+      }
+    }
+    return try await work()
+  }
+
   private func apply(
-    _ changes: [PixScanStore.Change], undoable: Bool = true
+    _ changes: [PixScanStore.Change], undoable: Bool = true, forgetting: [String] = []
   ) async throws(PixScanError) {
     guard !changes.isEmpty else { return }
-    let stored = try await store.apply(changes, undoable: undoable)
+    let stored = try await store.apply(changes, undoable: undoable, forgetting: forgetting)
+    remember(changes, stored: stored)
+    if undoable { canUndo = true }
+  }
+
+  /// Updates the in-memory decisions after `changes` were stored as `stored`.
+  private func remember(_ changes: [PixScanStore.Change], stored: [DecisionRecord]) {
     for change in changes where change.next == nil {
       decisions[change.photo.path] = nil
     }
@@ -315,7 +411,6 @@ public actor TriageSession {
       positions[change.photo.path] = photos.count
       photos.append(change.photo)
     }
-    if undoable { canUndo = true }
   }
 
   private func decision(for photo: Photo) -> Decision? {
@@ -381,8 +476,26 @@ public actor TriageSession {
   private func recognizeNow(_ photo: Photo) async {
     defer { recognitions[photo.path] = nil }
     do {
+      let entry = try await recognitionLimiter.run { () async throws(PixScanError) in
+        try await self.readText(photo)
+      }
+      try await store.save(entry)
+      texts[photo.path] = entry
+      recognitionNote = nil
+    } catch {
+      let message = error.errorDescription ?? error.code
+      recognitionNote = message
+      logger.warning(
+        "Text recognition failed", metadata: ["path": "\(photo.path)", "error": "\(message)"])
+    }
+  }
+
+  /// Reads, decodes and recognises the text of `photo` (off the actor: it only reads).
+  private nonisolated func readText(_ photo: Photo) async throws(PixScanError) -> TextEntry {
+    do {
       let absolute = try sandbox.resolve(photo.path, maxByteCount: limits.maxPathByteCount)
-      let data = try Self.read(absolute, path: photo.path, maxByteCount: limits.maxPhotoByteCount)
+      let data = try await FileReading.read(
+        absolute, path: photo.path, maxByteCount: limits.maxPhotoByteCount)
       let pixels = try await imaging.decodePixels(
         from: data, target: .fitting(maxDimension: limits.recognitionMaxDimension),
         options: DecodingOptions(limits: limits.decoding))
@@ -391,37 +504,12 @@ public actor TriageSession {
         path: photo.path, byteCount: photo.byteCount,
         modifiedMilliseconds: photo.modifiedMilliseconds, text: text.string,
         lineCount: text.lines.count, recognizedAt: Date().timeIntervalSince1970)
-      try await store.save(entry)
-      texts[photo.path] = entry
-      recognitionNote = nil
-    } catch {
-      let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
-      recognitionNote = message
-      logger.warning(
-        "Text recognition failed", metadata: ["path": "\(photo.path)", "error": "\(message)"])
-    }
-  }
-
-  /// Reads the file at `absolute`, refusing one larger than `maxByteCount` before reading it.
-  static func read(
-    _ absolute: String, path: String, maxByteCount: Int
-  ) throws(PixScanError)
-    -> Data
-  {
-    guard let handle = FileHandle(forReadingAtPath: absolute) else { throw .notFound(path) }
-    defer { try? handle.close() }
-    do {
-      let size = try handle.seekToEnd()
-      guard size <= UInt64(maxByteCount) else {
-        throw PixScanError.photoTooLarge(
-          path: path, byteCount: Int64(clamping: size), maxByteCount: maxByteCount)
-      }
-      try handle.seek(toOffset: 0)
-      return try handle.read(upToCount: maxByteCount) ?? Data()
+      return entry
     } catch let error as PixScanError {
       throw error
     } catch {
-      throw .notFound(path)
+      let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+      throw .textRecognition(path: photo.path, message: message)
     }
   }
 }

@@ -14,7 +14,8 @@ struct PixScan: AsyncParsableCommand {
     commandName: "pixscan",
     abstract: "Triage a folder of photos in the browser: keep, queue for the trash, read text.",
     discussion: """
-      Serves a page on http://127.0.0.1:PORT/. Left deletes (into the delete queue), right \
+      Serves a page on http://127.0.0.1:PORT/#token=TOKEN (open that exact URL: the \
+      random token keeps other sites out). Left deletes (into the delete queue), right \
       keeps, up and down recognise text. Emptying the queue moves photos to the freedesktop \
       trash ($XDG_DATA_HOME/Trash). Progress is kept in FOLDER/.pixscan/pixscan.sqlite.
       """)
@@ -40,11 +41,14 @@ struct PixScan: AsyncParsableCommand {
     let session = try await TriageSession(
       folder: folder, imaging: ImageDownscaler(), recognizer: Self.textRecognizer(logger: logger),
       trash: try FreedesktopTrash.home(), logger: logger)
+    let token = AccessToken()
     let app = PixScanServer.application(
-      session: session, page: try PixScanPage.html(), port: port, logger: logger
+      session: session, page: try PixScanPage.html(), port: port, token: token, logger: logger
     ) { port in
-      // Scripts read the port from this line: written unbuffered.
-      FileHandle.standardOutput.write(Data("PixScan: http://\(PixScanServer.host):\(port)/\n".utf8))
+      // The one place the token appears: the URL the user opens. Scripts read it from this
+      // line, written unbuffered.
+      let url = "http://\(PixScanServer.host):\(port)/#token=\(token.value)"
+      FileHandle.standardOutput.write(Data("PixScan: \(url)\n".utf8))
     }
     try await app.runService()
   }

@@ -15,7 +15,10 @@ struct FreedesktopTrashTests {
     #expect(
       try FreedesktopTrash.home(environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/u"])
         .directory == "/home/u/.local/share/Trash")
-    #expect(throws: PixScanError.self) { try FreedesktopTrash.home(environment: [:]) }
+    #expect(
+      throws: PixScanError.trashFailed(
+        path: "", message: "neither XDG_DATA_HOME nor HOME is an absolute path")
+    ) { try FreedesktopTrash.home(environment: [:]) }
   }
 
   @Test func aMovedFileIsInFilesWithItsTrashInfo() throws {
@@ -86,8 +89,29 @@ struct FreedesktopTrashTests {
   @Test func aGoneFileIsATrashFailure() throws {
     let data = try TemporaryFolder()
     let trash = FreedesktopTrash(directory: data.file("Trash"))
-    #expect(throws: PixScanError.self) {
+    #expect(throws: PixScanError.trashFailed(path: "nothing.jpg", message: "the file is gone")) {
       try trash.moveToTrash(data.file("nothing.jpg"), displayPath: "nothing.jpg")
     }
+  }
+
+  /// A file that appears in `files/` between the reservation and the rename is never replaced.
+  @Test func aFileAppearingInTheTrashIsNeverReplaced() throws {
+    let folder = try TemporaryFolder()
+    let data = try TemporaryFolder()
+    let photo = try folder.write(Data("photo".utf8), to: "cat.jpg")
+    let trash = FreedesktopTrash(directory: data.file("Trash"))
+    let name = try trash.reserve(photo, displayPath: "cat.jpg")
+    #expect(name == "cat.jpg")
+    #expect(data.exists("Trash/info/cat.jpg.trashinfo"))
+    try Data("someone else's".utf8).write(
+      to: URL(fileURLWithPath: trash.filesDirectory + "/cat.jpg"))
+    #expect(
+      throws: PixScanError.trashFailed(
+        path: "cat.jpg", message: "a file named cat.jpg appeared in the trash")
+    ) { try trash.move(photo, to: name, displayPath: "cat.jpg") }
+    #expect(folder.exists("cat.jpg"))
+    let kept = try String(contentsOfFile: trash.filesDirectory + "/cat.jpg", encoding: .utf8)
+    #expect(kept == "someone else's")
+    #expect(!data.exists("Trash/info/cat.jpg.trashinfo"))
   }
 }

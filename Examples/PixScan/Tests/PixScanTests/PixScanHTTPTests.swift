@@ -21,10 +21,38 @@ struct PixScanHTTPTests {
     var errorCode: String? { (json?["error"] as? [String: Any])?["code"] as? String }
   }
 
-  /// Starts a server over `folder`, runs `body` with a request function, stops the server.
+  static let token = AccessToken(value: "0123456789abcdef0123456789abcdef")
+
+  /// Sends one request with exactly `headers` (nothing added) to the server on `port`.
+  static func raw(
+    port: Int, _ method: String, _ path: String, headers: [(String, String)], body: String? = nil
+  ) async throws -> Answer {
+    var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+    request.method = .init(rawValue: method)
+    for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+    if let body { request.body = .bytes(ByteBuffer(string: body)) }
+    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+    let bytes = try await response.body.collect(upTo: 32 << 20)
+    return Answer(
+      status: Int(response.status.code),
+      contentType: response.headers.first(name: "Content-Type") ?? "",
+      body: Data(bytes.readableBytesView))
+  }
+
+  /// Starts a server over `folder`, runs `body` with a request function (which sends the
+  /// token), stops the server.
   static func withServer(
     _ folder: TemporaryFolder, trash: String,
     _ body: (_ send: (String, String, String?) async throws -> Answer) async throws -> Void
+  ) async throws {
+    try await withServerAndPort(folder, trash: trash) { send, _ in try await body(send) }
+  }
+
+  /// Starts a server over `folder`, runs `body` with a request function and the port.
+  static func withServerAndPort(
+    _ folder: TemporaryFolder, trash: String,
+    _ body: (_ send: @escaping (String, String, String?) async throws -> Answer, _ port: Int)
+      async throws -> Void
   ) async throws {
     var quiet = Logger(label: "pixscan-test")
     quiet.logLevel = .critical
@@ -35,24 +63,16 @@ struct PixScanHTTPTests {
     let page = try PixScanPage.html()
     let (port, task) = try await LoopbackServer.start { onServerRunning in
       PixScanServer.application(
-        session: session, page: page, port: 0, logger: quiet, onServerRunning: onServerRunning)
+        session: session, page: page, port: 0, token: token, logger: quiet,
+        onServerRunning: onServerRunning)
     }
     func send(_ method: String, _ path: String, _ json: String?) async throws -> Answer {
-      var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-      request.method = .init(rawValue: method)
-      if let json {
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: json))
-      }
-      let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-      let bytes = try await response.body.collect(upTo: 32 << 20)
-      return Answer(
-        status: Int(response.status.code),
-        contentType: response.headers.first(name: "Content-Type") ?? "",
-        body: Data(bytes.readableBytesView))
+      var headers = [("Host", "127.0.0.1:\(port)"), ("X-PixScan-Token", token.value)]
+      if json != nil { headers.append(("Content-Type", "application/json")) }
+      return try await raw(port: port, method, path, headers: headers, body: json)
     }
     do {
-      try await body(send)
+      try await body(send, port)
     } catch {
       task.cancel()
       throw error
@@ -143,5 +163,65 @@ struct PixScanHTTPTests {
       let state = try await send("GET", "/api/state", nil)
       #expect((state.json?["progress"] as? [String: Any])?["processed"] as? Int == 0)
     }
+  }
+
+  /// The token, Host, Origin and Content-Type rules: each refusal is checked against the same
+  /// request with the rule satisfied, and the queue is never emptied by a refused request.
+  @Test func requestsFromOtherSitesAreRefused() async throws {
+    let folder = try TemporaryFolder()
+    let data = try TemporaryFolder()
+    try folder.addSamplePhotos([.cat])
+    try await Self.withServerAndPort(folder, trash: data.file("Trash")) { send, port in
+      _ = try await send("POST", "/api/decide", #"{"path":"cat.jpg","action":"queue"}"#)
+      let host = ("Host", "127.0.0.1:\(port)")
+      let token = ("X-PixScan-Token", Self.token.value)
+      func empty(_ headers: [(String, String)]) async throws -> Answer {
+        try await Self.raw(port: port, "POST", "/api/queue/empty", headers: headers)
+      }
+      // No token, a wrong token (same length), the token in the query: refused.
+      #expect(try await empty([host]).errorCode == "forbidden")
+      let wrong = ("X-PixScan-Token", String(Self.token.value.reversed()))
+      #expect(try await empty([host, wrong]).status == 403)
+      let query = try await Self.raw(
+        port: port, "POST", "/api/queue/empty?token=\(Self.token.value)", headers: [host])
+      #expect(query.status == 403)
+      // A rebound name, another port: refused even with the token.
+      #expect(try await empty([("Host", "evil.example:\(port)"), token]).status == 403)
+      #expect(try await empty([("Host", "127.0.0.1:\(port + 1)"), token]).status == 403)
+      #expect(
+        try await Self.raw(port: port, "GET", "/", headers: [("Host", "evil.example")]).status
+          == 403)
+      // Another site's Origin: refused even with the token.
+      #expect(try await empty([host, token, ("Origin", "http://evil.example")]).status == 403)
+      // A body that is not JSON: refused.
+      let form = try await Self.raw(
+        port: port, "POST", "/api/decide",
+        headers: [host, token, ("Content-Type", "text/plain")],
+        body: #"{"path":"cat.jpg","action":"keep"}"#)
+      #expect(form.status == 415 && form.errorCode == "unsupported_media_type")
+      // The cookie is only for thumbnails and the export.
+      let cookie = ("Cookie", "pixscan-token-\(port)=\(Self.token.value)")
+      #expect(try await empty([host, cookie]).status == 403)
+      let thumbnail = try await Self.raw(
+        port: port, "GET", "/api/thumbnail?path=cat.jpg&size=small", headers: [host, cookie])
+      #expect(thumbnail.status == 200 && thumbnail.contentType == "image/jpeg")
+      let noCookie = try await Self.raw(
+        port: port, "GET", "/api/thumbnail?path=cat.jpg&size=small", headers: [host])
+      #expect(noCookie.status == 403)
+      #expect(folder.exists("cat.jpg"))
+      // The same request with every rule met goes through; localhost and the own Origin too.
+      let ok = try await empty([
+        ("Host", "localhost:\(port)"), token, ("Origin", "http://127.0.0.1:\(port)"),
+      ])
+      #expect(ok.status == 200 && ok.json?["moved"] as? [String] == ["cat.jpg"])
+      #expect(!folder.exists("cat.jpg"))
+    }
+  }
+
+  @Test func tokensAreRandomAndLongEnough() {
+    let tokens = Set((0..<100).map { _ in AccessToken().value })
+    #expect(tokens.count == 100)
+    #expect(tokens.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+    #expect(!"\(AccessToken())".contains(tokens.first ?? "-"))
   }
 }

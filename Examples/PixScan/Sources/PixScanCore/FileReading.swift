@@ -1,0 +1,92 @@
+import Foundation
+import NIOPosix
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Reads a photo's bytes safely: never through a symbolic link, never blocking on a FIFO or a
+/// device, only a regular file no larger than the limit, and on NIO's blocking-I/O thread pool
+/// so that neither the session's actor nor Swift's cooperative threads wait on the disk.
+enum FileReading {
+  /// Reads the file at `absolute` on `NIOThreadPool.singleton`.
+  ///
+  /// - Throws: ``PixScanError/notFound(_:)`` for a missing file, a link or anything not a
+  ///   regular file; ``PixScanError/photoTooLarge(path:byteCount:maxByteCount:)``.
+  static func read(
+    _ absolute: String, path: String, maxByteCount: Int
+  ) async throws(PixScanError) -> Data {
+    let result: Result<Data, PixScanError>
+    do {
+      result = try await NIOThreadPool.singleton.runIfActive {
+        Result { () throws(PixScanError) in
+          try readNow(absolute, path: path, maxByteCount: maxByteCount)
+        }
+      }
+    } catch {
+      throw .notFound(path)
+    }
+    return try result.get()
+  }
+
+  /// Runs `work` (a blocking file-system walk) on NIO's blocking-I/O thread pool.
+  static func offPool<T: Sendable>(
+    _ work: @escaping @Sendable () throws(PixScanError) -> T
+  ) async throws(PixScanError) -> T {
+    let result: Result<T, PixScanError>
+    do {
+      result = try await NIOThreadPool.singleton.runIfActive {
+        Result { () throws(PixScanError) in try work() }
+      }
+    } catch {
+      throw .folderUnreadable(path: "", message: "the I/O thread pool is not running")
+    }
+    return try result.get()
+  }
+
+  /// Reads the file at `absolute` on the calling thread (see ``read(_:path:maxByteCount:)``).
+  static func readNow(
+    _ absolute: String, path: String, maxByteCount: Int
+  ) throws(PixScanError) -> Data {
+    let descriptor = open(absolute, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .notFound(path) }
+    defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      throw .notFound(path)
+    }
+    guard info.st_size <= maxByteCount else {
+      throw .photoTooLarge(
+        path: path, byteCount: Int64(info.st_size), maxByteCount: maxByteCount)
+    }
+    // Read until the end, never past the limit (the file may grow while it is read).
+    var data = Data(count: Int(info.st_size))
+    var filled = 0
+    while true {
+      if filled == data.count {
+        guard data.count < maxByteCount else { break }
+        data.count = min(maxByteCount, max(data.count * 2, 4096))
+      }
+      let count = data.withUnsafeMutableBytes { buffer in
+        systemRead(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
+      }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw .notFound(path)
+      }
+      if count == 0 { break }
+      filled += count
+    }
+    data.count = filled
+    return data
+  }
+}
+
+/// read(2), named apart from ``FileReading/read(_:path:maxByteCount:)``.
+private func systemRead(
+  _ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int
+) -> Int {
+  read(descriptor, buffer, count)
+}
