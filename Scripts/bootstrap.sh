@@ -17,16 +17,13 @@ dexkit_system_packages+=(libtesseract-dev tesseract-ocr-eng tesseract-ocr-osd te
 # (Scripts/text-photo.py, run with Debian's /usr/bin/python3).
 dexkit_system_packages+=(python3-pil fonts-dejavu-core)
 
-dexkit_bootstrap() {
+# Installs the Debian packages among "$@" that are missing (used here and by scripts that need
+# more, such as Scripts/pixscan-browser-test.sh).
+dexkit_apt_install() {
   local missing=()
-  for package in "${dexkit_system_packages[@]}"; do
+  for package in "$@"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
   done
-  # python3 (any install: Debian's or pyenv's) checks the HMAC golden vectors in the tests and
-  # the documentation coverage in Scripts/docs.sh.
-  command -v python3 >/dev/null 2>&1 || missing+=(python3)
-  # pip installs json-repair below.
-  python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
   if ((${#missing[@]})); then
     echo "DexKit: installing ${missing[*]}" >&2
     local sudo=""
@@ -34,16 +31,30 @@ dexkit_bootstrap() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
   fi
+}
+
+# Installs PyPI package $1 at exactly version $2 unless that version is there already.
+dexkit_pip_install() {
+  if ! python3 -c "import importlib.metadata as m; assert m.version('$1') == '$2'" \
+    >/dev/null 2>&1; then
+    echo "DexKit: installing $1 $2 (pip)" >&2
+    python3 -m pip install -q --disable-pip-version-check "$1==$2" \
+      || python3 -m pip install -q --disable-pip-version-check --break-system-packages "$1==$2"
+  fi
+}
+
+dexkit_bootstrap() {
+  local packages=("${dexkit_system_packages[@]}")
+  # python3 (any install: Debian's or pyenv's) checks the HMAC golden vectors in the tests and
+  # the documentation coverage in Scripts/docs.sh.
+  command -v python3 >/dev/null 2>&1 || packages+=(python3)
+  # pip installs json-repair below (and Selenium for the browser test).
+  python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
+  dexkit_apt_install "${packages[@]}"
   # json-repair (PyPI, MIT): the peer the tolerant parser is checked against at test time
   # (Tests/DexModelTests/JSONRepairAgreementTests.swift); pinned so that its answers, and the
   # disagreements listed with reasons, stay the same from run to run.
-  if ! python3 -c 'import json_repair, importlib.metadata as m; assert m.version("json-repair") == "0.64.6"' \
-    >/dev/null 2>&1; then
-    echo "DexKit: installing json-repair 0.64.6 (pip)" >&2
-    python3 -m pip install -q --disable-pip-version-check "json-repair==0.64.6" \
-      || python3 -m pip install -q --disable-pip-version-check --break-system-packages \
-        "json-repair==0.64.6"
-  fi
+  dexkit_pip_install json-repair 0.64.6
   if ! command -v swift >/dev/null 2>&1; then
     echo "DexKit: Swift 6.2 or later is required (https://swift.org/install)" >&2
     exit 1
@@ -51,4 +62,3 @@ dexkit_bootstrap() {
 }
 
 dexkit_bootstrap
-

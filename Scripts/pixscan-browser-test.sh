@@ -9,36 +9,21 @@
 #
 # Screenshots of each state go to $PIXSCAN_SHOTS_DIR (or the older $DEX_PIXSCAN_SHOTS; default:
 # a new temporary directory). The server prints its URL with the access token
-# (http://127.0.0.1:PORT/#token=...); the browser opens exactly that. The last line is
-# `pixscan-browser: N passed, M failed` (Scripts/test.sh adds it to its closing summary).
+# (http://127.0.0.1:PORT/#token=...); the browser opens exactly that. It prints
+# `pixscan-browser: N passed, M failed` (Scripts/test.sh adds it to its closing summary), then
+# where the screenshots are.
 # Usage: Scripts/pixscan-browser-test.sh   (DEX_TEST_SCRATCH: the scratch folder, default .build)
 # Builds with `swift build` without the machine's build lock: run the script under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-# Debian packages: the browser and its driver; Pillow and DejaVu render the receipt and the
-# screenshot (Debian's /usr/bin/python3, as Scripts/text-photo.py).
-missing=()
-for package in chromium chromium-driver python3-pil fonts-dejavu-core; do
-  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
-if ((${#missing[@]})); then
-  echo "pixscan-browser: installing ${missing[*]}" >&2
-  sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
-# Selenium (PyPI, Apache-2.0), pinned.
-selenium_version=4.38.0
-if ! python3 -c "import importlib.metadata as m; assert m.version('selenium') == '$selenium_version'" \
-  >/dev/null 2>&1; then
-  echo "pixscan-browser: installing selenium $selenium_version (pip)" >&2
-  python3 -m pip install -q --disable-pip-version-check "selenium==$selenium_version" \
-    || python3 -m pip install -q --disable-pip-version-check --break-system-packages \
-      "selenium==$selenium_version"
-fi
+# What the SDK needs (Scripts/bootstrap.sh: Pillow and DejaVu render the receipt and the
+# screenshot, pip), then the browser and its driver (Debian) and Selenium (PyPI, Apache-2.0),
+# pinned.
+source Scripts/bootstrap.sh
+dexkit_apt_install chromium chromium-driver
+dexkit_pip_install selenium 4.38.0
 
 scratch="$(realpath -m "${DEX_TEST_SCRATCH:-.build}")"
 swift build --package-path Examples --scratch-path "$scratch" --product pixscan >/dev/null

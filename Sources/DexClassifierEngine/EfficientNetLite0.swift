@@ -77,9 +77,13 @@ package final class EfficientNetLite0: Sendable {
     } catch {
       throw .unreadableFile(path: name, reason: "\(error.localizedDescription)")
     }
-    let ranges = try ActivationRanges.load(
-      nextTo: manifestURL, manifest: manifest,
-      layerCount: manifest.architecture.blocks.reduce(2) { $0 + ($1.expand == 1 ? 2 : 3) })
+    // The int8 ranges are read only when int8 is asked for: a float32 model never depends on them.
+    let ranges =
+      precision == .int8
+      ? try ActivationRanges.load(
+        nextTo: manifestURL, manifest: manifest,
+        layerCount: manifest.architecture.blocks.reduce(2) { $0 + ($1.expand == 1 ? 2 : 3) })
+      : nil
     try self.init(
       manifest: manifest, blob: blob, backend: backend, ranges: ranges, precision: precision,
       fault: fault)

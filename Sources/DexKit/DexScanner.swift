@@ -214,17 +214,9 @@ public struct DexScanner: Sendable {
     defer { textTask.cancel() }
     var final = await identify(image, state: state, publish: publish)
     guard final.phase == .result else { return final }
-    let timer = Task { [budget = textOptions.timeout] in
-      try? await Task.sleep(until: textDeadline, clock: .continuous)
-      guard !Task.isCancelled else { return }
-      text.settle(.failure(.timedOut(after: budget)))
-    }
-    defer { timer.cancel() }
-    let answer = await withTaskCancellationHandler {
-      await text.wait()
-    } onCancel: {
-      text.settle(.failure(.recognitionFailed("the scan was cancelled")))
-    }
+    let answer = await text.wait(
+      until: textDeadline, timedOut: .failure(.timedOut(after: textOptions.timeout)),
+      cancelled: .failure(.recognitionFailed("the scan was cancelled")))
     switch answer {
     case .success(let recognized): final.recognizedText = recognized
     case .failure(let error): final.textRecognitionError = error

@@ -31,7 +31,7 @@ public struct TesseractTextRecognizer: TextRecognizing {
   /// The most recognitions that run at once per data directory and language list (each on an
   /// engine of its own, tens of megabytes and a thread); further calls wait in line, first come
   /// first served, within their own timeout.
-  public let maximumConcurrentRecognitions: Int
+  public var maximumConcurrentRecognitions: Int { pool.maximumEnginesPerKey }
   let pool: TesseractEnginePool
 
   /// Creates a recognizer that reads its language data from `dataDirectory`, or, when `nil`,
@@ -54,7 +54,6 @@ public struct TesseractTextRecognizer: TextRecognizing {
   init(dataDirectory: String?, logger: Logger, pool: TesseractEnginePool) {
     self.dataDirectory = dataDirectory ?? Self.defaultDataDirectory()
     self.logger = logger
-    self.maximumConcurrentRecognitions = pool.maximumEnginesPerKey
     self.pool = pool
   }
 
@@ -110,19 +109,10 @@ public struct TesseractTextRecognizer: TextRecognizing {
           image, key: key, pageSegmentationMode: pageSegmentationMode, deadline: deadline,
           pool: pool))
     }
-    let timer = Task {
-      try? await Task.sleep(until: deadline, clock: .continuous)
-      guard !Task.isCancelled else { return }
-      outcome.settle(.failure(.timedOut))
-      work.cancel()
-    }
-    defer { timer.cancel() }
-    let result = await withTaskCancellationHandler {
-      await outcome.wait()
-    } onCancel: {
-      outcome.settle(.failure(.cancelled))
-      work.cancel()
-    }
+    let result = await outcome.wait(
+      until: deadline, timedOut: .failure(.timedOut), cancelled: .failure(.cancelled))
+    // Tells Tesseract to stop when the caller was answered first; a no-op once it has returned.
+    work.cancel()
     let elapsed = clock.now - start
     switch result {
     case .success(let lines):

@@ -43,4 +43,22 @@ package final class FirstAnswer<Value: Sendable>: @unchecked Sendable {
       }
     }
   }
+
+  /// The settled value, or `timedOut` at `deadline`, or `cancelled` as soon as the calling task
+  /// is cancelled: whichever comes first settles the answer.
+  package func wait(
+    until deadline: ContinuousClock.Instant, timedOut: Value, cancelled: Value
+  ) async -> Value {
+    let timer = Task {
+      try? await Task.sleep(until: deadline, clock: .continuous)
+      guard !Task.isCancelled else { return }
+      self.settle(timedOut)
+    }
+    defer { timer.cancel() }
+    return await withTaskCancellationHandler {
+      await wait()
+    } onCancel: {
+      settle(cancelled)
+    }
+  }
 }

@@ -47,8 +47,9 @@ enum FileReading {
   }
 
   /// Reads the file at `absolute` on the calling thread (see ``read(_:path:maxByteCount:)``).
+  /// With `prefixOnly`, a larger file is not an error: its first `maxByteCount` bytes are read.
   static func readNow(
-    _ absolute: String, path: String, maxByteCount: Int
+    _ absolute: String, path: String, maxByteCount: Int, prefixOnly: Bool = false
   ) throws(PixScanError) -> Data {
     let descriptor = open(absolute, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else { throw .notFound(path) }
@@ -57,12 +58,12 @@ enum FileReading {
     guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
       throw .notFound(path)
     }
-    guard info.st_size <= maxByteCount else {
+    guard prefixOnly || info.st_size <= maxByteCount else {
       throw .photoTooLarge(
         path: path, byteCount: Int64(info.st_size), maxByteCount: maxByteCount)
     }
     // Read until the end, never past the limit (the file may grow while it is read).
-    var data = Data(count: Int(info.st_size))
+    var data = Data(count: min(Int(info.st_size), maxByteCount))
     var filled = 0
     while true {
       if filled == data.count {

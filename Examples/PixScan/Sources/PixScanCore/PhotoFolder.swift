@@ -80,11 +80,14 @@ public struct PhotoFolder: Sendable {
     #endif
   }
 
-  /// Reads the first bytes of the file and applies ``ScreenshotRule``.
+  /// Applies ``ScreenshotRule``: by the name alone, and only for a PNG whose name does not say
+  /// so, by its first bytes (read as photos are: no links followed, no FIFO waited on).
   static func isScreenshot(_ absolute: String, name: String) -> Bool {
-    guard let handle = FileHandle(forReadingAtPath: absolute) else { return false }
-    defer { try? handle.close() }
-    let header = (try? handle.read(upToCount: ScreenshotRule.headerByteCount)) ?? Data()
+    if ScreenshotRule.isScreenshot(fileName: name, header: []) { return true }
+    guard (name as NSString).pathExtension.lowercased() == "png",
+      let header = try? FileReading.readNow(
+        absolute, path: name, maxByteCount: ScreenshotRule.headerByteCount, prefixOnly: true)
+    else { return false }
     return ScreenshotRule.isScreenshot(fileName: name, header: header)
   }
 
