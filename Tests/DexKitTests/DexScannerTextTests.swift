@@ -19,6 +19,8 @@ actor ScriptedTextRecognizer: TextRecognizing {
   let reply: Reply
   private(set) var images: [RGBImage] = []
   private(set) var options: [TextRecognitionOptions] = []
+  /// How many `.hang` replies ended by cancellation.
+  private(set) var cancellations = 0
 
   init(_ reply: Reply) { self.reply = reply }
 
@@ -33,7 +35,12 @@ actor ScriptedTextRecognizer: TextRecognizing {
     case .text(let text): return text
     case .failure(let error): throw error
     case .hang:
-      try await Task.sleep(for: .seconds(3600))
+      do {
+        try await Task.sleep(for: .seconds(3600))
+      } catch {
+        cancellations += 1
+        throw error
+      }
       return RecognizedText(lines: [])
     case .stubborn(let gate):
       await gate.wait()
@@ -98,6 +105,11 @@ struct DexScannerTextTests {
       .run(try SamplePhoto.cat.data)
     #expect(final.phase == .failed)
     #expect(final.recognizedText == nil)
+    // And the hanging pass is cancelled, not left running (polled for at most 10 s).
+    for _ in 0..<1000 where await recognizer.cancellations == 0 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(await recognizer.cancellations == 1)
   }
 
   @Test(.timeLimit(.minutes(1)))
