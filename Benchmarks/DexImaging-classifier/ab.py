@@ -29,6 +29,8 @@ def main():
     parser.add_argument("--pairs", type=int, default=600, help="at least 2")
     parser.add_argument("--image", default="cat")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--gap-ms", type=float, default=20,
+                        help="pause before each pass, so the other side's threads settle (0: none)")
     parser.add_argument("--cpu", help="CPU list both sides are pinned to ('' for none; default "
                         "CPU 0 for one thread, none for more)")
     args = parser.parse_args()
@@ -42,7 +44,7 @@ def main():
                 "--serve"]
 
     # bench.py's driver for its paired table: start both, alternate single passes, close both.
-    times = paired(server(args.old), server(args.new), args.pairs, cpu)
+    times = paired(server(args.old), server(args.new), args.pairs, cpu, args.gap_ms / 1000)
     ratios = [new / old for old, new in zip(*times)]
     p25, median, p75 = statistics.quantiles(ratios, n=4)
     print(f"{args.image}, {args.threads} thread(s), {args.pairs} pairs: "

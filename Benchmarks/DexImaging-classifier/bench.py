@@ -166,9 +166,11 @@ def onnx_server(model_path, image_path, threads):
         print((time.perf_counter() - t) * 1000, flush=True)
 
 
-def paired(ours_command, peer_command, pairs, cpus):
+def paired(ours_command, peer_command, pairs, cpus, gap=0.0):
     """Alternates single passes of two one-pass-per-request servers (ours and onnxruntime here, two
-    builds in ab.py) and returns both sides' times in ms."""
+    builds in ab.py) and returns both sides' times in ms. `gap` seconds pass before each pass, so
+    that the other side's idle threads have stopped spinning (onnxruntime's spin after a pass and
+    would otherwise take the cores the next pass runs on)."""
     pin = ["taskset", "-c", cpus] if cpus else []
     sides = []
     times = ([], [])
@@ -180,6 +182,8 @@ def paired(ours_command, peer_command, pairs, cpus):
                 raise SystemExit(f"{' '.join(command)} did not start (a build without --serve?)")
         for n in range(pairs):
             for i in ((0, 1) if n % 2 == 0 else (1, 0)):
+                if gap:
+                    time.sleep(gap)
                 sides[i].stdin.write("\n")
                 line = sides[i].stdout.readline()
                 if not line:
@@ -242,6 +246,8 @@ def main():
                         help="ClassifierBench --backend: which of our backends runs")
     parser.add_argument("--precision", default="float32", choices=["float32", "int8"],
                         help="ClassifierBench --precision: int8 is granted where the processor has VNNI")
+    parser.add_argument("--gap-ms", type=float, default=20,
+                        help="pause before each paired pass (0: back to back)")
     parser.add_argument("--pairs", type=int, default=400,
                         help="paired single passes per thread count (0: none, else at least 2)")
     parser.add_argument("--onnx-worker", nargs=4, help=argparse.SUPPRESS)
@@ -343,8 +349,8 @@ def main():
     print(f"\nours, 2 single-threaded requests in flight: network median {bm:.1f} ms, p95 {bp:.1f} ms "
           f"per image ({2000 / bm:.0f} images/s), peak RSS {both_rss:.0f} MiB")
     if args.pairs > 0:
-        print(f"\npaired single passes, network ({args.pairs} pairs; 1 thread: both pinned to CPU 0, "
-              "2 threads: not pinned)")
+        print(f"\npaired single passes, network ({args.pairs} pairs, {args.gap_ms:g} ms before each pass; "
+              "1 thread: both pinned to CPU 0, 2 threads: not pinned)")
         print("| threads | ours median ms | onnxruntime median ms "
               "| ours/onnxruntime (median of pair ratios) | pair ratios p25–p75 |")
         print("|---|---|---|---|---|")
@@ -352,7 +358,7 @@ def main():
             ours_times, peer_times = paired(
                 ours_command + [image, "--threads", str(threads), "--warmup", "5", "--serve"],
                 [sys.executable, __file__, "--onnx-server", onnx_path, image, str(threads)],
-                args.pairs, "0" if threads == 1 else None)
+                args.pairs, "0" if threads == 1 else None, args.gap_ms / 1000)
             p25, median, p75 = statistics.quantiles(
                 [o / p for o, p in zip(ours_times, peer_times)], n=4)
             print(f"| {threads} | {statistics.median(ours_times):.1f} | "

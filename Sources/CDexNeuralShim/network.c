@@ -17,11 +17,19 @@
 #include <dnnl.h>
 #include <dnnl_debug.h>
 #include <dlfcn.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 // oneDNN is loaded at run time (dlopen), not linked: a host without libdnnl still starts and
 // the classifier falls back to its portable path, and libgomp (which libdnnl brings) starts
@@ -32,9 +40,11 @@
   X(dnnl_engine_destroy) \
   X(dnnl_get_effective_cpu_isa) \
   X(dnnl_inner_product_forward_desc_init) \
+  X(dnnl_matmul_desc_init) \
   X(dnnl_memory_create) \
   X(dnnl_memory_desc_equal) \
   X(dnnl_memory_desc_get_size) \
+  X(dnnl_memory_desc_init_by_strides) \
   X(dnnl_memory_desc_init_by_tag) \
   X(dnnl_memory_destroy) \
   X(dnnl_memory_set_data_handle) \
@@ -87,20 +97,11 @@ static void *symbol(void *library, const char *name) {
   return address;
 }
 
-/// Loads libdnnl once. Unless the host set OMP_WAIT_POLICY, OpenMP's idle threads are told to
-/// sleep instead of spinning: PASSIVE is in the environment only while dlopen starts libgomp
-/// (which reads it once, then), and removed again, so the host's environment (and its child
-/// processes') is as it was. Measured on 2 cores with one other busy process, a two-thread pass
-/// took 5.7 ms passive, 412 ms with libgomp's default spinning and 406 ms active; on an idle
-/// host spinning halves it (2.8 ms against 5.4), which a dedicated host gets with
-/// OMP_WAIT_POLICY=ACTIVE (Benchmarks/DexImaging-classifier/README.md).
-static int chosen_here;
-
+/// Loads libdnnl once. Every primitive is made and run with OpenMP's thread count at one (more
+/// threads are the shim's own, see `run_group`), so libgomp never starts a team of its own and
+/// its wait policy does not matter.
 static void load(void) {
-  chosen_here = getenv("OMP_WAIT_POLICY") == NULL;
-  if (chosen_here) setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
   void *library = open_library(DEXNN_LIBRARY, load_error, sizeof(load_error));
-  if (chosen_here) unsetenv("OMP_WAIT_POLICY");
   if (!library) return;
 #define DEX_LOAD(name) *(void **)(&api.name) = symbol(library, #name);
   DEX_DNNL_FUNCTIONS(DEX_LOAD)
@@ -108,7 +109,7 @@ static void load(void) {
   *(void **)(&api.omp_set_num_threads) = symbol(library, "omp_set_num_threads");
 }
 
-enum { BUFFER_INPUT = -1, BUFFER_OUTPUT = -2, BUFFER_COUNT = 4, IDLE_CONTEXTS = 2 };
+enum { BUFFER_INPUT = -1, BUFFER_OUTPUT = -2, NO_BUFFER = -4, BUFFER_COUNT = 4, IDLE_CONTEXTS = 2 };
 enum { ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_BIAS, ARG_SCRATCHPAD, ARG_COUNT };
 
 typedef struct {
@@ -120,15 +121,35 @@ typedef struct {
   void *weights;     // reordered weights and bias, maybe another plan's
   void *bias;
   int owns_weights;
+  size_t weight_offset;  // the first output channel of a band's slice of the layer's weights
+  size_t src_offset;  // bytes into the source and destination buffers (a band's first row)
+  size_t dst_offset;
+  int group;          // consecutive steps of one group (>= 0) are bands run side by side
   char implementation[48];
 } step;
 
+/// One in-flight inference. With a banded plan it has `workers - 1` helper threads that run
+/// bands beside the calling thread (see `run_group`).
 typedef struct context {
   struct context *next;
-  dnnl_stream_t stream;
   void *buffers[BUFFER_COUNT];
-  void *scratchpad;
-  dnnl_memory_t *memories;  // step_count × ARG_COUNT
+  dnnl_memory_t *memories;  // step_count × ARG_COUNT (the scratchpad one is worker 0's)
+  int workers;
+  dnnl_stream_t *streams;            // one per worker
+  void **scratchpads;                // one per worker
+  dnnl_memory_t *scratch_memories;   // workers × step_count (worker 0's are in `memories`)
+  pthread_t *helpers;                // workers - 1
+  int helper_count;                  // started
+  const struct plan *plan;
+  // The group being run: generation << 32 | band count << 16 | next band to claim.
+  _Atomic uint64_t claim;
+  _Atomic uint32_t generation;       // a futex word: bumped for each group and to quit
+  _Atomic int first;                 // the group's first step
+  _Atomic int done;                  // bands of the group finished
+  _Atomic int sleepers;              // helpers asleep on `generation`
+  _Atomic int quit;
+  _Atomic int status;                // a helper's failure, dnnl_success otherwise
+  _Atomic int caller_cpu;            // the processor the caller last published a group from
 } context;
 
 typedef struct plan {
@@ -205,6 +226,9 @@ typedef struct {
   int current_signed;   // whether it can be negative (not after ReLU6)
   int current;       // the buffer holding the current activation
   int kept;          // a buffer that must not be overwritten (a residual's input), or -3
+  int bands;         // row bands per convolution (1: whole layers, oneDNN's own threads)
+  int channel_bands; // output-channel bands of the 1×1 layers that run as matrix products
+  int groups;        // band groups so far
   char *message;
   size_t message_size;
 } builder;
@@ -252,6 +276,7 @@ static int append(builder *b, dnnl_primitive_desc_t pd, int dst, int layer, int 
   snprintf(s->implementation, sizeof(s->implementation), "%s", name ? name : "?");
   s->src = b->current;
   s->dst = dst;
+  s->group = -1;
   s->layer = layer;
   s->has_weights = has_weights;
   b->current = dst;
@@ -302,7 +327,7 @@ static int place_weights(
   for (plan *other = b->network->plans; other; other = other->next) {
     for (int i = 0; i < other->step_count; i++) {
       step *o = &other->steps[i];
-      if (o->layer == s->layer && o->owns_weights &&
+      if (o->layer == s->layer && o->owns_weights && o->weight_offset == s->weight_offset &&
           api.dnnl_memory_desc_equal(&o->mds[ARG_WEIGHTS], &s->mds[ARG_WEIGHTS]) &&
           api.dnnl_memory_desc_equal(&o->mds[ARG_BIAS], &s->mds[ARG_BIAS])) {
         s->weights = o->weights;
@@ -320,10 +345,10 @@ static int place_weights(
     return DEXNN_NO_MEMORY;
   }
   s->owns_weights = 1;
-  dnnl_memory_desc_t bias_md;
-  dnnl_dim_t channels = s->mds[ARG_BIAS].dims[0];
-  dnnl_dims_t bias_dims = {channels};
-  dnnl_status_t status = api.dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
+  dnnl_memory_desc_t bias_md = s->mds[ARG_BIAS];  // a matmul's is {1, channels}
+  dnnl_dim_t channels = bias_md.dims[bias_md.ndims - 1];
+  dnnl_status_t status = api.dnnl_memory_desc_init_by_tag(
+      &bias_md, bias_md.ndims, bias_md.dims, dnnl_f32, bias_md.ndims == 2 ? dnnl_ab : dnnl_x);
   dnnl_primitive_attr_t attr = NULL;
   float *quantized = NULL;
   if (scales) {
@@ -386,6 +411,159 @@ static dnnl_status_t init_conv(void *op, const dnnl_memory_desc_t *src, const vo
   return api.dnnl_convolution_forward_desc_init(op, dnnl_forward_inference,
       dnnl_convolution_direct, src, &c->weights, &c->bias, &c->dst, c->strides, c->padding_l,
       c->padding_r);
+}
+
+static size_t element_size(dnnl_data_type_t type) { return type == dnnl_f32 ? 4 : 1; }
+
+/// A layer's plain weights (`[input, output]`, output fastest), bias and int8 weight scales, from
+/// which a band takes its output channels.
+typedef struct {
+  const float *weights, *bias, *scales;
+  float src_scale;
+  dnnl_dim_t outputs;
+} weights_slice;
+
+static int place_weights(builder *b, step *s, const dnnl_memory_desc_t *plain,
+    const float *weights, const float *bias, const float *scales, float src_scale);
+
+/// A 1×1 convolution (or the classifier) as matrix products over bands of its output channels,
+/// for the layers whose weights outweigh their pixels (7×7 and 14×14, the classifier): each band
+/// reads all `pixels × inputs` of the source and its own slice of the weights, and writes its
+/// columns of the NHWC destination (rows `outputs` apart). Splitting pixels instead, each band
+/// would stream every weight: a 7×7 band of 28 pixels took as long as one of 21.
+static int add_matmul_bands(builder *b, int index, dnnl_dim_t pixels, dnnl_dim_t inputs,
+    dnnl_data_type_t dst_type, const attr_spec *spec, int dst, const weights_slice *w) {
+  const dnnl_dim_t outputs = w->outputs;
+  const int bands = b->channel_bands, group = b->groups++, source = b->current;
+  dnnl_memory_desc_t src;
+  dnnl_dims_t src_dims = {pixels, inputs};
+  dnnl_status_t status =
+      api.dnnl_memory_desc_init_by_tag(&src, 2, src_dims, b->current_md.data_type, dnnl_ab);
+  if (status != dnnl_success) return fail(b->message, b->message_size, "matmul band", status);
+  for (int j = 0; j < bands; j++) {
+    // Channel slices in whole 16s (one AVX-512 register of f32) where the count allows.
+    dnnl_dim_t first = outputs * j / bands, last = outputs * (j + 1) / bands;
+    if (outputs % (16 * bands) == 0 || outputs >= 64 * bands) {
+      first = first / 16 * 16;
+      last = j == bands - 1 ? outputs : last / 16 * 16;
+    }
+    dnnl_dim_t count = last - first;
+    dnnl_dims_t weight_dims = {inputs, count}, bias_dims = {1, count}, dst_dims = {pixels, count};
+    dnnl_dims_t dst_strides = {outputs, 1}, plain_strides = {outputs, 1};
+    dnnl_memory_desc_t weights, bias, band_dst, plain;
+    status = api.dnnl_memory_desc_init_by_tag(&weights, 2, weight_dims,
+        spec->scale_count ? dnnl_s8 : dnnl_f32, dnnl_format_tag_any);
+    if (status == dnnl_success)
+      status = api.dnnl_memory_desc_init_by_tag(&bias, 2, bias_dims, dnnl_f32, dnnl_ab);
+    if (status == dnnl_success)
+      status = pixels == 1  // one row: dense, which oneDNN's brgemm kernels take
+          ? api.dnnl_memory_desc_init_by_tag(&band_dst, 2, dst_dims, dst_type, dnnl_ab)
+          : api.dnnl_memory_desc_init_by_strides(&band_dst, 2, dst_dims, dst_type, dst_strides);
+    if (status == dnnl_success)
+      status = api.dnnl_memory_desc_init_by_strides(&plain, 2, weight_dims, dnnl_f32, plain_strides);
+    attr_spec band_spec = *spec;
+    if (spec->scale_count) {
+      band_spec.scale_count = count;
+      band_spec.scales = spec->scales + first;
+    }
+    dnnl_primitive_attr_t attr = status == dnnl_success ? attributes(&band_spec) : NULL;
+    if (status == dnnl_success && !attr) return DEXNN_NO_MEMORY;
+    dnnl_matmul_desc_t op;
+    dnnl_primitive_desc_t pd = NULL;
+    if (status == dnnl_success) status = api.dnnl_matmul_desc_init(&op, &src, &weights, &bias, &band_dst);
+    if (status == dnnl_success)
+      status = api.dnnl_primitive_desc_create(&pd, &op, attr, b->network->engine, NULL);
+    if (attr) api.dnnl_primitive_attr_destroy(attr);
+    if (status != dnnl_success) return fail(b->message, b->message_size, "matmul band", status);
+    b->current = source;
+    int result = append(b, pd, dst, index, 1);
+    if (result != DEXNN_OK) return result;
+    step *s = &b->plan->steps[b->plan->step_count - 1];
+    s->group = group;
+    s->weight_offset = (size_t)first;
+    s->dst_offset = (size_t)first * element_size(dst_type);
+    result = place_weights(b, s, &plain, w->weights + first, w->bias + first,
+        w->scales ? w->scales + first : NULL, w->src_scale);
+    if (result != DEXNN_OK) return result;
+  }
+  return DEXNN_OK;
+}
+
+/// A convolution as `b->bands` primitives, each computing a band of the output's rows from the
+/// input rows it needs (with the layer's padding only at the image's top and bottom edges).
+/// Activations are NHWC here, so each band's rows are one contiguous run of its buffers: a band
+/// is the same layer on a shorter image at an offset, and the bands of a layer are independent.
+static int add_bands(builder *b, int index, const conv_shape *c, int side, int out,
+    dnnl_data_type_t src_type, float src_scale, const_dnnl_primitive_attr_t attr, int dst,
+    const attr_spec *spec, const dexnn_layer *l, const float *scales) {
+  dnnl_memory_desc_t full_src, full_dst = c->dst;
+  const dnnl_dim_t cin = b->current_md.dims[1], cout = c->dst.dims[1];
+  dnnl_dims_t src_dims = {1, cin, side, side}, dst_dims = {1, cout, out, out};
+  dnnl_status_t status = api.dnnl_memory_desc_init_by_tag(&full_src, 4, src_dims, src_type, dnnl_nhwc);
+  if (status == dnnl_success && c->dst.format_kind == dnnl_format_kind_any)
+    status = api.dnnl_memory_desc_init_by_tag(&full_dst, 4, dst_dims, c->dst.data_type, dnnl_nhwc);
+  if (status != dnnl_success) return fail(b->message, b->message_size, "band", status);
+  int result = make_current(b, &full_src, src_scale);
+  if (result != DEXNN_OK) return result;
+  if (dst == NO_BUFFER) dst = free_buffer(b);  // after make_current, which may take one
+  const dnnl_dim_t k = c->weights.ndims == 5 ? c->weights.dims[3] : c->weights.dims[2];
+  const dnnl_dim_t stride = c->strides[0], before = c->padding_l[0];
+  if (k == 1 && stride == 1 && (dnnl_dim_t)out * out < cout && c->weights.ndims != 5 &&
+      b->channel_bands > 1 && !l->int8) {
+    weights_slice w = {l->weights, l->bias, scales, src_scale, cout};
+    result = add_matmul_bands(b, index, (dnnl_dim_t)out * out, cin, full_dst.data_type, spec, dst, &w);
+    if (result != DEXNN_OK) return result;
+    size_t size = api.dnnl_memory_desc_get_size(&full_dst);
+    if (size > b->plan->buffer_size) b->plan->buffer_size = size;
+    b->current = dst;
+    b->current_md = full_dst;
+    return DEXNN_OK;
+  }
+  const int source = b->current, bands = b->bands < out ? b->bands : out, group = b->groups++;
+  // A 1×1 convolution (stride 1) sees pixels, not rows: its bands split the pixels evenly, each
+  // as a one-row image (a 7×7 layer splits 25 + 24, not 4 + 3 rows).
+  const int pixels = k == 1 && stride == 1 && before == 0;
+  for (int j = 0; result == DEXNN_OK && j < bands; j++) {
+    const dnnl_dim_t length = pixels ? (dnnl_dim_t)out * out : out;
+    dnnl_dim_t first = length * j / bands, last = length * (j + 1) / bands;
+    dnnl_dim_t from = first * stride - before, to = (last - 1) * stride - before + k;
+    const dnnl_dim_t limit = pixels ? length : side;
+    conv_shape band = *c;
+    band.padding_l[0] = from < 0 ? -from : 0;
+    band.padding_r[0] = to > limit ? to - limit : 0;
+    if (from < 0) from = 0;
+    if (to > limit) to = limit;
+    dnnl_dims_t band_src = {1, cin, to - from, side}, band_dst = {1, cout, last - first, out};
+    if (pixels) {
+      band_src[2] = band_dst[2] = 1;
+      band_src[3] = band_dst[3] = last - first;
+    }
+    dnnl_memory_desc_t src;
+    status = api.dnnl_memory_desc_init_by_tag(&src, 4, band_src, src_type, dnnl_nhwc);
+    if (status == dnnl_success)
+      status = api.dnnl_memory_desc_init_by_tag(&band.dst, 4, band_dst, full_dst.data_type, dnnl_nhwc);
+    dnnl_convolution_desc_t op;
+    dnnl_primitive_desc_t pd = NULL;
+    if (status == dnnl_success) status = init_conv(&op, &src, &band);
+    if (status == dnnl_success)
+      status = api.dnnl_primitive_desc_create(&pd, &op, attr, b->network->engine, NULL);
+    if (status != dnnl_success) return fail(b->message, b->message_size, "band", status);
+    b->current = source;
+    result = append(b, pd, dst, index, 1);
+    if (result != DEXNN_OK) return result;
+    step *s = &b->plan->steps[b->plan->step_count - 1];
+    s->group = group;
+    const size_t row = pixels ? 1 : (size_t)side, out_row = pixels ? 1 : (size_t)out;
+    s->src_offset = (size_t)from * row * (size_t)cin * element_size(src_type);
+    s->dst_offset = (size_t)first * out_row * (size_t)cout * element_size(full_dst.data_type);
+  }
+  size_t size = api.dnnl_memory_desc_get_size(&full_dst);
+  if (size > b->plan->buffer_size) b->plan->buffer_size = size;
+  size = api.dnnl_memory_desc_get_size(&full_src);
+  if (source >= 0 && size > b->plan->buffer_size) b->plan->buffer_size = size;
+  b->current = dst;
+  b->current_md = full_dst;
+  return result;
 }
 
 typedef struct {
@@ -519,15 +697,28 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
       sum_scale, l->relu6 ? 6.0f / dst_scale : 0};
   dnnl_primitive_attr_t attr = attributes(&spec);
   int result = attr ? DEXNN_OK : DEXNN_NO_MEMORY;
-  dnnl_convolution_desc_t op;
-  dnnl_primitive_desc_t pd = NULL;
-  if (result == DEXNN_OK) result = describe(b, init_conv, &op, &c, attr, &pd, src_type, src_scale);
+  const int matmul = k == 1 && l->stride == 1 && !l->depthwise && (dnnl_dim_t)out * out < cout &&
+      b->channel_bands > 1 && !l->int8;
+  if (result == DEXNN_OK && (matmul || (b->bands > 1 && out > 1))) {
+    result = add_bands(b, index, &c, *side, (int)out, src_type, src_scale, attr,
+        l->residual ? input_buffers[l->residual_from] : NO_BUFFER, &spec, l, scales);
+    for (int i = b->plan->step_count - 1; result == DEXNN_OK && i >= 0; i--) {
+      step *s = &b->plan->steps[i];
+      if (s->group != b->groups - 1 || s->weights) break;  // matmul bands placed their own
+      result = place_weights(b, s, &plain, l->weights, l->bias, scales, src_scale);
+    }
+  } else if (result == DEXNN_OK) {
+    dnnl_convolution_desc_t op;
+    dnnl_primitive_desc_t pd = NULL;
+    result = describe(b, init_conv, &op, &c, attr, &pd, src_type, src_scale);
+    // After `describe`: a reorder it added took a free buffer.
+    int dst = l->residual ? input_buffers[l->residual_from] : free_buffer(b);
+    if (result == DEXNN_OK) result = append(b, pd, dst, index, 1);
+    if (result == DEXNN_OK)
+      result = place_weights(b, &b->plan->steps[b->plan->step_count - 1], &plain, l->weights,
+          l->bias, scales, src_scale);
+  }
   if (attr) api.dnnl_primitive_attr_destroy(attr);
-  int dst = l->residual ? input_buffers[l->residual_from] : free_buffer(b);
-  if (result == DEXNN_OK) result = append(b, pd, dst, index, 1);
-  if (result == DEXNN_OK)
-    result = place_weights(b, &b->plan->steps[b->plan->step_count - 1], &plain, l->weights,
-        l->bias, scales, src_scale);
   free(scales);
   *side = (int)out;
   b->current_scale = dst_scale;
@@ -541,7 +732,8 @@ static int add_classifier(builder *b, const dexnn_graph *g, int side) {
   p.kernel[0] = p.kernel[1] = side;
   dnnl_dims_t pooled = {1, g->features, 1, 1};
   dnnl_status_t status =
-      api.dnnl_memory_desc_init_by_tag(&p.dst, 4, pooled, dnnl_f32, dnnl_format_tag_any);
+      api.dnnl_memory_desc_init_by_tag(&p.dst, 4, pooled, dnnl_f32,
+          b->channel_bands > 1 ? dnnl_nhwc : dnnl_format_tag_any);
   if (status != dnnl_success) return fail(b->message, b->message_size, "pooling", status);
   // Pooling and the classifier run in f32: an 8-bit activation is dequantized first (in place
   // of its layout).
@@ -556,9 +748,11 @@ static int add_classifier(builder *b, const dexnn_graph *g, int side) {
   dnnl_primitive_desc_t pd = NULL;
   result = describe(b, init_pool, &pool, &p, attr, &pd, dnnl_f32, 1.0f);
   if (result == DEXNN_OK) result = append(b, pd, free_buffer(b), -1, 0);
-  if (result != DEXNN_OK) {
-    api.dnnl_primitive_attr_destroy(attr);
-    return result;
+  if (result != DEXNN_OK || b->channel_bands > 1) api.dnnl_primitive_attr_destroy(attr);
+  if (result != DEXNN_OK) return result;
+  if (b->channel_bands > 1) {
+    weights_slice w = {g->classifier_weights, g->classifier_bias, NULL, 1.0f, g->classes};
+    return add_matmul_bands(b, g->layer_count, 1, g->features, dnnl_f32, &spec, BUFFER_OUTPUT, &w);
   }
   dense_shape d;
   dnnl_dims_t weight_dims = {g->classes, g->features, 1, 1}, bias_dims = {g->classes};
@@ -584,15 +778,31 @@ static int add_classifier(builder *b, const dexnn_graph *g, int side) {
       g->classifier_weights, g->classifier_bias, NULL, 1.0f);
 }
 
+static void wake(context *c) {
+  syscall(SYS_futex, (uint32_t *)&c->generation, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 static void destroy_context(plan *p, context *c) {
   if (!c) return;
-  if (c->memories)
-    for (int i = 0; i < p->step_count * ARG_COUNT; i++)
-      if (c->memories[i]) api.dnnl_memory_destroy(c->memories[i]);
+  if (c->helper_count) {
+    atomic_store(&c->quit, 1);
+    atomic_fetch_add(&c->generation, 1);
+    wake(c);
+    for (int i = 0; i < c->helper_count; i++) pthread_join(c->helpers[i], NULL);
+  }
+  free(c->helpers);
+  for (int i = 0; i < p->step_count * ARG_COUNT; i++)
+    if (c->memories && c->memories[i]) api.dnnl_memory_destroy(c->memories[i]);
+  for (int i = 0; c->scratch_memories && i < c->workers * p->step_count; i++)
+    if (c->scratch_memories[i] && i >= p->step_count) api.dnnl_memory_destroy(c->scratch_memories[i]);
   free(c->memories);
+  free(c->scratch_memories);
   for (int i = 0; i < BUFFER_COUNT; i++) free(c->buffers[i]);
-  free(c->scratchpad);
-  if (c->stream) api.dnnl_stream_destroy(c->stream);
+  for (int i = 0; c->scratchpads && i < c->workers; i++) free(c->scratchpads[i]);
+  free(c->scratchpads);
+  for (int i = 0; c->streams && i < c->workers; i++)
+    if (c->streams[i]) api.dnnl_stream_destroy(c->streams[i]);
+  free(c->streams);
   free(c);
 }
 
@@ -649,15 +859,18 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
   plan *p = calloc(1, sizeof(*p));
   if (!p) return DEXNN_NO_MEMORY;
   p->threads = threads;
-  builder b = {network, p, 0, {0}, 1.0f, graph->input_range, 1, BUFFER_INPUT, -3, message,
-      message_size};
+  // Whole layers on one thread, row bands on more; the 1×1 layers that run as matrix products
+  // are split by output channels in every plan, two ways up to two threads, so that the plans
+  // for one and two threads share those weights (most of the network's).
+  builder b = {network, p, 0, {0}, 1.0f, graph->input_range, 1, BUFFER_INPUT, -3, threads,
+      threads > 2 ? threads : 2, 0, message, message_size};
   int side = graph->input_size;
   dnnl_dims_t input_dims = {1, 3, side, side};
   dnnl_memory_desc_t *inputs = calloc((size_t)graph->layer_count, sizeof(*inputs));
   int *input_buffers = calloc((size_t)graph->layer_count, sizeof(int));
   float *input_scales = calloc((size_t)graph->layer_count, sizeof(float));
   int previous = api.omp_get_max_threads();
-  api.omp_set_num_threads(threads);
+  api.omp_set_num_threads(1);
   pthread_mutex_lock(&network->lock);  // place_weights reads the other plans
   int result = inputs && input_buffers && input_scales ? DEXNN_OK : DEXNN_NO_MEMORY;
   if (result == DEXNN_OK &&
@@ -698,25 +911,180 @@ static plan *find_plan(dexnn_network *network, int threads) {
   return NULL;
 }
 
+// Running a plan. A group of bands is handed to the context's helpers through `claim`: each
+// thread (the caller too) takes the next band with a compare-and-swap until none is left, so a
+// helper that is asleep or descheduled leaves its band to the caller instead of holding it up
+// (OpenMP's static split waits for every thread: with one other busy process on two cores a
+// two-thread pass took 406 ms spinning, 5.7 ms passive). Helpers spin briefly between groups and
+// sleep on a futex between inferences.
+
+/// How long a helper spins for the next group before it sleeps: longer than the gap between two
+/// groups of one inference (microseconds), far shorter than a scheduler's time slice.
+enum { SPIN_NANOSECONDS = 200000, CALLER_SPINS = 2000 };
+
+static inline void relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static int64_t now_nanoseconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static const int exec_args[ARG_COUNT] = {DNNL_ARG_SRC, DNNL_ARG_DST, DNNL_ARG_WEIGHTS,
+    DNNL_ARG_BIAS, DNNL_ARG_SCRATCHPAD};
+
+/// Executes step `i` on `worker`'s stream and scratchpad.
+static dnnl_status_t execute(context *c, int i, int worker) {
+  const plan *p = c->plan;
+  dnnl_memory_t *memories = &c->memories[i * ARG_COUNT];
+  dnnl_exec_arg_t exec[ARG_COUNT];
+  int count = 0;
+  for (int a = 0; a < ARG_COUNT; a++) {
+    dnnl_memory_t memory = a == ARG_SCRATCHPAD && worker > 0
+        ? c->scratch_memories[worker * p->step_count + i] : memories[a];
+    if (!memory) continue;
+    // A reorder names its arguments FROM and TO (the same values as SRC and DST).
+    exec[count].arg = exec_args[a];
+    exec[count].memory = memory;
+    count++;
+  }
+  return api.dnnl_primitive_execute(p->steps[i].primitive, c->streams[worker], count, exec);
+}
+
+/// Runs bands of generation `generation` until none is left to claim.
+static void run_bands(context *c, uint32_t generation, int worker) {
+  uint64_t word = atomic_load_explicit(&c->claim, memory_order_acquire);
+  for (;;) {
+    if ((uint32_t)(word >> 32) != generation) return;
+    uint32_t next = (uint32_t)word & 0xFFFF, count = ((uint32_t)word >> 16) & 0xFFFF;
+    if (next >= count) return;
+    if (!atomic_compare_exchange_weak_explicit(
+            &c->claim, &word, word + 1, memory_order_acq_rel, memory_order_acquire))
+      continue;
+    int first = atomic_load_explicit(&c->first, memory_order_relaxed);
+    dnnl_status_t status = execute(c, first + (int)next, worker);
+    if (status == dnnl_success) status = api.dnnl_stream_wait(c->streams[worker]);
+    if (status != dnnl_success) atomic_store(&c->status, status);
+    atomic_fetch_add_explicit(&c->done, 1, memory_order_release);
+    word = atomic_load_explicit(&c->claim, memory_order_acquire);
+  }
+}
+
+typedef struct {
+  context *context;
+  int worker;
+} helper_start;
+
+static void *helper_main(void *argument) {
+  helper_start start = *(helper_start *)argument;
+  free(argument);
+  context *c = start.context;
+  api.omp_set_num_threads(1);  // the band primitives were made for one thread each
+  uint32_t seen = atomic_load(&c->generation);
+  cpu_set_t allowed, elsewhere;
+  int pinned = 0, can_move = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+      CPU_COUNT(&allowed) > 1;
+  for (;;) {
+    uint32_t generation;
+    int64_t deadline = now_nanoseconds() + SPIN_NANOSECONDS;
+    unsigned spins = 0;
+    while ((generation = atomic_load_explicit(&c->generation, memory_order_acquire)) == seen) {
+      relax();
+      if ((++spins & 255) != 0) continue;
+      // Let a thread waiting for this processor (the caller, woken onto it) run first.
+      sched_yield();
+      if (now_nanoseconds() < deadline) continue;
+      if (pinned) pinned = sched_setaffinity(0, sizeof(allowed), &allowed) != 0;
+      atomic_fetch_add(&c->sleepers, 1);
+      syscall(SYS_futex, (uint32_t *)&c->generation, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+      atomic_fetch_sub(&c->sleepers, 1);
+      deadline = now_nanoseconds() + SPIN_NANOSECONDS;
+    }
+    if (atomic_load(&c->quit)) return NULL;
+    seen = generation;
+    // Woken onto the caller's processor, a helper only takes turns with it (the scheduler may
+    // leave it there for milliseconds while the other processor idles): move away until the
+    // next sleep.
+    int cpu = atomic_load_explicit(&c->caller_cpu, memory_order_relaxed);
+    if (can_move && !pinned && cpu >= 0 && sched_getcpu() == cpu &&
+        sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {  // the host's, now
+      elsewhere = allowed;
+      CPU_CLR(cpu, &elsewhere);
+      pinned = CPU_COUNT(&elsewhere) > 0 && sched_setaffinity(0, sizeof(elsewhere), &elsewhere) == 0;
+    }
+    run_bands(c, generation, start.worker);
+  }
+}
+
+/// Runs the `count` bands from step `first` on the caller and the helpers.
+static dnnl_status_t run_group(context *c, int first, int count) {
+  uint32_t generation = atomic_load_explicit(&c->generation, memory_order_relaxed) + 1;
+  atomic_store_explicit(&c->done, 0, memory_order_relaxed);
+  atomic_store_explicit(&c->first, first, memory_order_relaxed);
+  atomic_store_explicit(&c->caller_cpu, sched_getcpu(), memory_order_relaxed);
+  atomic_store_explicit(
+      &c->claim, (uint64_t)generation << 32 | (uint64_t)count << 16, memory_order_release);
+  atomic_store(&c->generation, generation);
+  if (atomic_load(&c->sleepers) > 0) wake(c);
+  run_bands(c, generation, 0);
+  for (unsigned spins = 0; atomic_load_explicit(&c->done, memory_order_acquire) < count;)
+    if ((++spins & 255) != 0) relax();
+    else sched_yield();  // a helper holding a band may be waiting for this processor
+  return (dnnl_status_t)atomic_load(&c->status);
+}
+
 static context *make_context(dexnn_network *network, plan *p) {
   context *c = calloc(1, sizeof(*c));
   if (!c) return NULL;
+  c->plan = p;
+  c->workers = p->threads;
+  atomic_init(&c->status, dnnl_success);
   c->memories = calloc((size_t)p->step_count * ARG_COUNT, sizeof(dnnl_memory_t));
-  c->scratchpad = aligned(p->scratchpad_size);
-  int ok = c->memories && c->scratchpad &&
-      api.dnnl_stream_create(&c->stream, network->engine, dnnl_stream_default_flags) == dnnl_success;
+  c->scratch_memories = calloc((size_t)p->step_count * (size_t)c->workers, sizeof(dnnl_memory_t));
+  c->streams = calloc((size_t)c->workers, sizeof(dnnl_stream_t));
+  c->scratchpads = calloc((size_t)c->workers, sizeof(void *));
+  c->helpers = calloc((size_t)c->workers, sizeof(pthread_t));
+  int ok = c->memories && c->scratch_memories && c->streams && c->scratchpads && c->helpers;
+  for (int w = 0; ok && w < c->workers; w++) {
+    ok = (c->scratchpads[w] = aligned(p->scratchpad_size)) != NULL &&
+        api.dnnl_stream_create(&c->streams[w], network->engine, dnnl_stream_default_flags) ==
+            dnnl_success;
+  }
   for (int i = 0; ok && i < p->step_count; i++) {
     step *s = &p->steps[i];
     for (int which = ARG_SRC; ok && which <= ARG_DST; which++) {
       int buffer = which == ARG_SRC ? s->src : s->dst;
       if (buffer >= 0 && !c->buffers[buffer]) ok = (c->buffers[buffer] = aligned(p->buffer_size)) != NULL;
     }
-    void *handles[ARG_COUNT] = {s->src >= 0 ? c->buffers[s->src] : NULL,
-        s->dst >= 0 ? c->buffers[s->dst] : NULL, s->weights, s->bias, c->scratchpad};
+    if (!ok) break;
+    void *handles[ARG_COUNT] = {s->src >= 0 ? (char *)c->buffers[s->src] + s->src_offset : NULL,
+        s->dst >= 0 ? (char *)c->buffers[s->dst] + s->dst_offset : NULL, s->weights, s->bias,
+        c->scratchpads[0]};
     for (int a = 0; ok && a < ARG_COUNT; a++) {
       if ((a >= ARG_WEIGHTS && a <= ARG_BIAS && !s->has_weights) || s->mds[a].ndims == 0) continue;
       ok = api.dnnl_memory_create(&c->memories[i * ARG_COUNT + a], &s->mds[a], network->engine,
                handles[a] ? handles[a] : DNNL_MEMORY_NONE) == dnnl_success;
+    }
+    c->scratch_memories[i] = c->memories[i * ARG_COUNT + ARG_SCRATCHPAD];
+    for (int w = 1; ok && w < c->workers; w++)
+      if (s->mds[ARG_SCRATCHPAD].ndims)
+        ok = api.dnnl_memory_create(&c->scratch_memories[w * p->step_count + i],
+                 &s->mds[ARG_SCRATCHPAD], network->engine, c->scratchpads[w]) == dnnl_success;
+  }
+  for (int w = 1; ok && w < c->workers; w++) {
+    helper_start *start = malloc(sizeof(*start));
+    ok = start != NULL;
+    if (ok) {
+      *start = (helper_start){c, w};
+      ok = pthread_create(&c->helpers[c->helper_count], NULL, helper_main, start) == 0;
+      if (ok) c->helper_count++;
+      else free(start);
     }
   }
   if (!ok) {
@@ -739,28 +1107,28 @@ int dexnn_network_run(dexnn_network *network, int threads, const float *input, f
   if (!p) return DEXNN_NO_PLAN;
   if (!c && !(c = make_context(network, p))) return DEXNN_NO_MEMORY;
   int previous = api.omp_get_max_threads();
-  api.omp_set_num_threads(threads);
+  api.omp_set_num_threads(1);
+  atomic_store(&c->status, dnnl_success);
   dnnl_status_t status = dnnl_success;
-  const int args[ARG_COUNT] = {DNNL_ARG_SRC, DNNL_ARG_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS,
-      DNNL_ARG_SCRATCHPAD};
   for (int i = 0; status == dnnl_success && i < p->step_count; i++) {
     step *s = &p->steps[i];
     dnnl_memory_t *memories = &c->memories[i * ARG_COUNT];
-    if (s->src == BUFFER_INPUT) status = api.dnnl_memory_set_data_handle(memories[ARG_SRC], (void *)input);
+    if (s->src == BUFFER_INPUT)
+      status = api.dnnl_memory_set_data_handle(memories[ARG_SRC], (char *)input + s->src_offset);
     if (s->dst == BUFFER_OUTPUT && status == dnnl_success)
-      status = api.dnnl_memory_set_data_handle(memories[ARG_DST], logits);
-    dnnl_exec_arg_t exec[ARG_COUNT];
-    int count = 0;
-    for (int a = 0; a < ARG_COUNT; a++) {
-      if (!memories[a]) continue;
-      // A reorder names its arguments FROM and TO (the same values as SRC and DST).
-      exec[count].arg = args[a];
-      exec[count].memory = memories[a];
-      count++;
-    }
-    if (status == dnnl_success) status = api.dnnl_primitive_execute(s->primitive, c->stream, count, exec);
+      status = api.dnnl_memory_set_data_handle(memories[ARG_DST], (char *)logits + s->dst_offset);
   }
-  if (status == dnnl_success) status = api.dnnl_stream_wait(c->stream);
+  for (int i = 0; status == dnnl_success && i < p->step_count;) {
+    int count = 1;
+    while (p->steps[i].group >= 0 && i + count < p->step_count &&
+           p->steps[i + count].group == p->steps[i].group)
+      count++;
+    status = count > 1 && c->helper_count ? run_group(c, i, count) : dnnl_success;
+    for (int j = i; status == dnnl_success && !(count > 1 && c->helper_count) && j < i + count; j++)
+      status = execute(c, j, 0);
+    i += count;
+  }
+  if (status == dnnl_success) status = api.dnnl_stream_wait(c->streams[0]);
   api.omp_set_num_threads(previous);
   pthread_mutex_lock(&network->lock);
   if (p->idle_count < IDLE_CONTEXTS) {
@@ -800,11 +1168,6 @@ void dexnn_network_destroy(dexnn_network *network) {
   api.dnnl_engine_destroy(network->engine);
   pthread_mutex_destroy(&network->lock);
   free(network);
-}
-
-int dexnn_chose_wait_policy(void) {
-  pthread_once(&load_once, load);
-  return chosen_here;
 }
 
 int dexnn_has_vnni(void) {

@@ -5,11 +5,13 @@
 
   /// The network on oneDNN, through the C shim `CDexNeuralShim`.
   ///
-  /// oneDNN's OpenMP kernels fix their thread count when a primitive is made, so the shim keeps
-  /// one plan (the primitives of the whole graph) per thread count asked for: the one-thread
-  /// plan is built at load, so that a graph oneDNN refuses fails there, and others on first use,
-  /// sharing the reordered weights wherever the layouts agree. Each in-flight inference works
-  /// in a context of its own (activations, scratchpad, stream); the shim keeps idle ones.
+  /// The shim keeps one plan (the primitives of the whole graph) per thread count asked for:
+  /// one thread runs whole layers; more split each layer into bands (rows, pixels or output
+  /// channels) that the calling thread and the inference's own helper threads take in turn, each
+  /// band a single-threaded oneDNN primitive. The one-thread plan is built at load, so that a
+  /// graph oneDNN refuses fails there, and others on first use, sharing the reordered weights
+  /// wherever the layouts agree. Each in-flight inference works in a context of its own
+  /// (activations, scratchpads, streams, helpers); the shim keeps idle ones.
   final class OneDNNNetwork: Sendable {
     let classCount: Int
     /// The instruction set oneDNN's kernels use in this process, such as `avx512_core_vnni`.
@@ -76,9 +78,12 @@
       return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// The logits of a checked input, computed on `threads` threads (at most ``threadLimit``).
-    func logits(_ input: [Float], threads: Int) throws(NetworkError) -> [Float] {
-      let threads = min(max(threads, 1), Self.threadLimit)
+    /// The logits of a checked input, computed on `threads` threads (at most ``threadLimit``,
+    /// unless `uncapped`: the tests split the layers more ways than the machine has cores).
+    func logits(_ input: [Float], threads: Int, uncapped: Bool = false) throws(NetworkError)
+      -> [Float]
+    {
+      let threads = min(max(threads, 1), uncapped ? 16 : Self.threadLimit)
       var logits = [Float](repeating: 0, count: classCount)
       for _ in 0..<2 {
         var status = Int32(DEXNN_OK)

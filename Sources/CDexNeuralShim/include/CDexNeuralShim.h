@@ -100,10 +100,6 @@ void dexnn_network_destroy(dexnn_network *network);
 /// "avx512_core_vnni".
 const char *dexnn_instruction_set(void);
 
-/// Nonzero when the host had not set OMP_WAIT_POLICY and the shim made OpenMP start passive
-/// (the variable was in the environment only while libgomp started).
-int dexnn_chose_wait_policy(void);
-
 /// Nonzero when the processor, as oneDNN sees it (after ONEDNN_MAX_CPU_ISA), has the VNNI
 /// instructions (`avx512_core_vnni` and later, `avx2_vnni`) that make its int8 kernels pay.
 int dexnn_has_vnni(void);

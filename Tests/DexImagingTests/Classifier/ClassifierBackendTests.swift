@@ -162,19 +162,37 @@ import Testing
       ])
   }
 
-  /// Loading oneDNN leaves the process environment as it was: OMP_WAIT_POLICY=PASSIVE is there
-  /// only while libgomp starts, when the host had not set it.
-  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
-  func loadingLeavesTheEnvironmentAsItWas() throws {
-    #if canImport(CDexNeuralShim)
-      _ = try ClassifierFixtures.model(.oneDNN)
-      if dexnn_chose_wait_policy() != 0 {
-        #expect(ProcessInfo.processInfo.environment["OMP_WAIT_POLICY"] == nil)
-        #expect(getenv("OMP_WAIT_POLICY") == nil)
-      } else {
-        #expect(ProcessInfo.processInfo.environment["OMP_WAIT_POLICY"] != nil)
+  /// Plans for three to six threads split each layer more ways than two, and unevenly (a 7-row
+  /// layer in 2+2+3 rows, 1152 channels in thirds, 112 in fifths of 22 or 23), beyond the cores
+  /// of the machine (the cap is lifted for the test): every split gives the float64 reference's top-5 and
+  /// logits within 1e-3 (f32), or the one-thread int8 logits within 1e-3.
+  @Test(
+    .enabled(if: EfficientNetLite0.isOneDNNBuiltIn),
+    arguments: [ClassifierFixtures.Engine.oneDNN, .oneDNNInt8])
+  func everyBandSplitMatchesTheReference(engine: ClassifierFixtures.Engine) throws {
+    let model = try ClassifierFixtures.model(engine)
+    guard case .oneDNN(let network) = model.network.computeForTests else {
+      Issue.record("not on oneDNN")
+      return
+    }
+    let reference = try ClassifierFixtures.reference()
+    for name in ["cat", "moss"] {
+      let input = model.preprocessor.networkInput(from: try ClassifierFixtures.image(name))
+      let expected = try #require(reference.images.first { $0.name == name })
+      let alone = try network.logits(input, threads: 1)
+      for threads in 3...6 {
+        let logits = try network.logits(input, threads: threads, uncapped: true)
+        let oracle = model.precision == .int8 ? alone : expected.logits
+        let difference = zip(logits, oracle).map { abs($0 - $1) }.max() ?? .infinity
+        #expect(
+          difference < 1e-3, "\(name) on \(threads) threads: largest difference \(difference)")
+        if model.precision == .float32 {
+          #expect(Self.top5(logits) == expected.top5, "\(name) on \(threads) threads")
+        }
       }
-    #endif
+      let kernels = try #require(network.implementations(threads: 6))
+      #expect(!kernels.split(separator: ",").contains { $0.hasPrefix("ref") }, "\(kernels)")
+    }
   }
 
   /// libdnnl that cannot be loaded is a typed error naming the library where the engine is
