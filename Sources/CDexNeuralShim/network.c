@@ -1,13 +1,18 @@
 // The classifier network on oneDNN (2.x C API). See include/CDexNeuralShim.h.
 //
-// A plan holds the primitives built for one thread count (oneDNN's OpenMP kernels fix their
-// thread count when a primitive is created): every layer a primitive whose source, weights and
-// destination layouts oneDNN chose itself (`dnnl_format_tag_any`), so activations stay in its
-// blocked layouts from the stem to the pooling; a reorder only where a primitive asks for another
-// layout than its producer wrote. Bias, ReLU6 (clip 0...6) and the residual sum are post-ops.
-// A context is one in-flight inference's activations, scratchpad, stream and memory objects;
-// idle ones are kept for the next call.
-#define _GNU_SOURCE  // posix_memalign, setenv, dlopen
+// A plan holds the primitives built for one thread count: every layer a primitive whose source,
+// weights and destination layouts oneDNN chose itself (`dnnl_format_tag_any`; on the machines
+// measured it keeps NHWC from the stem to the pooling), a reorder only where a primitive asks for
+// another layout than its producer wrote. Bias, ReLU6 (clip 0...6) and the residual sum are
+// post-ops. The 1x1 layers whose weights outweigh their pixels (7x7 and 14x14, and the
+// classifier) are matrix products split by output channel, in every plan.
+//
+// Every primitive is single-threaded (OpenMP's thread count is one while they are made and run).
+// A plan for more threads splits each layer into bands: rows of the output (with the input rows
+// they need), pixels of a 1x1 layer, or output channels; the calling thread and the context's
+// helper threads take the bands of a layer in turn (`run_group`). A context is one in-flight
+// inference's activations, scratchpads, streams and helpers; idle ones are kept for the next call.
+#define _GNU_SOURCE  // posix_memalign, dlopen, sched_getcpu, CPU_SET
 
 #include "CDexNeuralShim.h"
 
@@ -32,8 +37,7 @@
 #include <unistd.h>
 
 // oneDNN is loaded at run time (dlopen), not linked: a host without libdnnl still starts and
-// the classifier falls back to its portable path, and libgomp (which libdnnl brings) starts
-// after the shim has set its wait policy (see `load`).
+// the classifier falls back to its portable path.
 #define DEX_DNNL_FUNCTIONS(X) \
   X(dnnl_convolution_forward_desc_init) \
   X(dnnl_engine_create) \
@@ -1109,6 +1113,7 @@ int dexnn_network_run(dexnn_network *network, int threads, const float *input, f
   int previous = api.omp_get_max_threads();
   api.omp_set_num_threads(1);
   atomic_store(&c->status, dnnl_success);
+  int64_t t00 = now_nanoseconds(), tsum = 0;
   dnnl_status_t status = dnnl_success;
   for (int i = 0; status == dnnl_success && i < p->step_count; i++) {
     step *s = &p->steps[i];
@@ -1123,11 +1128,14 @@ int dexnn_network_run(dexnn_network *network, int threads, const float *input, f
     while (p->steps[i].group >= 0 && i + count < p->step_count &&
            p->steps[i + count].group == p->steps[i].group)
       count++;
+    int64_t tq = now_nanoseconds();
     status = count > 1 && c->helper_count ? run_group(c, i, count) : dnnl_success;
     for (int j = i; status == dnnl_success && !(count > 1 && c->helper_count) && j < i + count; j++)
       status = execute(c, j, 0);
+    tsum += now_nanoseconds() - tq;
     i += count;
   }
+  if (getenv("DEXNN_TRACE")) fprintf(stderr, "steps %.3f total %.3f\n", tsum / 1e6, (now_nanoseconds() - t00) / 1e6);
   if (status == dnnl_success) status = api.dnnl_stream_wait(c->streams[0]);
   api.omp_set_num_threads(previous);
   pthread_mutex_lock(&network->lock);

@@ -2,8 +2,8 @@ extension EfficientNetLite0 {
   /// The code that computes the network's layers.
   package enum Backend: String, Sendable, Hashable, CaseIterable {
     /// oneDNN's kernels, generated for the processor at run time (SSE4.1 to AVX-512 and VNNI),
-    /// threaded through OpenMP: Linux builds with the package trait `OneDNN` (on by default),
-    /// which load the system's libdnnl at run time.
+    /// each on one thread, with the layers split into bands for more: Linux builds with the
+    /// package trait `OneDNN` (on by default), which load the system's libdnnl at run time.
     case oneDNN
     /// Plain float Swift: every platform, and the reference ``oneDNN`` is tested against.
     case portable

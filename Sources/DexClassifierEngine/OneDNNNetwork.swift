@@ -80,7 +80,9 @@
 
     /// The logits of a checked input, computed on `threads` threads (at most ``threadLimit``,
     /// unless `uncapped`: the tests split the layers more ways than the machine has cores).
-    func logits(_ input: [Float], threads: Int, uncapped: Bool = false) throws(NetworkError)
+    func logits(
+      _ input: [Float], threads: Int, uncapped: Bool = false
+    ) throws(NetworkError)
       -> [Float]
     {
       let threads = min(max(threads, 1), uncapped ? 16 : Self.threadLimit)
