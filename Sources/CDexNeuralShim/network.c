@@ -43,7 +43,6 @@
   X(dnnl_engine_create) \
   X(dnnl_engine_destroy) \
   X(dnnl_get_effective_cpu_isa) \
-  X(dnnl_inner_product_forward_desc_init) \
   X(dnnl_matmul_desc_init) \
   X(dnnl_memory_create) \
   X(dnnl_memory_desc_equal) \
@@ -230,7 +229,7 @@ typedef struct {
   int current_signed;   // whether it can be negative (not after ReLU6)
   int current;       // the buffer holding the current activation
   int kept;          // a buffer that must not be overwritten (a residual's input), or -3
-  int bands;         // row bands per convolution (1: whole layers, oneDNN's own threads)
+  int bands;         // row bands per convolution (1: whole layers)
   int channel_bands; // output-channel bands of the 1×1 layers that run as matrix products
   int groups;        // band groups so far
   char *message;
@@ -321,24 +320,33 @@ static int make_current(builder *b, const dnnl_memory_desc_t *md, float scale) {
 }
 
 /// Reorders a layer's plain weights and bias into the layouts its primitive chose, or shares
-/// them with another plan that chose the same layouts.
+/// them with another step of the layer that chose the same layouts.
 /// For an int8 layer, `scales` holds each output channel's weight scale (the weights are
 /// divided by it into s8) and the bias is divided by it and `src_scale` (oneDNN 2.x adds the
 /// bias to the int32 sums, before the output scales).
+/// A step of `p` (before `s`, if `s` is one of its own) that owns the weights `s` needs.
+static const step *weights_for(const plan *p, const step *s) {
+  for (int i = 0; i < p->step_count && &p->steps[i] != s; i++) {
+    const step *o = &p->steps[i];
+    if (o->layer == s->layer && o->owns_weights && o->weight_offset == s->weight_offset &&
+        api.dnnl_memory_desc_equal(&o->mds[ARG_WEIGHTS], &s->mds[ARG_WEIGHTS]) &&
+        api.dnnl_memory_desc_equal(&o->mds[ARG_BIAS], &s->mds[ARG_BIAS]))
+      return o;
+  }
+  return NULL;
+}
+
 static int place_weights(
     builder *b, step *s, const dnnl_memory_desc_t *plain, const float *weights,
     const float *bias, const float *scales, float src_scale) {
-  for (plan *other = b->network->plans; other; other = other->next) {
-    for (int i = 0; i < other->step_count; i++) {
-      step *o = &other->steps[i];
-      if (o->layer == s->layer && o->owns_weights && o->weight_offset == s->weight_offset &&
-          api.dnnl_memory_desc_equal(&o->mds[ARG_WEIGHTS], &s->mds[ARG_WEIGHTS]) &&
-          api.dnnl_memory_desc_equal(&o->mds[ARG_BIAS], &s->mds[ARG_BIAS])) {
-        s->weights = o->weights;
-        s->bias = o->bias;
-        return DEXNN_OK;
-      }
-    }
+  // The row bands of a layer, and the plans for other thread counts, share one copy wherever
+  // the layouts agree.
+  const step *o = weights_for(b->plan, s);
+  for (plan *other = b->network->plans; other && !o; other = other->next) o = weights_for(other, s);
+  if (o) {
+    s->weights = o->weights;
+    s->bias = o->bias;
+    return DEXNN_OK;
   }
   s->weights = aligned(api.dnnl_memory_desc_get_size(&s->mds[ARG_WEIGHTS]));
   s->bias = aligned(api.dnnl_memory_desc_get_size(&s->mds[ARG_BIAS]));
@@ -419,11 +427,19 @@ static dnnl_status_t init_conv(void *op, const dnnl_memory_desc_t *src, const vo
 
 static size_t element_size(dnnl_data_type_t type) { return type == dnnl_f32 ? 4 : 1; }
 
-/// A layer's plain weights (`[input, output]`, output fastest), bias and int8 weight scales, from
-/// which a band takes its output channels.
+/// Whether `md` is a dense NHWC tensor (the layout every band reads and writes).
+static int is_nhwc(const dnnl_memory_desc_t *md) {
+  dnnl_memory_desc_t nhwc;
+  return md->ndims == 4 &&
+      api.dnnl_memory_desc_init_by_tag(&nhwc, 4, md->dims, md->data_type, dnnl_nhwc) ==
+          dnnl_success &&
+      api.dnnl_memory_desc_equal(&nhwc, md);
+}
+
+/// A layer's plain weights (`[input, output]`, output fastest) and bias, from which a band takes
+/// its output channels.
 typedef struct {
-  const float *weights, *bias, *scales;
-  float src_scale;
+  const float *weights, *bias;
   dnnl_dim_t outputs;
 } weights_slice;
 
@@ -434,11 +450,16 @@ static int place_weights(builder *b, step *s, const dnnl_memory_desc_t *plain,
 /// for the layers whose weights outweigh their pixels (7×7 and 14×14, the classifier): each band
 /// reads all `pixels × inputs` of the source and its own slice of the weights, and writes its
 /// columns of the NHWC destination (rows `outputs` apart). Splitting pixels instead, each band
-/// would stream every weight: a 7×7 band of 28 pixels took as long as one of 21.
+/// would stream every weight: a 7×7 band of 28 pixels took as long as one of 21. f32 only (an
+/// int8 layer stays a convolution).
 static int add_matmul_bands(builder *b, int index, dnnl_dim_t pixels, dnnl_dim_t inputs,
-    dnnl_data_type_t dst_type, const attr_spec *spec, int dst, const weights_slice *w) {
-  const dnnl_dim_t outputs = w->outputs;
-  const int bands = b->channel_bands, group = b->groups++, source = b->current;
+    const attr_spec *spec, int dst, const weights_slice *w) {
+  const dnnl_dim_t outputs = w->outputs, most = outputs / 16 > 1 ? outputs / 16 : 1;
+  const int bands = b->channel_bands < most ? b->channel_bands : (int)most;
+  const int group = b->groups++, source = b->current;
+  const dnnl_data_type_t dst_type = dnnl_f32;
+  if (b->current_md.data_type != dnnl_f32 || spec->scale_count)
+    return fail(b->message, b->message_size, "matmul band", dnnl_unimplemented);
   dnnl_memory_desc_t src;
   dnnl_dims_t src_dims = {pixels, inputs};
   dnnl_status_t status =
@@ -455,8 +476,7 @@ static int add_matmul_bands(builder *b, int index, dnnl_dim_t pixels, dnnl_dim_t
     dnnl_dims_t weight_dims = {inputs, count}, bias_dims = {1, count}, dst_dims = {pixels, count};
     dnnl_dims_t dst_strides = {outputs, 1}, plain_strides = {outputs, 1};
     dnnl_memory_desc_t weights, bias, band_dst, plain;
-    status = api.dnnl_memory_desc_init_by_tag(&weights, 2, weight_dims,
-        spec->scale_count ? dnnl_s8 : dnnl_f32, dnnl_format_tag_any);
+    status = api.dnnl_memory_desc_init_by_tag(&weights, 2, weight_dims, dnnl_f32, dnnl_format_tag_any);
     if (status == dnnl_success)
       status = api.dnnl_memory_desc_init_by_tag(&bias, 2, bias_dims, dnnl_f32, dnnl_ab);
     if (status == dnnl_success)
@@ -465,12 +485,7 @@ static int add_matmul_bands(builder *b, int index, dnnl_dim_t pixels, dnnl_dim_t
           : api.dnnl_memory_desc_init_by_strides(&band_dst, 2, dst_dims, dst_type, dst_strides);
     if (status == dnnl_success)
       status = api.dnnl_memory_desc_init_by_strides(&plain, 2, weight_dims, dnnl_f32, plain_strides);
-    attr_spec band_spec = *spec;
-    if (spec->scale_count) {
-      band_spec.scale_count = count;
-      band_spec.scales = spec->scales + first;
-    }
-    dnnl_primitive_attr_t attr = status == dnnl_success ? attributes(&band_spec) : NULL;
+    dnnl_primitive_attr_t attr = status == dnnl_success ? attributes(spec) : NULL;
     if (status == dnnl_success && !attr) return DEXNN_NO_MEMORY;
     dnnl_matmul_desc_t op;
     dnnl_primitive_desc_t pd = NULL;
@@ -486,8 +501,7 @@ static int add_matmul_bands(builder *b, int index, dnnl_dim_t pixels, dnnl_dim_t
     s->group = group;
     s->weight_offset = (size_t)first;
     s->dst_offset = (size_t)first * element_size(dst_type);
-    result = place_weights(b, s, &plain, w->weights + first, w->bias + first,
-        w->scales ? w->scales + first : NULL, w->src_scale);
+    result = place_weights(b, s, &plain, w->weights + first, w->bias + first, NULL, 1.0f);
     if (result != DEXNN_OK) return result;
   }
   return DEXNN_OK;
@@ -499,7 +513,7 @@ static int add_matmul_bands(builder *b, int index, dnnl_dim_t pixels, dnnl_dim_t
 /// is the same layer on a shorter image at an offset, and the bands of a layer are independent.
 static int add_bands(builder *b, int index, const conv_shape *c, int side, int out,
     dnnl_data_type_t src_type, float src_scale, const_dnnl_primitive_attr_t attr, int dst,
-    const attr_spec *spec, const dexnn_layer *l, const float *scales) {
+    const attr_spec *spec, const dexnn_layer *l, int matmul) {
   dnnl_memory_desc_t full_src, full_dst = c->dst;
   const dnnl_dim_t cin = b->current_md.dims[1], cout = c->dst.dims[1];
   dnnl_dims_t src_dims = {1, cin, side, side}, dst_dims = {1, cout, out, out};
@@ -507,15 +521,16 @@ static int add_bands(builder *b, int index, const conv_shape *c, int side, int o
   if (status == dnnl_success && c->dst.format_kind == dnnl_format_kind_any)
     status = api.dnnl_memory_desc_init_by_tag(&full_dst, 4, dst_dims, c->dst.data_type, dnnl_nhwc);
   if (status != dnnl_success) return fail(b->message, b->message_size, "band", status);
+  if (!is_nhwc(&full_dst))  // a residual sum into a blocked buffer: bands write NHWC rows
+    return fail(b->message, b->message_size, "band residual layout", dnnl_unimplemented);
   int result = make_current(b, &full_src, src_scale);
   if (result != DEXNN_OK) return result;
   if (dst == NO_BUFFER) dst = free_buffer(b);  // after make_current, which may take one
   const dnnl_dim_t k = c->weights.ndims == 5 ? c->weights.dims[3] : c->weights.dims[2];
   const dnnl_dim_t stride = c->strides[0], before = c->padding_l[0];
-  if (k == 1 && stride == 1 && (dnnl_dim_t)out * out < cout && c->weights.ndims != 5 &&
-      b->channel_bands > 1 && !l->int8) {
-    weights_slice w = {l->weights, l->bias, scales, src_scale, cout};
-    result = add_matmul_bands(b, index, (dnnl_dim_t)out * out, cin, full_dst.data_type, spec, dst, &w);
+  if (matmul) {
+    weights_slice w = {l->weights, l->bias, cout};
+    result = add_matmul_bands(b, index, (dnnl_dim_t)out * out, cin, spec, dst, &w);
     if (result != DEXNN_OK) return result;
     size_t size = api.dnnl_memory_desc_get_size(&full_dst);
     if (size > b->plan->buffer_size) b->plan->buffer_size = size;
@@ -580,16 +595,6 @@ static dnnl_status_t init_pool(void *op, const dnnl_memory_desc_t *src, const vo
   dnnl_dims_t ones = {1, 1}, zeros = {0, 0};
   return api.dnnl_pooling_v2_forward_desc_init(op, dnnl_forward_inference,
       dnnl_pooling_avg_exclude_padding, src, &p->dst, ones, p->kernel, zeros, zeros, zeros);
-}
-
-typedef struct {
-  dnnl_memory_desc_t weights, bias, dst;
-} dense_shape;
-
-static dnnl_status_t init_dense(void *op, const dnnl_memory_desc_t *src, const void *context) {
-  const dense_shape *d = context;
-  return api.dnnl_inner_product_forward_desc_init(
-      op, dnnl_forward_inference, src, &d->weights, &d->bias, &d->dst);
 }
 
 /// TensorFlow's "SAME" rule: output size, padding before and after (the odd pixel after).
@@ -701,11 +706,12 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
       sum_scale, l->relu6 ? 6.0f / dst_scale : 0};
   dnnl_primitive_attr_t attr = attributes(&spec);
   int result = attr ? DEXNN_OK : DEXNN_NO_MEMORY;
+  // A 1×1 layer with more output channels than pixels is a matrix product (f32, writing NHWC).
   const int matmul = k == 1 && l->stride == 1 && !l->depthwise && (dnnl_dim_t)out * out < cout &&
-      b->channel_bands > 1 && !l->int8;
+      !l->int8 && (!l->residual || is_nhwc(&inputs[l->residual_from]));
   if (result == DEXNN_OK && (matmul || (b->bands > 1 && out > 1))) {
     result = add_bands(b, index, &c, *side, (int)out, src_type, src_scale, attr,
-        l->residual ? input_buffers[l->residual_from] : NO_BUFFER, &spec, l, scales);
+        l->residual ? input_buffers[l->residual_from] : NO_BUFFER, &spec, l, matmul);
     for (int i = b->plan->step_count - 1; result == DEXNN_OK && i >= 0; i--) {
       step *s = &b->plan->steps[i];
       if (s->group != b->groups - 1 || s->weights) break;  // matmul bands placed their own
@@ -736,8 +742,7 @@ static int add_classifier(builder *b, const dexnn_graph *g, int side) {
   p.kernel[0] = p.kernel[1] = side;
   dnnl_dims_t pooled = {1, g->features, 1, 1};
   dnnl_status_t status =
-      api.dnnl_memory_desc_init_by_tag(&p.dst, 4, pooled, dnnl_f32,
-          b->channel_bands > 1 ? dnnl_nhwc : dnnl_format_tag_any);
+      api.dnnl_memory_desc_init_by_tag(&p.dst, 4, pooled, dnnl_f32, dnnl_nhwc);
   if (status != dnnl_success) return fail(b->message, b->message_size, "pooling", status);
   // Pooling and the classifier run in f32: an 8-bit activation is dequantized first (in place
   // of its layout).
@@ -752,34 +757,10 @@ static int add_classifier(builder *b, const dexnn_graph *g, int side) {
   dnnl_primitive_desc_t pd = NULL;
   result = describe(b, init_pool, &pool, &p, attr, &pd, dnnl_f32, 1.0f);
   if (result == DEXNN_OK) result = append(b, pd, free_buffer(b), -1, 0);
-  if (result != DEXNN_OK || b->channel_bands > 1) api.dnnl_primitive_attr_destroy(attr);
-  if (result != DEXNN_OK) return result;
-  if (b->channel_bands > 1) {
-    weights_slice w = {g->classifier_weights, g->classifier_bias, NULL, 1.0f, g->classes};
-    return add_matmul_bands(b, g->layer_count, 1, g->features, dnnl_f32, &spec, BUFFER_OUTPUT, &w);
-  }
-  dense_shape d;
-  dnnl_dims_t weight_dims = {g->classes, g->features, 1, 1}, bias_dims = {g->classes};
-  dnnl_dims_t dst_dims = {1, g->classes};
-  dnnl_memory_desc_t plain;
-  status = api.dnnl_memory_desc_init_by_tag(&plain, 4, weight_dims, dnnl_f32, dnnl_hwio);
-  if (status == dnnl_success)
-    status = api.dnnl_memory_desc_init_by_tag(&d.weights, 4, weight_dims, dnnl_f32, dnnl_format_tag_any);
-  if (status == dnnl_success)
-    status = api.dnnl_memory_desc_init_by_tag(&d.bias, 1, bias_dims, dnnl_f32, dnnl_x);
-  if (status == dnnl_success)
-    status = api.dnnl_memory_desc_init_by_tag(&d.dst, 2, dst_dims, dnnl_f32, dnnl_nc);
-  if (status != dnnl_success) {
-    api.dnnl_primitive_attr_destroy(attr);
-    return fail(b->message, b->message_size, "classifier", status);
-  }
-  dnnl_inner_product_desc_t dense;
-  result = describe(b, init_dense, &dense, &d, attr, &pd, dnnl_f32, 1.0f);
   api.dnnl_primitive_attr_destroy(attr);
   if (result != DEXNN_OK) return result;
-  if ((result = append(b, pd, BUFFER_OUTPUT, g->layer_count, 1)) != DEXNN_OK) return result;
-  return place_weights(b, &b->plan->steps[b->plan->step_count - 1], &plain,
-      g->classifier_weights, g->classifier_bias, NULL, 1.0f);
+  weights_slice w = {g->classifier_weights, g->classifier_bias, g->classes};
+  return add_matmul_bands(b, g->layer_count, 1, g->features, &spec, BUFFER_OUTPUT, &w);
 }
 
 static void wake(context *c) {
@@ -858,7 +839,8 @@ int dexnn_network_create(
 
 int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int threads,
     char *message, size_t message_size) {
-  if (threads < 1 || graph->layer_count < 1 || graph->input_size < 1)
+  if (threads < 1 || threads > DEXNN_MAX_THREADS || graph->layer_count < 1 ||
+      graph->input_size < 1)
     return fail(message, message_size, "graph", dnnl_invalid_arguments);
   plan *p = calloc(1, sizeof(*p));
   if (!p) return DEXNN_NO_MEMORY;
@@ -917,14 +899,15 @@ static plan *find_plan(dexnn_network *network, int threads) {
 
 // Running a plan. A group of bands is handed to the context's helpers through `claim`: each
 // thread (the caller too) takes the next band with a compare-and-swap until none is left, so a
-// helper that is asleep or descheduled leaves its band to the caller instead of holding it up
-// (OpenMP's static split waits for every thread: with one other busy process on two cores a
-// two-thread pass took 406 ms spinning, 5.7 ms passive). Helpers spin briefly between groups and
-// sleep on a futex between inferences.
+// helper that is asleep or descheduled leaves its bands to the caller instead of holding the
+// layer up (OpenMP's static split waits for every thread: with one other busy process on two
+// cores a two-thread pass took 406 ms spinning, 5.7 ms passive). Only a band a helper has
+// already claimed can keep the caller waiting, for as long as that helper is off its processor.
+// Helpers spin briefly between groups and sleep on a futex between inferences.
 
 /// How long a helper spins for the next group before it sleeps: longer than the gap between two
 /// groups of one inference (microseconds), far shorter than a scheduler's time slice.
-enum { SPIN_NANOSECONDS = 200000, CALLER_SPINS = 2000 };
+enum { SPIN_NANOSECONDS = 200000 };
 
 static inline void relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -983,14 +966,24 @@ static void run_bands(context *c, uint32_t generation, int worker) {
 typedef struct {
   context *context;
   int worker;
+  uint32_t generation;  // when the helper was made: a context destroyed before the helper first
+                        // runs has moved past it, so the helper sees the quit at once
 } helper_start;
+
+static _Atomic int helper_start_delay;  // microseconds, for the tests
+
+void dexnn_delay_helper_start_for_testing(int microseconds) {
+  atomic_store(&helper_start_delay, microseconds > 0 ? microseconds : 0);
+}
 
 static void *helper_main(void *argument) {
   helper_start start = *(helper_start *)argument;
   free(argument);
+  int delay = atomic_load(&helper_start_delay);
+  if (delay > 0) usleep((useconds_t)delay);
   context *c = start.context;
   api.omp_set_num_threads(1);  // the band primitives were made for one thread each
-  uint32_t seen = atomic_load(&c->generation);
+  uint32_t seen = start.generation;
   cpu_set_t allowed, elsewhere;
   int pinned = 0, can_move = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
       CPU_COUNT(&allowed) > 1;
@@ -1076,20 +1069,22 @@ static context *make_context(dexnn_network *network, plan *p) {
                handles[a] ? handles[a] : DNNL_MEMORY_NONE) == dnnl_success;
     }
     c->scratch_memories[i] = c->memories[i * ARG_COUNT + ARG_SCRATCHPAD];
-    for (int w = 1; ok && w < c->workers; w++)
+    for (int w = 1; ok && s->group >= 0 && w < c->workers; w++)  // helpers run bands only
       if (s->mds[ARG_SCRATCHPAD].ndims)
         ok = api.dnnl_memory_create(&c->scratch_memories[w * p->step_count + i],
                  &s->mds[ARG_SCRATCHPAD], network->engine, c->scratchpads[w]) == dnnl_success;
   }
+  // Fewer helpers than asked for (a thread that cannot be made) only slow the inference: the
+  // caller claims whatever bands no helper takes.
   for (int w = 1; ok && w < c->workers; w++) {
     helper_start *start = malloc(sizeof(*start));
-    ok = start != NULL;
-    if (ok) {
-      *start = (helper_start){c, w};
-      ok = pthread_create(&c->helpers[c->helper_count], NULL, helper_main, start) == 0;
-      if (ok) c->helper_count++;
-      else free(start);
+    if (!start) break;
+    *start = (helper_start){c, w, atomic_load(&c->generation)};
+    if (pthread_create(&c->helpers[c->helper_count], NULL, helper_main, start) != 0) {
+      free(start);
+      break;
     }
+    c->helper_count++;
   }
   if (!ok) {
     destroy_context(p, c);
@@ -1113,7 +1108,6 @@ int dexnn_network_run(dexnn_network *network, int threads, const float *input, f
   int previous = api.omp_get_max_threads();
   api.omp_set_num_threads(1);
   atomic_store(&c->status, dnnl_success);
-  int64_t t00 = now_nanoseconds(), tsum = 0;
   dnnl_status_t status = dnnl_success;
   for (int i = 0; status == dnnl_success && i < p->step_count; i++) {
     step *s = &p->steps[i];
@@ -1128,14 +1122,13 @@ int dexnn_network_run(dexnn_network *network, int threads, const float *input, f
     while (p->steps[i].group >= 0 && i + count < p->step_count &&
            p->steps[i + count].group == p->steps[i].group)
       count++;
-    int64_t tq = now_nanoseconds();
-    status = count > 1 && c->helper_count ? run_group(c, i, count) : dnnl_success;
-    for (int j = i; status == dnnl_success && !(count > 1 && c->helper_count) && j < i + count; j++)
-      status = execute(c, j, 0);
-    tsum += now_nanoseconds() - tq;
+    if (count > 1 && c->helper_count > 0) {
+      status = run_group(c, i, count);
+    } else {
+      for (int j = i; status == dnnl_success && j < i + count; j++) status = execute(c, j, 0);
+    }
     i += count;
   }
-  if (getenv("DEXNN_TRACE")) fprintf(stderr, "steps %.3f total %.3f\n", tsum / 1e6, (now_nanoseconds() - t00) / 1e6);
   if (status == dnnl_success) status = api.dnnl_stream_wait(c->streams[0]);
   api.omp_set_num_threads(previous);
   pthread_mutex_lock(&network->lock);

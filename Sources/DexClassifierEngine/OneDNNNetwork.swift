@@ -34,7 +34,9 @@
     }
 
     /// The largest thread count a plan is built for: more only oversubscribes the cores.
-    static var threadLimit: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, 64)) }
+    static var threadLimit: Int {
+      max(1, min(ProcessInfo.processInfo.activeProcessorCount, Int(DEXNN_MAX_THREADS)))
+    }
 
     /// The file name libdnnl is loaded from, and the missing one the tests name instead.
     static let library = DEXNN_LIBRARY

@@ -77,15 +77,19 @@ enum {
 int dexnn_network_create(
     dexnn_network **network, const char *library, char *message, size_t message_size);
 
-/// Builds the primitives of `graph` for inferences on `threads` threads and reorders its weights
-/// (reusing another plan's reordered weights wherever the layouts agree). Thread-safe.
+/// The most threads a plan is built for.
+#define DEXNN_MAX_THREADS 64
+
+/// Builds the primitives of `graph` for inferences on `threads` threads (1...DEXNN_MAX_THREADS)
+/// and reorders its weights (reusing another plan's reordered weights wherever the layouts
+/// agree). Thread-safe.
 int dexnn_network_add_plan(
     dexnn_network *network, const dexnn_graph *graph, int threads, char *message,
     size_t message_size);
 
-/// Runs one inference on `threads` threads: `input` is `input_size² × 3` floats (NHWC),
-/// `logits` receives `classes` floats. Each concurrent call works in buffers of its own.
-/// Thread-safe.
+/// Runs one inference on `threads` threads (the caller and `threads - 1` helper threads of the
+/// shim's own): `input` is `input_size² × 3` floats (NHWC), `logits` receives `classes` floats.
+/// Each concurrent call works in buffers of its own. Thread-safe.
 int dexnn_network_run(
     dexnn_network *network, int threads, const float *input, float *logits, char *message,
     size_t message_size);
@@ -95,6 +99,10 @@ int dexnn_network_implementations(
     dexnn_network *network, int threads, char *text, size_t text_size);
 
 void dexnn_network_destroy(dexnn_network *network);
+
+/// For the tests: helper threads made from now on wait `microseconds` before they first run, as
+/// a thread the scheduler starts late would (0 ends it).
+void dexnn_delay_helper_start_for_testing(int microseconds);
 
 /// The instruction set oneDNN's kernels use in this process (after ONEDNN_MAX_CPU_ISA), such as
 /// "avx512_core_vnni".

@@ -1,6 +1,7 @@
 import DexTestSupport
 import DexTestTraits
 import Foundation
+import Synchronization
 import Testing
 
 @testable import DexClassifierEngine
@@ -160,6 +161,44 @@ import Testing
       capture.lines == [
         "[debug] test: classifier backend backend=oneDNN isa=\(isa) precision=float32"
       ])
+  }
+
+  /// More two-thread inferences in flight than the shim keeps contexts for (two per plan): the
+  /// others' contexts, and their helper threads, end as soon as each returns, here before a
+  /// helper has first run (the helpers start 30 ms late, as the scheduler may start them).
+  /// Every inference returns (none waits for a helper that missed its quit), with the
+  /// reference's logits.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+  func surplusContextsEndWithTheirHelpers() throws {
+    #if canImport(CDexNeuralShim)
+      dexnn_delay_helper_start_for_testing(30_000)
+      defer { dexnn_delay_helper_start_for_testing(0) }
+    #endif
+    let model = try ClassifierFixtures.loadModel(backend: .oneDNN)
+    let input = model.preprocessor.networkInput(from: try ClassifierFixtures.image("cat"))
+    let expected = try #require(
+      try ClassifierFixtures.reference().images.first { $0.name == "cat" })
+    let results = Mutex<[[Float]]>([])
+    let group = DispatchGroup()
+    for _ in 0..<3 {
+      for _ in 0..<8 {
+        group.enter()
+        Thread.detachNewThread {
+          defer { group.leave() }
+          if let logits = try? model.logits(forNetworkInput: input, threads: 2) {
+            results.withLock { $0.append(logits) }
+          }
+        }
+      }
+      // A context that waited for a helper that never woke would never return.
+      try #require(group.wait(timeout: .now() + 30) == .success, "an inference did not return")
+    }
+    let all = results.withLock { $0 }
+    #expect(all.count == 24)
+    for logits in all {
+      let difference = zip(logits, expected.logits).map { abs($0 - $1) }.max() ?? .infinity
+      #expect(difference < 1e-3, "largest difference \(difference)")
+    }
   }
 
   /// Plans for three to six threads split each layer more ways than two, and unevenly (a 7-row
