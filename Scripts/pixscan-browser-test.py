@@ -28,6 +28,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 URL, FOLDER, TRASH, SHOTS = sys.argv[1:5]
+TOKEN = URL.split("#token=", 1)[-1]
 DOWNLOADS = os.path.join(SHOTS, "downloads")
 passed, failed = 0, 0
 
@@ -109,6 +110,12 @@ def run(driver):
     driver.get(URL)
     start = "Screenshot 2026-11-25 at 10.00.00.png"
     check("the first card is the first photo", wait_for(driver, lambda d: card(d) == start, "first card"))
+    check("the token cookie is out of the page's reach (HttpOnly)",
+          TOKEN not in driver.execute_script("return document.cookie"))
+    check("the first card's thumbnail loaded through the cookie", wait_for(
+        driver, lambda d: d.execute_script(
+            "const i = document.getElementById('card-img');"
+            "return !!i && i.complete && i.naturalWidth > 0"), "thumbnail"))
     check("the progress starts at 0 / 9", wait_for(driver, lambda d: text(d, "progress-text") == "0 / 9", "0 / 9"))
     shot(driver, "01-start")
 

@@ -10,15 +10,11 @@ import NIOConcurrencyHelpers
 /// port; refuses a present `Origin` other than the server's own; requires the
 /// ``AccessToken`` as the `X-PixScan-Token` header on every `/api/` request (or, only for the
 /// GETs an `<img>` or a download link makes — thumbnails and the `.txt` export — as the
-/// `SameSite=Strict` cookie the page sets); and requires `application/json` on a POST with a
-/// body.
+/// `HttpOnly`, `SameSite=Strict` cookie `POST /api/session` sets); and requires
+/// `application/json` on a POST with a body.
 struct RequestGuard<Context: RequestContext>: RouterMiddleware {
   /// The header the page sends the token in (lowercase, as HTTP field names compare).
   static var tokenHeader: String { "x-pixscan-token" }
-  /// The cookie the page stores the token in, for image and download requests (one per port:
-  /// cookies do not tell ports apart).
-  static func cookieName(port: Int) -> String { "pixscan-token-\(port)" }
-
   let token: AccessToken
   /// The port the server listens on, known once it is bound.
   let port: NIOLockedValueBox<Int>
@@ -72,7 +68,7 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
       for pair in field.split(separator: ";") {
         let parts = pair.split(separator: "=", maxSplits: 1)
         guard parts.count == 2,
-          parts[0].drop(while: { $0 == " " }) == Substring(Self.cookieName(port: port))
+          parts[0].drop(while: { $0 == " " }) == Substring(AccessToken.cookieName(port: port))
         else { continue }
         if token.matches(parts[1]) { return true }
       }

@@ -14,6 +14,7 @@ struct PixScanHTTPTests {
   struct Answer {
     var status: Int
     var contentType: String
+    var setCookie: String = ""
     var body: Data
     var json: [String: Any]? {
       (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
@@ -36,6 +37,7 @@ struct PixScanHTTPTests {
     return Answer(
       status: Int(response.status.code),
       contentType: response.headers.first(name: "Content-Type") ?? "",
+      setCookie: response.headers.first(name: "Set-Cookie") ?? "",
       body: Data(bytes.readableBytesView))
   }
 
@@ -199,6 +201,19 @@ struct PixScanHTTPTests {
         headers: [host, token, ("Content-Type", "text/plain")],
         body: #"{"path":"cat.jpg","action":"keep"}"#)
       #expect(form.status == 415 && form.errorCode == "unsupported_media_type")
+      // The page trades its header for the cookie, which scripts cannot read; no header, no
+      // cookie.
+      let session = try await Self.raw(port: port, "POST", "/api/session", headers: [host, token])
+      #expect(session.status == 204)
+      #expect(
+        session.setCookie
+          == "pixscan-token-\(port)=\(Self.token.value); Path=/api/; HttpOnly; SameSite=Strict")
+      let noSession = try await Self.raw(port: port, "POST", "/api/session", headers: [host])
+      #expect(noSession.status == 403 && noSession.setCookie.isEmpty)
+      let wrongSession = try await Self.raw(
+        port: port, "POST", "/api/session",
+        headers: [host, ("X-PixScan-Token", "f" + Self.token.value.dropFirst())])
+      #expect(wrongSession.status == 403 && wrongSession.setCookie.isEmpty)
       // The cookie is only for thumbnails and the export.
       let cookie = ("Cookie", "pixscan-token-\(port)=\(Self.token.value)")
       #expect(try await empty([host, cookie]).status == 403)
