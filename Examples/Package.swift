@@ -84,10 +84,14 @@ let package = Package(
       name: "custom-classifier", dependencies: [dexKit], path: "CustomClassifier",
       resources: [.copy("labels.sh")]),
 
+    // MARK: HTTP plumbing the two servers share
+    .target(name: "HTTPSupport", dependencies: [nioCore, nioHTTPTypes], path: "HTTPSupport"),
+
     // MARK: The reference backend
     .target(
       name: "DexProxy",
       dependencies: [
+        "HTTPSupport",
         sdk("DexCloud"), sdk("DexCloudServer"), sdk("DexModel"), logging, hummingbird, httpTypes,
         crypto, postgres, nioSSL, lifecycle, metrics, prometheus, httpClient, nioCore, nioPosix,
         nioHTTPTypes, heap, nioLocks, nioHTTP1,
@@ -107,8 +111,8 @@ let package = Package(
     .target(
       name: "PixScanCore",
       dependencies: [
-        "CPixScanShim", sdk("DexImaging"), logging, hummingbird, httpTypes, grdb, nioCore,
-        nioLocks, nioPosix,
+        "CPixScanShim", "HTTPSupport", sdk("DexImaging"), logging, hummingbird, httpTypes, grdb,
+        nioCore, nioLocks, nioPosix,
       ],
       path: "PixScan/Sources/PixScanCore", resources: [.copy("Resources")]),
     // renameat2(RENAME_NOREPLACE) for the trash move: Swift's Glibc module hides it.

@@ -1,5 +1,6 @@
 import DexCloud
 import DexCloudServer
+import HTTPSupport
 import Hummingbird
 import Logging
 import NIOCore

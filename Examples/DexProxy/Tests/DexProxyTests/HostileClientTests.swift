@@ -1,4 +1,5 @@
 import DexCloud
+import DexExamplesTestSupport
 import DexModel
 import DexProxy
 import DexProxyTesting
@@ -219,21 +220,13 @@ import Testing
         "POST /vision HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         + "Content-Length: 1000\r\n\r\n"
       let halfRead = try await offThePool {
-        let half = try RawConnection(port: port, timeout: .seconds(15))
-        defer { half.close() }
-        half.send(head + "{\"image\":\"")
-        return half.read()
+        try RawConnection.readAfterSending(
+          head + "{\"image\":\"", port: port, timeout: .seconds(15))
       }
       #expect(halfRead == .closed)
 
-      let closedAfter = try await offThePool { () -> Int? in
-        let trickle = try RawConnection(port: port, timeout: .seconds(15))
-        defer { trickle.close() }
-        guard trickle.send(head + "{\"image\":\"") else { return 0 }
-        for index in 1...100 {
-          guard trickle.send("A"), !trickle.isClosed(within: 200) else { return index }
-        }
-        return nil
+      let closedAfter = try await offThePool {
+        try RawConnection.bytesTrickledBeforeClose(head: head + "{\"image\":\"", port: port)
       }
       // 1 s at 5 bytes a second: closed after about 5 of the 100 bytes, never reaching the end.
       #expect(closedAfter != nil)

@@ -29,6 +29,10 @@ public struct PixScanLimits: Sendable, Hashable {
   public var maxConcurrentRecognitions: Int
   /// How many thumbnails are decoded at once (default 2); more wait their turn in order.
   public var maxConcurrentDecodes: Int
+  /// How long a connection may take to send a request's headers and body, and stay idle between
+  /// requests (default 30 s): a client that stalls or trickles bytes is closed, rather than
+  /// holding a connection and its buffers.
+  public var readTimeout: Duration
 
   /// Creates limits; the defaults suit a phone's camera roll copied to disk.
   public init(
@@ -36,8 +40,10 @@ public struct PixScanLimits: Sendable, Hashable {
     decoding: DecodingLimits = .default, maxRequestBodyByteCount: Int = 16 << 10,
     maxPageSize: Int = 500, thumbnailCacheByteCount: Int = 64 << 20,
     maxPathByteCount: Int = 4096, recognitionMaxDimension: Int = 2048,
-    maxConcurrentRecognitions: Int = 2, maxConcurrentDecodes: Int = 2
+    maxConcurrentRecognitions: Int = 2, maxConcurrentDecodes: Int = 2,
+    readTimeout: Duration = .seconds(30)
   ) {
+    self.readTimeout = max(readTimeout, .milliseconds(1))
     self.maxConcurrentRecognitions = max(1, maxConcurrentRecognitions)
     self.maxConcurrentDecodes = max(1, maxConcurrentDecodes)
     self.maxPhotoCount = maxPhotoCount

@@ -1,7 +1,9 @@
 import Foundation
+import HTTPSupport
 import Hummingbird
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// Builds PixScan's Hummingbird application: the page and its API on 127.0.0.1.
 ///
@@ -26,8 +28,14 @@ public enum PixScanServer {
       ErrorMiddleware(maxBodyByteCount: session.limits.maxRequestBodyByteCount))
     router.middlewares.add(RequestGuard(token: token, port: boundPort))
     PixScanRoutes(session: session, page: page).register(on: router)
+    // A stalled or trickling client is closed (see PixScanLimits.readTimeout).
+    let readTimeout = TimeAmount(session.limits.readTimeout)
     return Application(
       router: router,
+      server: .http1(
+        configuration: .init(
+          additionalChannelHandlers: [RequestReadDeadline(timeout: readTimeout)],
+          idleTimeout: readTimeout)),
       configuration: .init(address: .hostname(host, port: port), serverName: "pixscan"),
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? 0

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import DexExamplesTestSupport
 import DexImaging
 import DexKitTesting
 import DexProxyTesting
@@ -53,13 +54,14 @@ struct PixScanHTTPTests {
   /// Starts a server over `folder`, runs `body` with a request function and the port.
   static func withServerAndPort(
     _ folder: TemporaryFolder, trash: String,
+    limits: PixScanLimits = PixScanLimits(maxRequestBodyByteCount: 1024),
     _ body: (_ send: @escaping (String, String, String?) async throws -> Answer, _ port: Int)
       async throws -> Void
   ) async throws {
     var quiet = Logger(label: "pixscan-test")
     quiet.logLevel = .critical
     let session = try await TriageSession(
-      folder: folder.path, limits: PixScanLimits(maxRequestBodyByteCount: 1024),
+      folder: folder.path, limits: limits,
       imaging: ImageDownscaler(), recognizer: UnavailableTextRecognizer(reason: "test"),
       trash: FreedesktopTrash(directory: trash), logger: quiet)
     let page = try PixScanPage.html()
@@ -230,6 +232,37 @@ struct PixScanHTTPTests {
       ])
       #expect(ok.status == 200 && ok.json?["moved"] as? [String] == ["cat.jpg"])
       #expect(!folder.exists("cat.jpg"))
+    }
+  }
+
+  /// A client that stops mid-request, one that trickles a byte every 200 ms (never idle for
+  /// long, which an idle timeout alone would let through) and one that sends nothing are closed
+  /// once the read timeout has passed; the server goes on answering.
+  @Test func stalledAndTricklingClientsAreClosed() async throws {
+    let folder = try TemporaryFolder()
+    let data = try TemporaryFolder()
+    try folder.addSamplePhotos([.cat])
+    let limits = PixScanLimits(maxRequestBodyByteCount: 1024, readTimeout: .seconds(1))
+    try await Self.withServerAndPort(folder, trash: data.file("Trash"), limits: limits) {
+      send, port in
+      let head =
+        "POST /api/decide HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        + "X-PixScan-Token: \(Self.token.value)\r\nContent-Type: application/json\r\n"
+        + "Content-Length: 100\r\n\r\n"
+      let halfRead = try await offThePool {
+        try RawConnection.readAfterSending(head + "{\"path\":", port: port, timeout: .seconds(15))
+      }
+      #expect(halfRead == .closed)
+      let closedAfter = try await offThePool {
+        try RawConnection.bytesTrickledBeforeClose(head: head, port: port)
+      }
+      // 1 s at 5 bytes a second: closed after about 5 of the 100 bytes.
+      #expect(closedAfter != nil)
+      let silent = try await offThePool {
+        try RawConnection.readAfterSending("", port: port, timeout: .seconds(15))
+      }
+      #expect(silent == .closed)
+      #expect(try await send("GET", "/api/state", nil).status == 200)
     }
   }
 

@@ -1,3 +1,4 @@
+import DexExamplesTestSupport
 import Foundation
 
 #if canImport(Glibc)

@@ -9,16 +9,24 @@ import Foundation
 /// A plain TCP connection to 127.0.0.1 from a chosen loopback source address (the whole
 /// 127.0.0.0/8 is loopback on Linux), for what `URLSession` cannot do: many client addresses,
 /// half-sent requests, bytes trickled one at a time.
-struct RawConnection {
-  struct Failed: Error, CustomStringConvertible {
-    var description: String
+public struct RawConnection: Sendable {
+  /// A socket call that failed.
+  public struct Failed: Error, CustomStringConvertible, Sendable {
+    /// What failed, with its errno.
+    public var description: String
+
+    /// A failure described by `description`.
+    public init(description: String) {
+      self.description = description
+    }
   }
 
-  let descriptor: Int32
+  /// The connection's socket.
+  public let descriptor: Int32
 
   /// Connects to 127.0.0.1:`port` from `source` (an address in 127.0.0.0/8), with `timeout`
   /// on every read.
-  init(port: Int, source: String = "127.0.0.1", timeout: Duration = .seconds(10)) throws {
+  public init(port: Int, source: String = "127.0.0.1", timeout: Duration = .seconds(10)) throws {
     let descriptor = Self.tcpSocket()
     guard descriptor >= 0 else { throw Failed(description: "socket: errno \(errno)") }
     var local = sockaddr_in()
@@ -56,7 +64,7 @@ struct RawConnection {
   }
 
   /// A new IPv4 TCP socket (negative on failure).
-  static func tcpSocket() -> Int32 {
+  public static func tcpSocket() -> Int32 {
     #if canImport(Glibc)
       socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
@@ -66,7 +74,7 @@ struct RawConnection {
 
   /// Sends `bytes`; `false` when the peer has closed the connection.
   @discardableResult
-  func send(_ bytes: [UInt8]) -> Bool {
+  public func send(_ bytes: [UInt8]) -> Bool {
     var offset = 0
     while offset < bytes.count {
       let written = bytes[offset...].withUnsafeBytes {
@@ -80,17 +88,17 @@ struct RawConnection {
 
   /// Sends `text` as UTF-8.
   @discardableResult
-  func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+  public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
   /// What one read returns: bytes, the peer's close, or nothing within the read timeout.
-  enum Read: Equatable {
+  public enum Read: Equatable, Sendable {
     case bytes([UInt8])
     case closed
     case timedOut
   }
 
   /// One read of up to 64 KiB.
-  func read() -> Read {
+  public func read() -> Read {
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
     if count > 0 { return .bytes(Array(buffer[..<count])) }
@@ -99,7 +107,7 @@ struct RawConnection {
   }
 
   /// Whether the peer has closed the connection, waiting at most `milliseconds` for it.
-  func isClosed(within milliseconds: Int32) -> Bool {
+  public func isClosed(within milliseconds: Int32) -> Bool {
     var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
     guard poll(&entry, 1, milliseconds) > 0 else { return false }
     var byte: UInt8 = 0
@@ -109,7 +117,7 @@ struct RawConnection {
 
   /// The status code of the response read from the connection (its first line), or `nil` when
   /// the connection closed or timed out first.
-  func status() -> Int? {
+  public func status() -> Int? {
     var received: [UInt8] = []
     while !received.contains(UInt8(ascii: "\n")) {
       guard case .bytes(let bytes) = read() else { return nil }
@@ -120,12 +128,42 @@ struct RawConnection {
     return parts.count > 1 ? Int(parts[1]) : nil
   }
 
-  func close() { _ = Glibc.close(descriptor) }
+  /// Closes the socket.
+  public func close() { _ = Glibc.close(descriptor) }
+
+  /// What a server answers to `text` sent on a new connection and never finished: bytes, its
+  /// close, or nothing before `timeout`.
+  public static func readAfterSending(
+    _ text: String, port: Int, timeout: Duration
+  ) throws
+    -> Read
+  {
+    let connection = try RawConnection(port: port, timeout: timeout)
+    defer { connection.close() }
+    connection.send(text)
+    return connection.read()
+  }
+
+  /// Sends `head`, then one byte every 200 ms, up to `count`: after how many bytes the server
+  /// closed the connection (0 if it took not even the head), `nil` if it never did.
+  public static func bytesTrickledBeforeClose(
+    head: String, count: Int = 100, port: Int
+  ) throws
+    -> Int?
+  {
+    let connection = try RawConnection(port: port, timeout: .seconds(15))
+    defer { connection.close() }
+    guard connection.send(head) else { return 0 }
+    for index in 1...count {
+      guard connection.send("A"), !connection.isClosed(within: 200) else { return index }
+    }
+    return nil
+  }
 }
 
 /// Runs blocking socket work on a thread of its own, off Swift's cooperative pool (two threads
-/// on a two-core host), so that the proxy under test keeps its threads.
-func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+/// on a two-core host), so that the server under test keeps its threads.
+public func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
   try await withCheckedThrowingContinuation { continuation in
     let thread = Thread { continuation.resume(with: Result { try work() }) }
     thread.start()

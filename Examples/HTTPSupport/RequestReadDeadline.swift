@@ -2,20 +2,24 @@ import NIOCore
 import NIOHTTPTypes
 
 /// Closes a connection whose client is too slow: the read timeout for headers and body, and the
-/// idle timeout between requests (`DEX_PROXY_READ_TIMEOUT`, see
-/// ``ProxyConfiguration/readTimeout``).
+/// idle timeout between requests (dex-proxy's `DEX_PROXY_READ_TIMEOUT`, PixScan's
+/// `PixScanLimits.readTimeout`).
 ///
 /// An idle connection (just opened, or its last response sent) must deliver a request's
 /// headers within the timeout, and a request's body must arrive whole within the timeout from
 /// its headers. A timer that runs to the end, not a gap between reads, so a client trickling one
 /// byte at a time cannot hold a connection, a request slot and its buffers for longer than that.
-/// While the proxy works on a request (the upstream call) no timer runs; the upstream has its
-/// own timeout.
-final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
-  typealias InboundIn = HTTPRequestPart
-  typealias InboundOut = HTTPRequestPart
-  typealias OutboundIn = HTTPResponsePart
-  typealias OutboundOut = HTTPResponsePart
+/// While the server works on a request no timer runs (dex-proxy's upstream call has its own
+/// timeout). Add one per connection, in a Hummingbird server's `additionalChannelHandlers`.
+public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
+  /// Request parts, read as they pass.
+  public typealias InboundIn = HTTPRequestPart
+  /// Request parts, passed on unchanged.
+  public typealias InboundOut = HTTPRequestPart
+  /// Response parts, watched for the end of a response.
+  public typealias OutboundIn = HTTPResponsePart
+  /// Response parts, passed on unchanged.
+  public typealias OutboundOut = HTTPResponsePart
 
   private let timeout: TimeAmount
   private var timer: Scheduled<Void>?
@@ -24,29 +28,35 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
   /// Requests read whole whose response has not ended yet.
   private var unanswered = 0
 
-  init(timeout: TimeAmount) {
+  /// A handler that closes its connection when a request takes longer than `timeout` to arrive.
+  public init(timeout: TimeAmount) {
     self.timeout = timeout
   }
 
-  func handlerAdded(context: ChannelHandlerContext) {
+  /// Starts the idle deadline when added to an open connection.
+  public func handlerAdded(context: ChannelHandlerContext) {
     if context.channel.isActive { arm(context) }
   }
 
-  func handlerRemoved(context: ChannelHandlerContext) {
+  /// Stops any deadline.
+  public func handlerRemoved(context: ChannelHandlerContext) {
     disarm()
   }
 
-  func channelActive(context: ChannelHandlerContext) {
+  /// Starts the idle deadline when the connection opens.
+  public func channelActive(context: ChannelHandlerContext) {
     if timer == nil, !reading, unanswered == 0 { arm(context) }
     context.fireChannelActive()
   }
 
-  func channelInactive(context: ChannelHandlerContext) {
+  /// Stops any deadline when the connection closes.
+  public func channelInactive(context: ChannelHandlerContext) {
     disarm()
     context.fireChannelInactive()
   }
 
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  /// Starts a request's deadline at its head, stops it at its end.
+  public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     switch unwrapInboundIn(data) {
     case .head:
       reading = true
@@ -61,7 +71,9 @@ final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     context.fireChannelRead(data)
   }
 
-  func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+  /// Starts the idle deadline once every request read has been answered.
+  public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?)
+  {
     if case .end = unwrapOutboundIn(data) {
       unanswered = max(0, unanswered - 1)
       if unanswered == 0, !reading { arm(context) }
