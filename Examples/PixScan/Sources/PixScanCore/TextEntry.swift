@@ -30,4 +30,11 @@ public struct TextEntry: Sendable, Hashable, Codable, FetchableRecord, Persistab
     self.lineCount = lineCount
     self.recognizedAt = recognizedAt
   }
+
+  /// Whether the entry is about `photo` as it is now (same path, size and time): text read from
+  /// a file since replaced is not shown for it.
+  public func matches(_ photo: Photo) -> Bool {
+    path == photo.path && byteCount == photo.byteCount
+      && modifiedMilliseconds == photo.modifiedMilliseconds
+  }
 }

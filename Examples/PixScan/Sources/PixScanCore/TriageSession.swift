@@ -421,9 +421,7 @@ public actor TriageSession {
   private func status(_ photo: Photo) -> PhotoStatus {
     PhotoStatus(
       photo: photo, decision: decision(for: photo),
-      hasText: texts[photo.path].map {
-        $0.byteCount == photo.byteCount && $0.modifiedMilliseconds == photo.modifiedMilliseconds
-      } ?? false)
+      hasText: texts[photo.path]?.matches(photo) ?? false)
   }
 
   private func queuedPhotos() -> [Photo] {
@@ -436,11 +434,7 @@ public actor TriageSession {
   }
 
   private func currentTexts() -> [TextEntry] {
-    texts.values.filter { entry in
-      positions[entry.path].map {
-        photos[$0].byteCount == entry.byteCount
-          && photos[$0].modifiedMilliseconds == entry.modifiedMilliseconds
-      } ?? false
+    texts.values.filter { entry in positions[entry.path].map { entry.matches(photos[$0]) } ?? false
     }
     .sorted { $0.path < $1.path }
   }

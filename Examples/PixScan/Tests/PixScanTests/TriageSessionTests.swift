@@ -18,6 +18,23 @@ struct TriageSessionTests {
       trash: FreedesktopTrash(directory: trash), logger: quiet)
   }
 
+  /// Recognised text belongs to the file it was read from: another size, time or path is
+  /// another photo.
+  @Test func textBelongsToTheFileItWasReadFrom() {
+    let photo = Photo(path: "a.jpg", byteCount: 10, modifiedMilliseconds: 5, isScreenshot: false)
+    let entry = TextEntry(
+      path: "a.jpg", byteCount: 10, modifiedMilliseconds: 5, text: "x", lineCount: 1,
+      recognizedAt: 0)
+    #expect(entry.matches(photo))
+    for other in [
+      Photo(path: "a.jpg", byteCount: 11, modifiedMilliseconds: 5, isScreenshot: false),
+      Photo(path: "a.jpg", byteCount: 10, modifiedMilliseconds: 6, isScreenshot: false),
+      Photo(path: "b.jpg", byteCount: 10, modifiedMilliseconds: 5, isScreenshot: false),
+    ] {
+      #expect(!entry.matches(other), "\(other)")
+    }
+  }
+
   @Test func decisionsSurviveReopeningAndThePhotoIsTheSame() async throws {
     let folder = try TemporaryFolder()
     let data = try TemporaryFolder()
