@@ -1,39 +1,92 @@
+import Synchronization
+
 /// Lets at most `width` pieces of work run at once; the others wait, first come first served.
 ///
 /// It exists so that a burst of requests (a page prefetching, many swipes up) queues instead of
-/// decoding dozens of photos at once: memory and CPU stay bounded by the width.
-actor ConcurrencyLimiter {
+/// decoding dozens of photos at once, and so that mutations run one at a time (width 1): memory
+/// and CPU stay bounded by the width. A waiter whose task is cancelled (its client went away)
+/// leaves the line at once with ``PixScanError/cancelled``, rather than running its work later
+/// for nobody. The work runs in the caller's isolation, so an actor's closure keeps its state.
+final class ConcurrencyLimiter: Sendable {
   /// How many may run at once (at least 1).
   let width: Int
-  private var running = 0
-  private var waiters: [CheckedContinuation<Void, Never>] = []
-  /// The most that ever ran at once (for tests and statistics).
-  private(set) var peak = 0
+
+  private struct State {
+    var running = 0
+    var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+    var lastID: UInt64 = 0
+    var peak = 0
+
+    /// Takes a free slot, if any.
+    mutating func enter(width: Int) -> Bool {
+      guard running < width else { return false }
+      running += 1
+      peak = max(peak, running)
+      return true
+    }
+  }
+
+  private let state = Mutex(State())
 
   init(width: Int) {
     self.width = max(1, width)
   }
 
+  /// The most that ever ran at once (for tests and statistics).
+  var peak: Int { state.withLock { $0.peak } }
+
   /// Runs `work` once fewer than `width` others run.
-  func run<T: Sendable>(
-    _ work: @Sendable () async throws(PixScanError) -> T
+  ///
+  /// - Throws: ``PixScanError/cancelled`` when the task is cancelled while it waits, or what
+  ///   `work` throws.
+  func run<T>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ work: () async throws(PixScanError) -> T
   ) async throws(PixScanError) -> T {
-    if running < width {
-      running += 1
-    } else {
-      // Handed a slot by `release` (running stays counted).
-      await withCheckedContinuation { waiters.append($0) }
-    }
-    peak = max(peak, running)
+    try await acquire()
     defer { release() }
     return try await work()
   }
 
-  private func release() {
-    if waiters.isEmpty {
-      running -= 1
-    } else {
-      waiters.removeFirst().resume()
+  private func acquire() async throws(PixScanError) {
+    let width = self.width
+    let id: UInt64? = state.withLock { state in
+      if state.enter(width: width) { return nil }
+      state.lastID += 1
+      return state.lastID
     }
+    guard let id else { return }
+    let handed = await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        // A slot may have freed, or the task been cancelled, since the first look.
+        let now: Bool? = state.withLock { state in
+          if Task.isCancelled { return false }
+          if state.enter(width: width) { return true }
+          state.waiters.append((id, continuation))
+          return nil
+        }
+        if let now { continuation.resume(returning: now) }
+      }
+    } onCancel: {
+      // Still in line: leave it. Already handed a slot (removed by `release`): keep it.
+      let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+        guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+        return state.waiters.remove(at: index).continuation
+      }
+      waiter?.resume(returning: false)
+    }
+    guard handed else { throw .cancelled }
+  }
+
+  private func release() {
+    // Handed over to the first waiter: `running` stays counted for it.
+    let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+      guard !state.waiters.isEmpty else {
+        state.running -= 1
+        return nil
+      }
+      return state.waiters.removeFirst().continuation
+    }
+    next?.resume(returning: true)
   }
 }

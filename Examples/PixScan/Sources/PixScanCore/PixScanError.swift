@@ -38,6 +38,8 @@ public enum PixScanError: Error, Sendable, Hashable {
   case resourceMissing(String)
   /// The photo's decision changed while this change was prepared; nothing was stored.
   case conflict(path: String)
+  /// The request's task was cancelled (its client went away) while it waited its turn.
+  case cancelled
 }
 
 extension PixScanError: LocalizedError {
@@ -67,6 +69,7 @@ extension PixScanError: LocalizedError {
     case .resourceMissing(let name): "PixScan's \(name) is missing from the build."
     case .unsupportedMediaType: "The request body must be sent as application/json."
     case .conflict(let path): "“\(path.prefix(200))” changed meanwhile; try again."
+    case .cancelled: "The request was cancelled while it waited its turn."
     }
   }
 
@@ -89,6 +92,7 @@ extension PixScanError: LocalizedError {
     case .unsupportedMediaType: "unsupported_media_type"
     case .conflict: "conflict"
     case .resourceMissing: "resource_missing"
+    case .cancelled: "cancelled"
     }
   }
 
@@ -100,7 +104,7 @@ extension PixScanError: LocalizedError {
     case .notFound: 404
     case .photoTooLarge, .requestTooLarge: 413
     case .imaging: 422
-    case .textRecognition: 503
+    case .textRecognition, .cancelled: 503
     case .crossDevice, .trashFailed, .conflict: 409
     case .unsupportedMediaType: 415
     case .folderUnreadable, .storeFailed, .resourceMissing: 500

@@ -51,7 +51,7 @@ public actor ThumbnailCache {
 
   /// The most decodes that ever ran at once.
   public var peakConcurrentDecodes: Int {
-    get async { await decodes.peak }
+    decodes.peak
   }
 
   /// The image for `key`: from memory, from a decode already running, or made by `make`.

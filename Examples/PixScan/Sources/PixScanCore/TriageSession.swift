@@ -38,10 +38,8 @@ public actor TriageSession {
   private var recognitions: [String: Task<Void, Never>] = [:]
   private var recognitionNote: String?
   private var canUndo: Bool
-  /// Whether a mutation (a decision, an undo, emptying the queue) is running; the next ones
-  /// wait in `mutationWaiters`, first come first served.
-  private var isMutating = false
-  private var mutationWaiters: [CheckedContinuation<Void, Never>] = []
+  /// Mutations (a decision, an undo, emptying the queue) run one at a time, in arrival order.
+  private let mutations = ConcurrencyLimiter(width: 1)
 
   /// Opens `folder`: lists its photos and restores the decisions and texts stored in its
   /// `.pixscan/pixscan.sqlite`.
@@ -376,20 +374,7 @@ public actor TriageSession {
   private func serialized<T: Sendable>(
     _ work: () async throws(PixScanError) -> T
   ) async throws(PixScanError) -> T {
-    if isMutating {
-      await withCheckedContinuation { mutationWaiters.append($0) }
-    } else {
-      isMutating = true
-    }
-    defer {
-      if mutationWaiters.isEmpty {
-        isMutating = false
-      } else {
-        // Handed over: isMutating stays true for the next one.
-        mutationWaiters.removeFirst().resume()
-      }
-    }
-    return try await work()
+    try await mutations.run(work)
   }
 
   private func apply(
