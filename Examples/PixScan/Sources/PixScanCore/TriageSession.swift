@@ -191,29 +191,31 @@ public actor TriageSession {
   /// - Throws: ``PixScanError``.
   public func thumbnail(path: String, size: ThumbnailSize) async throws(PixScanError) -> Data {
     let photo = try currentPhoto(path)
-    let absolute = try sandbox.resolve(path, maxByteCount: limits.maxPathByteCount)
     let options = DownscaleOptions(
       maxDimension: size.maxDimension, quality: 0.8,
       decoding: DecodingOptions(limits: limits.decoding))
-    let imaging = self.imaging
-    let maxBytes = limits.maxPhotoByteCount
+    let (imaging, sandbox) = (self.imaging, self.sandbox)
+    let (maxBytes, maxPathBytes) = (limits.maxPhotoByteCount, limits.maxPathByteCount)
     do {
       return try await thumbnails.image(
         for: ThumbnailCache.Key(path: path, version: photo.version, size: size)
       ) { () async throws(PixScanError) -> Data in
+        // Resolved (links followed, kept inside the folder) only when the file is read: a
+        // cached thumbnail of this version was made from a path that passed.
+        let absolute = try sandbox.resolve(path, maxByteCount: maxPathBytes)
         let data = try await FileReading.read(absolute, path: path, maxByteCount: maxBytes)
         do {
           return try await imaging.downscale(data, options: options).jpegData
         } catch let error as ImagingError {
           throw .imaging(path: path, error)
         } catch {
-          throw .imaging(path: path, .invalidArgument("cancelled"))
+          throw .cancelled
         }
       }
     } catch let error as PixScanError {
       throw error
     } catch {
-      throw .imaging(path: path, .invalidArgument("cancelled"))
+      throw .cancelled
     }
   }
 
