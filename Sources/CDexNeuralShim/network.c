@@ -16,8 +16,9 @@
 
 #include "CDexNeuralShim.h"
 
-// Compiled empty where libdnnl-dev is absent: only builds with the OneDNN trait link this target.
-#if __has_include(<dnnl.h>)
+// Compiled empty where libdnnl-dev is absent or the system is not Linux (the helpers use
+// futexes and Linux affinity calls): only Linux builds with the OneDNN trait link this target.
+#if __has_include(<dnnl.h>) && defined(__linux__)
 
 #include <dnnl.h>
 #include <dnnl_debug.h>
