@@ -12,6 +12,7 @@ each state in SHOTS. Prints one line per check and a last line
 """
 
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -226,6 +227,16 @@ def run(driver):
     check("the .txt has the receipt's heading and text",
           "== receipt.png ==" in content and "CORNER GROCERY" in content and "TOTAL" in content)
     shot(driver, "09-done")
+
+    # A photo copied in while PixScan runs appears after a rescan, as the next card.
+    os.makedirs(os.path.join(FOLDER, "later"), exist_ok=True)
+    shutil.copyfile(os.path.join(FOLDER, "fish.jpg"), os.path.join(FOLDER, "later", "fish-2.jpg"))
+    before = text(driver, "progress-text")
+    driver.find_element(By.ID, "rescan").click()
+    check("a rescan shows the photo copied in",
+          wait_for(driver, lambda d: card(d) == "later/fish-2.jpg", "rescanned"))
+    check(f"the progress counts it ({before} → one more)",
+          text(driver, "progress-text").split(" / ")[1] == str(int(before.split(" / ")[1]) + 1))
 
 
 def main():

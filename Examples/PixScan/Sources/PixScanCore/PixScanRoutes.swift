@@ -15,6 +15,7 @@ import NIOCore
 /// | `GET /api/thumbnail?path=&size=small,card,full` | a downscaled JPEG |
 /// | `POST /api/decide?filter=&ahead=` `{"path","action"}` | a swipe; answers the new state |
 /// | `POST /api/undo` | reverts the last step |
+/// | `POST /api/rescan?filter=&ahead=` | lists the folder again; answers the new state |
 /// | `GET /api/queue?offset=&limit=` | the delete queue and the bytes it would free |
 /// | `POST /api/queue/unqueue` `{"path"}`, `/restore-all`, `/empty` | queue actions |
 /// | `POST /api/recognize` `{"path"}` | recognise a photo's text again |
@@ -106,6 +107,9 @@ public struct PixScanRoutes: Sendable {
     }
     Self.action("/api/undo", on: router, session: session) { (_) async throws(PixScanError) in
       try await session.undoLast()
+    }
+    Self.action("/api/rescan", on: router, session: session) { (_) async throws(PixScanError) in
+      try await session.rescan()
     }
     Self.action("/api/recognize", on: router, session: session) {
       (request) async throws(PixScanError) in

@@ -75,13 +75,7 @@ public actor TriageSession {
       maxConcurrentDecodes: limits.maxConcurrentDecodes)
     self.recognitionLimiter = ConcurrencyLimiter(width: limits.maxConcurrentRecognitions)
     self.logger = logger
-    // Photos already in the trash stay in the counts (they were processed).
-    let listed = Set(listing.photos.map(\.path))
-    let trashed = decisions.values.filter { $0.decision == .trashed && !listed.contains($0.path) }
-    let all = (listing.photos + trashed.map(\.photo)).sorted { $0.path < $1.path }
-    self.photos = all
-    self.positions = Dictionary(
-      all.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
+    (self.photos, self.positions) = Self.photos(listed: listing.photos, decisions: decisions)
     self.isTruncated = listing.isTruncated
     self.decisions = decisions
     self.texts = try await store.texts()
@@ -92,6 +86,39 @@ public actor TriageSession {
         "folder": "\(sandbox.root)", "photos": "\(listing.photos.count)",
         "decided": "\(decisions.count)", "truncated": "\(listing.isTruncated)",
       ])
+  }
+
+  /// Every photo the session shows, in path order, and each path's position: the listed ones,
+  /// and those already moved to the trash (they stay in the counts: they were processed).
+  private static func photos(
+    listed: [Photo], decisions: [String: DecisionRecord]
+  ) -> ([Photo], [String: Int]) {
+    let paths = Set(listed.map(\.path))
+    let trashed = decisions.values.filter { $0.decision == .trashed && !paths.contains($0.path) }
+    let all = (listed + trashed.map(\.photo)).sorted { $0.path < $1.path }
+    let positions = Dictionary(
+      all.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
+    return (all, positions)
+  }
+
+  /// Lists the folder again: photos copied in since it was opened appear, removed ones go, and a
+  /// changed file is a new photo (decisions and texts are kept by path, size and time, as when
+  /// reopening). Runs as a mutation, one at a time with the others.
+  ///
+  /// - Throws: ``PixScanError/folderUnreadable(path:message:)`` and the listing's other errors;
+  ///   the session is unchanged when it throws.
+  public func rescan() async throws(PixScanError) {
+    try await serialized { () async throws(PixScanError) in
+      let (sandbox, limits) = (self.sandbox, self.limits)
+      let listing = try await FileReading.offPool { () throws(PixScanError) in
+        try PhotoFolder(sandbox: sandbox, limits: limits)
+      }
+      (photos, positions) = Self.photos(listed: listing.photos, decisions: decisions)
+      isTruncated = listing.isTruncated
+      logger.info(
+        "PixScan listed the folder again",
+        metadata: ["photos": "\(listing.photos.count)", "truncated": "\(listing.isTruncated)"])
+    }
   }
 
   // MARK: Reading
@@ -116,9 +143,7 @@ public actor TriageSession {
       filter: filter, total: total, processed: kept + queued + trashed, kept: kept,
       queued: queued, trashed: trashed,
       recognized: texts.values.count { entry in
-        positions[entry.path].map {
-          photos[$0].version == "\(entry.byteCount)-\(entry.modifiedMilliseconds)"
-        } ?? false
+        positions[entry.path].map { entry.matches(photos[$0]) } ?? false
       },
       recognizing: recognitions.count, queueByteCount: queue.reduce(0) { $0 + $1.byteCount },
       queueCount: queue.count, isTruncated: isTruncated, recognitionNote: recognitionNote,

@@ -59,6 +59,30 @@ struct TriageSessionTests {
     #expect(progress.canUndo)
   }
 
+  /// Listing again while open: a photo copied in appears, a removed one goes, a trashed one
+  /// stays counted, and the decisions of the others are kept.
+  @Test func aRescanSeesPhotosAddedAndRemovedSinceOpening() async throws {
+    let folder = try TemporaryFolder()
+    let data = try TemporaryFolder()
+    try folder.addSamplePhotos([.cat, .dog, .flower])
+    let session = try await Self.open(folder, trash: data.file("Trash"))
+    try await session.decide(path: "cat.jpg", action: .keep)
+    try await session.decide(path: "dog.jpg", action: .queue)
+    _ = try await session.emptyQueue()
+    try FileManager.default.removeItem(atPath: folder.file("flower.jpg"))
+    _ = try folder.write(try SamplePhoto.fruit.data, to: "new/fruit.jpg")
+    #expect(await session.progress().total == 3, "unchanged before the rescan")
+    try await session.rescan()
+    let progress = await session.progress()
+    #expect(
+      [progress.total, progress.processed, progress.kept, progress.trashed] as [Int] == [
+        3, 2, 1, 1,
+      ])
+    #expect(await session.upcoming(count: 10).map(\.path) == ["new/fruit.jpg"])
+    let page = try await session.photoPage(filter: .all, offset: 0, limit: 10)
+    #expect(page.items.map(\.photo.path) == ["cat.jpg", "dog.jpg", "new/fruit.jpg"])
+  }
+
   @Test func aChangedFileIsANewPhotoAndTheListingSkipsHiddenAndLinks() async throws {
     let folder = try TemporaryFolder()
     let data = try TemporaryFolder()
