@@ -62,13 +62,13 @@ struct TriageSessionTests {
   /// Listing again while open: a photo copied in appears, a removed one goes, a trashed one
   /// stays counted, and the decisions of the others are kept.
   @Test func aRescanSeesPhotosAddedAndRemovedSinceOpening() async throws {
-    let folder = try TemporaryFolder()
-    let data = try TemporaryFolder()
+    let (folder, data) = (try TemporaryFolder(), try TemporaryFolder())
     try folder.addSamplePhotos([.cat, .dog, .flower])
     let session = try await Self.open(folder, trash: data.file("Trash"))
-    try await session.decide(path: "cat.jpg", action: .keep)
-    try await session.decide(path: "dog.jpg", action: .queue)
-    _ = try await session.emptyQueue()
+    for (path, action) in [("cat.jpg", TriageAction.keep), ("dog.jpg", .queue)] {
+      try await session.decide(path: path, action: action)
+    }
+    #expect(try await session.emptyQueue().moved.count == 1)
     try FileManager.default.removeItem(atPath: folder.file("flower.jpg"))
     _ = try folder.write(try SamplePhoto.fruit.data, to: "new/fruit.jpg")
     #expect(await session.progress().total == 3, "unchanged before the rescan")
