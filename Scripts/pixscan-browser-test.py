@@ -29,7 +29,9 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 URL, FOLDER, TRASH, SHOTS = sys.argv[1:5]
-TOKEN = URL.split("#token=", 1)[-1]
+if "#token=" not in URL or not URL.split("#token=", 1)[1]:
+    sys.exit(f"pixscan-browser-test: the URL has no #token=: {URL}")
+TOKEN = URL.split("#token=", 1)[1]
 DOWNLOADS = os.path.join(SHOTS, "downloads")
 passed, failed = 0, 0
 

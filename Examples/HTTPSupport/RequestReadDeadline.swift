@@ -25,7 +25,7 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
   private var timer: Scheduled<Void>?
   /// A request's head has arrived and its end not yet.
   private var reading = false
-  /// Requests read whole whose response has not ended yet.
+  /// Requests whose head has arrived and whose response has not ended yet.
   private var unanswered = 0
 
   /// A handler that closes its connection when a request takes longer than `timeout` to arrive.
@@ -55,18 +55,19 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
     context.fireChannelInactive()
   }
 
-  /// Starts a request's deadline at its head, stops it at its end.
+  /// Starts a request's deadline at its head, stops it at its end (unless its response has
+  /// already ended: then the idle deadline starts).
   public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     switch unwrapInboundIn(data) {
     case .head:
       reading = true
+      unanswered += 1  // counted from the head: a response may end before the body does
       arm(context)  // the body's own deadline
     case .body:
       break
     case .end:
       reading = false
-      unanswered += 1
-      disarm()
+      if unanswered == 0 { arm(context) } else { disarm() }
     }
     context.fireChannelRead(data)
   }

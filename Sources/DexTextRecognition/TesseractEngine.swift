@@ -21,9 +21,9 @@ final class TesseractEngine: @unchecked Sendable {
   }
 
   deinit {
-    // Ending a handle frees its models (milliseconds): on the engine's own queue, after any work
-    // still queued there, never on the thread that dropped the last reference (often one of
-    // Swift's cooperative threads, when the pool ends an engine beyond its idle cap).
+    // Ending a handle frees its models (milliseconds): on the engine's own queue, never on the
+    // thread that dropped the last reference (often one of Swift's cooperative threads, when
+    // the pool ends an engine beyond its idle cap).
     nonisolated(unsafe) let handle = self.handle
     queue.async { dex_ocr_engine_destroy(handle) }
   }

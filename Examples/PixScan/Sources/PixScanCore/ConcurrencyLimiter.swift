@@ -1,12 +1,13 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Lets at most `width` pieces of work run at once; the others wait, first come first served.
 ///
 /// It exists so that a burst of requests (a page prefetching, many swipes up) queues instead of
 /// decoding dozens of photos at once, and so that mutations run one at a time (width 1): memory
-/// and CPU stay bounded by the width. A waiter whose task is cancelled (its client went away)
-/// leaves the line at once with ``PixScanError/cancelled``, rather than running its work later
-/// for nobody. The work runs in the caller's isolation, so an actor's closure keeps its state.
+/// and CPU stay bounded by the width. A waiter whose task is cancelled (the server shutting
+/// down; Hummingbird does not cancel a handler whose client left) leaves the line at once with
+/// ``PixScanError/cancelled``. Both the wait and the work run in the caller's isolation: an
+/// actor's callers queue in the order they reached it, and its closure keeps its state.
 final class ConcurrencyLimiter: Sendable {
   /// How many may run at once (at least 1).
   let width: Int
@@ -26,14 +27,14 @@ final class ConcurrencyLimiter: Sendable {
     }
   }
 
-  private let state = Mutex(State())
+  private let state = NIOLockedValueBox(State())
 
   init(width: Int) {
     self.width = max(1, width)
   }
 
   /// The most that ever ran at once (for tests and statistics).
-  var peak: Int { state.withLock { $0.peak } }
+  var peak: Int { state.withLockedValue { $0.peak } }
 
   /// Runs `work` once fewer than `width` others run.
   ///
@@ -43,14 +44,14 @@ final class ConcurrencyLimiter: Sendable {
     isolation: isolated (any Actor)? = #isolation,
     _ work: () async throws(PixScanError) -> T
   ) async throws(PixScanError) -> T {
-    try await acquire()
+    try await acquire(isolation: isolation)
     defer { release() }
     return try await work()
   }
 
-  private func acquire() async throws(PixScanError) {
+  private func acquire(isolation: isolated (any Actor)?) async throws(PixScanError) {
     let width = self.width
-    let id: UInt64? = state.withLock { state in
+    let id: UInt64? = state.withLockedValue { state in
       if state.enter(width: width) { return nil }
       state.lastID += 1
       return state.lastID
@@ -59,7 +60,7 @@ final class ConcurrencyLimiter: Sendable {
     let handed = await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
         // A slot may have freed, or the task been cancelled, since the first look.
-        let now: Bool? = state.withLock { state in
+        let now: Bool? = state.withLockedValue { state in
           if Task.isCancelled { return false }
           if state.enter(width: width) { return true }
           state.waiters.append((id, continuation))
@@ -69,7 +70,7 @@ final class ConcurrencyLimiter: Sendable {
       }
     } onCancel: {
       // Still in line: leave it. Already handed a slot (removed by `release`): keep it.
-      let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+      let waiter = state.withLockedValue { state -> CheckedContinuation<Bool, Never>? in
         guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
         return state.waiters.remove(at: index).continuation
       }
@@ -80,7 +81,7 @@ final class ConcurrencyLimiter: Sendable {
 
   private func release() {
     // Handed over to the first waiter: `running` stays counted for it.
-    let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+    let next = state.withLockedValue { state -> CheckedContinuation<Bool, Never>? in
       guard !state.waiters.isEmpty else {
         state.running -= 1
         return nil

@@ -38,7 +38,8 @@ public actor TriageSession {
   private var recognitions: [String: Task<Void, Never>] = [:]
   private var recognitionNote: String?
   private var canUndo: Bool
-  /// Mutations (a decision, an undo, emptying the queue) run one at a time, in arrival order.
+  /// Mutations (decisions, undos, the queue's actions, rescans) run one at a time, in the order
+  /// they reached the actor.
   private let mutations = ConcurrencyLimiter(width: 1)
 
   /// Opens `folder`: lists its photos and restores the decisions and texts stored in its
@@ -225,8 +226,8 @@ public actor TriageSession {
       return try await thumbnails.image(
         for: ThumbnailCache.Key(path: path, version: photo.version, size: size)
       ) { () async throws(PixScanError) -> Data in
-        // Resolved (links followed, kept inside the folder) only when the file is read: a
-        // cached thumbnail of this version was made from a path that passed.
+        // Resolved again right before the read (links followed, kept inside the folder): the
+        // file may have been swapped since `currentPhoto` looked.
         let absolute = try sandbox.resolve(path, maxByteCount: maxPathBytes)
         let data = try await FileReading.read(absolute, path: path, maxByteCount: maxBytes)
         do {
@@ -419,7 +420,9 @@ public actor TriageSession {
       decisions[change.photo.path] = nil
     }
     for record in stored { decisions[record.path] = record }
-    for change in changes where positions[change.photo.path] == nil {
+    // A photo no longer listed comes back only as trashed (it stays counted): an undo after a
+    // rescan dropped its file must not bring back a card nothing can be done with.
+    for change in changes where positions[change.photo.path] == nil && change.next == .trashed {
       positions[change.photo.path] = photos.count
       photos.append(change.photo)
     }

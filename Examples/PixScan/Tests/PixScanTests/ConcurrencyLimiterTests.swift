@@ -6,9 +6,9 @@ import Testing
 /// The limiter that bounds decodes and recognitions and runs mutations one at a time: the order
 /// it hands out slots, and a waiter that gives up.
 @Suite struct ConcurrencyLimiterTests {
-  /// Width 1: the holder runs, two wait in order; the first waiter is cancelled and leaves at
-  /// once with `cancelled` (before the holder is done), its work never running; the second runs
-  /// after the holder; the peak stays 1.
+  /// Width 1: the holder runs, three wait in order; the first waiter is cancelled and leaves at
+  /// once with `cancelled` (before the holder is done), its work never running; the others run
+  /// after the holder, in the order they came; the peak stays 1.
   @Test func aCancelledWaiterLeavesTheLineAndTheOthersKeepTheirOrder() async throws {
     let limiter = ConcurrencyLimiter(width: 1)
     let gate = LimiterGate()
@@ -34,6 +34,10 @@ import Testing
       try await limiter.run { () async throws(PixScanError) in log.append("second") }
     }
     try await Task.sleep(for: .milliseconds(50))
+    let third = Task {
+      try await limiter.run { () async throws(PixScanError) in log.append("third") }
+    }
+    try await Task.sleep(for: .milliseconds(50))
     cancelled.cancel()
     // Left the line while the holder still holds the slot (bounded: a waiter that stayed in line
     // would only leave once the gate opens).
@@ -42,7 +46,8 @@ import Testing
     #expect(await cancelled.value == .cancelled)
     try await holder.value
     try await second.value
-    #expect(log.entries == ["left", "holder", "second"])
+    try await third.value
+    #expect(log.entries == ["left", "holder", "second", "third"])
     #expect(limiter.peak == 1)
   }
 

@@ -257,7 +257,7 @@ struct PixScanHTTPTests {
         try RawConnection.bytesTrickledBeforeClose(head: head, port: port)
       }
       // 1 s at 5 bytes a second: closed after about 5 of the 100 bytes.
-      #expect(closedAfter != nil)
+      #expect(closedAfter.map { $0 < 20 } == true, "\(String(describing: closedAfter))")
       let silent = try await offThePool {
         try RawConnection.readAfterSending("", port: port, timeout: .seconds(15))
       }
