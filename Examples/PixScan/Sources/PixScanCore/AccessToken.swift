@@ -23,17 +23,6 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
     self.value = value
   }
 
-  /// The cookie that carries the token for the requests an `<img>` or a download link makes
-  /// (they cannot send a header): named after the port, as cookies do not tell ports apart.
-  public static func cookieName(port: Int) -> String { "pixscan-token-\(port)" }
-
-  /// The `Set-Cookie` value that stores the token for the server on `port`: `HttpOnly`, so that
-  /// no script (a page of another server on 127.0.0.1 included) can read it, `SameSite=Strict`,
-  /// and sent to `/api/` only.
-  public func cookie(port: Int) -> String {
-    "\(Self.cookieName(port: port))=\(value); Path=/api/; HttpOnly; SameSite=Strict"
-  }
-
   /// Never the token itself: a token interpolated into a log line by mistake stays secret.
   public var description: String { "AccessToken(redacted)" }
 

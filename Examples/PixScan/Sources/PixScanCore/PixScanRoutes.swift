@@ -9,7 +9,6 @@ import NIOCore
 /// | Method and path | What it does |
 /// |---|---|
 /// | `GET /` | the page |
-/// | `POST /api/session` | sets the token's `HttpOnly` cookie, for thumbnails and the export |
 /// | `GET /api/state?filter=&ahead=` | progress and the next `ahead` undecided photos |
 /// | `GET /api/photos?filter=&offset=&limit=` | one page of the listing |
 /// | `GET /api/thumbnail?path=&size=small,card,full` | a downscaled JPEG |
@@ -54,21 +53,6 @@ public struct PixScanRoutes: Sendable {
     let page = self.page
     router.get("/") { _, _ in
       Self.text(page, type: "text/html", headers: [.cacheControl: "no-store"])
-    }
-    // The page trades its header for the cookie that `<img>` and the export link send: set
-    // here rather than from script, so that it can be HttpOnly. RequestGuard has checked the
-    // header and the Host (whose port names the cookie).
-    router.post("/api/session") { request, _ in
-      await Self.respond { () async throws(PixScanError) in
-        guard
-          let token = request.headers.first(where: { $0.name.canonicalName == "x-pixscan-token" }),
-          let port = request.head.authority?.split(separator: ":").last.flatMap({ Int($0) })
-        else { throw .forbidden("the request lacks PixScan's token") }
-        var headers = HTTPFields()
-        headers[.setCookie] = AccessToken(value: token.value).cookie(port: port)
-        headers[.cacheControl] = "no-store"
-        return Response(status: .noContent, headers: headers)
-      }
     }
     router.get("/api/state") { request, _ in
       await Self.respond { () async throws(PixScanError) in

@@ -8,9 +8,9 @@ import NIOConcurrencyHelpers
 /// elsewhere could send a cross-site POST, and DNS rebinding can make a foreign name resolve to
 /// 127.0.0.1. So it requires a `Host` of `127.0.0.1`, `localhost` or `[::1]` with the server's
 /// port; refuses a present `Origin` other than the server's own; requires the
-/// ``AccessToken`` as the `X-PixScan-Token` header on every `/api/` request (or, only for the
-/// GETs an `<img>` or a download link makes — thumbnails and the `.txt` export — as the
-/// `HttpOnly`, `SameSite=Strict` cookie `POST /api/session` sets); and requires
+/// ``AccessToken`` as the `X-PixScan-Token` header on every `/api/` request (thumbnails and the
+/// `.txt` export too: the page fetches them with it; no cookie is accepted, as cookies do not
+/// tell ports apart and every server on 127.0.0.1 would receive one); and requires
 /// `application/json` on a POST with a body.
 struct RequestGuard<Context: RequestContext>: RouterMiddleware {
   /// The header the page sends the token in (lowercase, as HTTP field names compare).
@@ -44,9 +44,9 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
     }
     let path = request.uri.path
     if path.hasPrefix("/api/") {
-      let cookieAllowed = Self.cookiePaths.contains(path) && request.method == .get
-      guard hasToken(request, port: port, cookieAllowed: cookieAllowed)
-      else { throw .forbidden("the request lacks PixScan's token (open the URL pixscan printed)") }
+      guard hasToken(request) else {
+        throw .forbidden("the request lacks PixScan's token (open the URL pixscan printed)")
+      }
     }
     if request.method == .post, Self.hasBody(request) {
       let type = request.headers[.contentType]?.lowercased() ?? ""
@@ -56,24 +56,10 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
     }
   }
 
-  /// The GET paths an `<img>` or a link fetches, which cannot send a header.
-  static var cookiePaths: Set<String> { ["/api/thumbnail", "/api/texts.txt"] }
-
-  func hasToken(_ request: Request, port: Int, cookieAllowed: Bool) -> Bool {
-    if let header = request.headers.first(where: { $0.name.canonicalName == Self.tokenHeader }) {
-      return token.matches(Substring(header.value))
-    }
-    guard cookieAllowed else { return false }
-    for field in request.headers[values: .cookie] {
-      for pair in field.split(separator: ";") {
-        let parts = pair.split(separator: "=", maxSplits: 1)
-        guard parts.count == 2,
-          parts[0].drop(while: { $0 == " " }) == Substring(AccessToken.cookieName(port: port))
-        else { continue }
-        if token.matches(parts[1]) { return true }
-      }
-    }
-    return false
+  func hasToken(_ request: Request) -> Bool {
+    guard let header = request.headers.first(where: { $0.name.canonicalName == Self.tokenHeader })
+    else { return false }
+    return token.matches(Substring(header.value))
   }
 
   static func hasBody(_ request: Request) -> Bool {
