@@ -141,28 +141,6 @@ package final class EfficientNetLite0: Sendable {
     self.fallbackReason = reason
   }
 
-  /// Whether every value is finite, sixteen at a time: `x - x` is 0 for a finite `x` and NaN
-  /// for an infinity or a NaN, and a NaN stays in the lane's sum (a scalar search took about
-  /// 2 % of a one-thread inference).
-  static func allFinite(_ values: [Float]) -> Bool {
-    values.withUnsafeBufferPointer { buffer in
-      let bytes = UnsafeRawBufferPointer(buffer)
-      let stride = MemoryLayout<SIMD16<Float>>.size
-      var sum = SIMD16<Float>()
-      var index = 0
-      while index + 16 <= buffer.count {
-        let chunk = bytes.loadUnaligned(fromByteOffset: index * 4, as: SIMD16<Float>.self)
-        sum += chunk - chunk
-        index += stride / 4
-      }
-      while index < buffer.count {
-        sum[0] += buffer[index] - buffer[index]
-        index += 1
-      }
-      return sum == SIMD16<Float>()
-    }
-  }
-
   /// Runs the network on a normalised `224 × 224 × 3` input (NHWC, see `ImagePreprocessor` in DexImaging)
   /// and returns one raw score (logit) per class.
   ///
@@ -182,7 +160,7 @@ package final class EfficientNetLite0: Sendable {
     guard input.count == size * size * 3 else {
       throw .invalidInput("expected \(size * size * 3) values, got \(input.count)")
     }
-    if !Self.allFinite(input), let bad = input.firstIndex(where: { !$0.isFinite }) {
+    if let bad = input.firstIndex(where: { !$0.isFinite }) {
       throw .invalidInput("value \(bad) is not a finite number")
     }
     if Task.isCancelled { throw .cancelled }

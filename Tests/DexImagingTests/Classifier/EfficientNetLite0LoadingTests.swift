@@ -112,23 +112,6 @@ import Testing
     }
   }
 
-  /// The sixteen-at-a-time finiteness check finds a NaN or an infinity wherever it is: first,
-  /// last, in a partial last chunk; extreme finite values pass.
-  @Test(arguments: [Float.nan, .infinity, -.infinity])
-  func finitenessCheckSeesEveryPosition(value: Float) {
-    for count in [1, 15, 16, 17, 33, 224 * 224 * 3] {
-      let finite = [Float](repeating: -.greatestFiniteMagnitude, count: count)
-      #expect(EfficientNetLite0.allFinite(finite), "\(count)")
-      for position in Set([0, count / 2, count - 1]) {
-        var values = finite
-        values[position] = value
-        #expect(!EfficientNetLite0.allFinite(values), "\(value) at \(position) of \(count)")
-      }
-    }
-    #expect(EfficientNetLite0.allFinite([]))
-    #expect(EfficientNetLite0.allFinite([.greatestFiniteMagnitude, .leastNonzeroMagnitude, -0.0]))
-  }
-
   @Test(arguments: [
     (UInt16(0x0000), Float(0)), (0x3C00, 1), (0xC000, -2), (0x7BFF, 65504), (0x0001, 0x1p-24),
     (0x3555, 0.333251953125), (0x8000, -0.0),
