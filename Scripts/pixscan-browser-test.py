@@ -24,6 +24,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.actions import interaction
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -50,6 +51,19 @@ def shot(driver, name):
     path = os.path.join(SHOTS, f"{name}.png")
     driver.save_screenshot(path)
     print(f"  shot {path}")
+
+
+def click(driver, selector):
+    """Clicks the element `selector` finds, finding it again if the page re-rendered it meanwhile
+    (the open queue panel is rebuilt by the page's poll every second)."""
+    for attempt in range(5):
+        try:
+            driver.find_element(By.CSS_SELECTOR, selector).click()
+            return
+        except StaleElementReferenceException:
+            if attempt == 4:
+                raise
+            time.sleep(0.1)
 
 
 def card(driver):
@@ -177,7 +191,7 @@ def run(driver):
     check(f"the queue frees {round(size / 1e3)} KB", f"{round(size / 1e3)} KB" in text(driver, "queue-panel-size"))
     driver.execute_script("document.getElementById('queue-panel').scrollIntoView()")
     shot(driver, "06-delete-queue")
-    driver.find_element(By.CSS_SELECTOR, '.queue-item[data-path="dog.jpg"] .unqueue').click()
+    click(driver, '.queue-item[data-path="dog.jpg"] .unqueue')
     check("per-photo undo puts dog.jpg back on the card", wait_for(driver, lambda d: card(d) == "dog.jpg", "dog"))
     # A touch swipe to the left queues it again.
     touch_swipe(driver, -300, 0)
