@@ -2,7 +2,9 @@ import DexCloud
 import Foundation
 
 /// Unpadded base64url (RFC 4648 §5), used inside session ids and session secrets so they are
-/// safe in headers and JSON without escaping.
+/// safe in headers and JSON without escaping. Decoding is canonical: a string whose unused
+/// trailing bits are set, which lenient decoders read as the same bytes, is refused, so each
+/// byte sequence has exactly one accepted spelling and a session id cannot be re-spelled.
 enum Base64URL {
   static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
     Data(bytes).base64EncodedString()
@@ -23,6 +25,7 @@ enum Base64URL {
     var base64 = string.replacingOccurrences(of: "-", with: "+")
       .replacingOccurrences(of: "_", with: "/")
     while !base64.utf8.count.isMultiple(of: 4) { base64.append("=") }
-    return Data(base64Encoded: base64)
+    guard let data = Data(base64Encoded: base64), encode(data) == string else { return nil }
+    return data
   }
 }

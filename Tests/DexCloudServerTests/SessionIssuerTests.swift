@@ -69,10 +69,17 @@ struct SessionIssuerTests {
     parts = token.sessionID.split(separator: ".").map(String.init)
     parts[3] = String(Int64(parts[3])! + 86_400)
     let extended = parts.joined(separator: ".")
+    // The same tag spelled with its last character's two unused bits set: a lenient base64
+    // decoder reads the same 32 bytes, so without canonical decoding this id validated.
+    parts = token.sessionID.split(separator: ".").map(String.init)
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    let last = try #require(parts[5].last.flatMap { alphabet.firstIndex(of: $0) })
+    parts[5] = parts[5].dropLast() + String(alphabet[last | 1])
+    let respelled = parts.joined(separator: ".")
     let attacker = try SessionIssuer(keyring: ServerKeyring(current: Self.key("k1", "guessed")))
       .issue(subject: "alice")
     for bad in [
-      forgedSubject, extended, attacker.sessionID, "", "dx1", "dx1.k1.a.b.c.d",
+      forgedSubject, extended, respelled, attacker.sessionID, "", "dx1", "dx1.k1.a.b.c.d",
       String(repeating: "a", count: 600), token.sessionID + "x",
       "dx2" + token.sessionID.dropFirst(3),
     ] {

@@ -62,7 +62,14 @@ import Testing
       #expect(errorCode(tampered.body) == "invalid_signature")
 
       var forged = headers
-      forged[DexCloudHeader.session] = session.sessionID.dropLast(2) + "AA"
+      // One character of the id's tag changed to another (not "AA" pasted over the end, which
+      // an id already ending in "AA" left as it was: a CI run once sent the real id).
+      let tagCharacter = session.sessionID.index(session.sessionID.endIndex, offsetBy: -2)
+      var forgedID = session.sessionID
+      forgedID.replaceSubrange(
+        tagCharacter...tagCharacter, with: session.sessionID[tagCharacter] == "A" ? "B" : "A")
+      #expect(forgedID != session.sessionID)
+      forged[DexCloudHeader.session] = forgedID
       let forgedResponse = try await proxy.send("POST", "/vision", headers: forged, body: body)
       #expect(forgedResponse.statusCode == 401)
       #expect(errorCode(forgedResponse.body) == "invalid_session")
