@@ -29,6 +29,35 @@ public struct RequestAuthenticator: Sendable {
     try await verifier.verify(request, secrets: bootstrapKeys)
   }
 
+  /// Checks a bootstrap-signed request's headers before its body is read (see
+  /// ``RequestVerifier/validateHeaders(of:)``).
+  public func validateBootstrapHeaders(_ request: SignedRequest) throws(RequestVerificationError) {
+    try verifier.validateHeaders(of: request)
+  }
+
+  /// Verifies a bootstrap-signed request's signature without recording it against replay: a
+  /// server that applies a budget next calls ``RequestVerifier/record(_:)`` only if it serves
+  /// the request, so refused requests take no room in the replay cache.
+  public func verifyBootstrapSignature(
+    _ request: SignedRequest
+  ) throws(RequestVerificationError) -> VerifiedSignature {
+    try verifier.verifySignature(of: request, secrets: bootstrapKeys)
+  }
+
+  /// Checks a session-signed request's headers and session id before its body is read, and
+  /// returns the session's claims: a request with a forged or expired session, or a timestamp
+  /// outside the window, is refused without buffering its body.
+  public func validateSessionHeaders(
+    _ request: SignedRequest
+  ) throws(RequestVerificationError) -> SessionClaims {
+    guard let sessionID = request.sessionID else {
+      throw .missingHeader(DexCloudHeader.session)
+    }
+    let claims = try issuer.validate(sessionID: sessionID)
+    try verifier.validateHeaders(of: request)
+    return claims
+  }
+
   /// Verifies a session-signed request and returns who made it.
   ///
   /// The session id in `x-dex-session` is checked first (authentic, accepted key, not expired),

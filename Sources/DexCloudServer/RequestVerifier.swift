@@ -41,19 +41,77 @@ public struct RequestVerifier: Sendable {
   public func verify(
     _ request: SignedRequest, secrets: [SigningSecret]
   ) async throws(RequestVerificationError) {
+    let verified = try verifySignature(of: request, secrets: secrets)
+    try await record(verified)
+  }
+
+  /// Checks what needs no body, before a server reads one: both signing headers present, the
+  /// timestamp well formed and inside the window, the signature well formed.
+  ///
+  /// A server calls it on the headers alone so that a request which cannot verify is refused
+  /// before its body is buffered; ``verify(_:secrets:)`` repeats these checks.
+  public func validateHeaders(of request: SignedRequest) throws(RequestVerificationError) {
     do {
-      try await check(request, secrets: secrets)
+      _ = try checkHeaders(request)
     } catch {
-      logger.notice(
-        "Refused a signed request",
-        metadata: ["method": "\(request.method.uppercased())", "reason": "\(error.code)"])
+      logRefusal(request, error)
       throw error
     }
   }
 
-  private func check(
-    _ request: SignedRequest, secrets: [SigningSecret]
-  ) async throws(RequestVerificationError) {
+  /// Checks the headers and the signature of `request` against any of `secrets` without
+  /// recording it; pass the result to ``record(_:)`` to finish what ``verify(_:secrets:)`` does.
+  ///
+  /// Splitting the two lets a server apply a budget between them, so that a request it refuses
+  /// takes no room in the replay cache.
+  public func verifySignature(
+    of request: SignedRequest, secrets: [SigningSecret]
+  ) throws(RequestVerificationError) -> VerifiedSignature {
+    do throws(RequestVerificationError) {
+      let (timestamp, provided) = try checkHeaders(request)
+      let canonical = CanonicalRequest(
+        method: request.method, path: request.path, timestamp: request.timestamp ?? "",
+        body: request.body)
+      // Check every candidate so the time taken does not reveal which one matched.
+      var matched = false
+      for secret in secrets {
+        if RequestSigner(secret: secret).isValid(signatureBytes: provided, for: canonical) {
+          matched = true
+        }
+      }
+      guard matched else { throw RequestVerificationError.signatureMismatch }
+      let window = allowedSkew.components.seconds
+      return VerifiedSignature(
+        signature: request.signature ?? "", method: request.method,
+        expiresAt: Date(timeIntervalSince1970: TimeInterval(timestamp + window + 1)))
+    } catch {
+      logRefusal(request, error)
+      throw error
+    }
+  }
+
+  /// Records a verified signature against replay: refused with
+  /// ``RequestVerificationError/replayed`` if it was seen inside the window.
+  public func record(_ verified: VerifiedSignature) async throws(RequestVerificationError) {
+    let fresh: Bool
+    do {
+      fresh = try await replayCache.insertIfAbsent(
+        verified.signature, expiresAt: verified.expiresAt)
+    } catch {
+      let failure = (error as? RequestVerificationError) ?? .replayCacheFull
+      logRefusal(method: verified.method, failure)
+      throw failure
+    }
+    guard fresh else {
+      logRefusal(method: verified.method, .replayed)
+      throw .replayed
+    }
+  }
+
+  /// The parsed timestamp and signature bytes, once the checks that need no body pass.
+  private func checkHeaders(
+    _ request: SignedRequest
+  ) throws(RequestVerificationError) -> (timestamp: Int64, signature: [UInt8]) {
     guard let timestampText = request.timestamp else {
       throw .missingHeader(DexCloudHeader.timestamp)
     }
@@ -67,28 +125,17 @@ public struct RequestVerifier: Sendable {
     guard abs(skew) <= window else { throw .timestampOutOfWindow(skewSeconds: skew) }
     guard signatureText.utf8.count == 64, let provided = Hex.decodeLowercase(signatureText)
     else { throw .malformedSignature }
+    return (timestamp, provided)
+  }
 
-    let canonical = CanonicalRequest(
-      method: request.method, path: request.path, timestamp: timestampText, body: request.body)
-    // Check every candidate so the time taken does not reveal which one matched.
-    var matched = false
-    for secret in secrets {
-      if RequestSigner(secret: secret).isValid(signatureBytes: provided, for: canonical) {
-        matched = true
-      }
-    }
-    guard matched else { throw .signatureMismatch }
+  private func logRefusal(_ request: SignedRequest, _ error: RequestVerificationError) {
+    logRefusal(method: request.method, error)
+  }
 
-    let expiry = Date(timeIntervalSince1970: TimeInterval(timestamp + window + 1))
-    let fresh: Bool
-    do {
-      fresh = try await replayCache.insertIfAbsent(signatureText, expiresAt: expiry)
-    } catch let error as RequestVerificationError {
-      throw error
-    } catch {
-      throw .replayCacheFull
-    }
-    guard fresh else { throw .replayed }
+  private func logRefusal(method: String, _ error: RequestVerificationError) {
+    logger.notice(
+      "Refused a signed request",
+      metadata: ["method": "\(method.uppercased())", "reason": "\(error.code)"])
   }
 
   /// Unix seconds: 1 to 12 ASCII digits (up to year 33658), nothing else.

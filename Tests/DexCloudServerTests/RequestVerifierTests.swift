@@ -169,6 +169,68 @@ struct RequestVerifierTests {
     #expect(await cache.count == 1)
   }
 
+  @Test("Pruning goes by expiry: entries expiring at different times leave in turn")
+  func pruningByExpiry() async throws {
+    final class Clock: @unchecked Sendable { var now = Date(timeIntervalSince1970: 1000) }
+    let clock = Clock()
+    let cache = InMemoryReplayCache(capacity: 3, now: { clock.now })
+    #expect(try await cache.insertIfAbsent("early", expiresAt: Date(timeIntervalSince1970: 1005)))
+    #expect(
+      try await cache.insertIfAbsent("half", expiresAt: Date(timeIntervalSince1970: 1005.5)))
+    #expect(try await cache.insertIfAbsent("late", expiresAt: Date(timeIntervalSince1970: 1030)))
+    // 1005.2: "early" has expired, "half" (same second, rounded up) has not.
+    clock.now = Date(timeIntervalSince1970: 1005.2)
+    #expect(try await cache.insertIfAbsent("new1", expiresAt: Date(timeIntervalSince1970: 1040)))
+    await #expect(throws: RequestVerificationError.replayCacheFull) {
+      try await cache.insertIfAbsent("new2", expiresAt: Date(timeIntervalSince1970: 1040))
+    }
+    #expect(try await !cache.insertIfAbsent("half", expiresAt: Date(timeIntervalSince1970: 1040)))
+    // "half" expires; re-inserted, it holds its new expiry, not the group it first sat in.
+    clock.now = Date(timeIntervalSince1970: 1006)
+    #expect(try await cache.insertIfAbsent("half", expiresAt: Date(timeIntervalSince1970: 1050)))
+    await #expect(throws: RequestVerificationError.replayCacheFull) {
+      try await cache.insertIfAbsent("new2", expiresAt: Date(timeIntervalSince1970: 1050))
+    }
+    clock.now = Date(timeIntervalSince1970: 1031)
+    #expect(try await cache.insertIfAbsent("new2", expiresAt: Date(timeIntervalSince1970: 1060)))
+    #expect(try await !cache.insertIfAbsent("half", expiresAt: Date(timeIntervalSince1970: 1060)))
+    #expect(await cache.count == 3)
+    clock.now = Date(timeIntervalSince1970: 1061)
+    #expect(try await cache.insertIfAbsent("half", expiresAt: Date(timeIntervalSince1970: 1070)))
+    #expect(await cache.count == 1)
+  }
+
+  @Test("Headers are checked without the body; a verified signature is recorded only on request")
+  func headersThenSignatureThenRecord() async throws {
+    let cache = InMemoryReplayCache(now: Self.clock)
+    let verifier = Self.verifier(cache: cache)
+    var headersOnly = Self.signed()
+    headersOnly.body = Data()
+    try verifier.validateHeaders(of: headersOnly)
+    for (bad, expected): (SignedRequest, RequestVerificationError) in [
+      (Self.signed(at: Self.now - 301), .timestampOutOfWindow(skewSeconds: -301)),
+      (
+        SignedRequest(method: "POST", path: "/", body: Data(), timestamp: "1", signature: nil),
+        .missingHeader(DexCloudHeader.signature)
+      ),
+      (
+        SignedRequest(
+          method: "POST", path: "/", body: Data(), timestamp: "x1", signature: "00"),
+        .malformedTimestamp
+      ),
+    ] {
+      #expect(throws: expected) { try verifier.validateHeaders(of: bad) }
+    }
+    let request = Self.signed()
+    let verified = try verifier.verifySignature(of: request, secrets: [Self.secret])
+    #expect(await cache.count == 0)
+    #expect(verified.expiresAt == Date(timeIntervalSince1970: TimeInterval(Self.now + 301)))
+    try await verifier.record(verified)
+    #expect(await cache.count == 1)
+    await #expect(throws: RequestVerificationError.replayed) { try await verifier.record(verified) }
+    #expect(await Self.error(of: request, verifier: verifier) == .replayed)
+  }
+
   @Test("Errors carry a status, a stable code and an OpenAI-style body without secrets")
   func errorBodies() throws {
     let error = RequestVerificationError.timestampOutOfWindow(skewSeconds: 400)

@@ -35,6 +35,9 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
   private let metrics: ProxyMetrics?
   let now: @Sendable () -> Date
   let state = State()
+  /// How long past its expiry the sweep keeps a replay row (by the database's clock): the clock
+  /// difference between an instance and the database that replay protection tolerates.
+  public static let sweepMarginSeconds = 300
 
   /// Creates the cache; it connects once ``run()`` runs.
   ///
@@ -118,13 +121,19 @@ public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service 
   /// be full again and the quota counts older than yesterday; returns how many replay rows went.
   ///
   /// Every comparison uses the database's clock (`now()`), so an instance whose clock runs
-  /// ahead cannot delete rows that other instances still rely on to refuse replays.
+  /// ahead cannot delete rows that other instances still rely on to refuse replays; and a
+  /// replay row is kept ``sweepMarginSeconds`` past its expiry, since an instance whose clock
+  /// runs behind the database's still accepts the timestamp that long after it.
   @discardableResult
   public func deleteExpired() async throws -> Int {
     try await perform("sweep") {
       try await self.migrateIfNeeded()
       let rows = try await self.client.query(
-        "DELETE FROM dex_proxy_replay WHERE expires_at <= now() RETURNING 1")
+        """
+        DELETE FROM dex_proxy_replay
+        WHERE expires_at <= now() - make_interval(secs => \(unescaped: String(Self.sweepMarginSeconds)))
+        RETURNING 1
+        """)
       var deleted = 0
       for try await _ in rows { deleted += 1 }
       try await self.client.query(

@@ -75,22 +75,42 @@ struct ProxyRoutes: Sendable {
     let started = ContinuousClock.now
     let route = "/auth_token"
     let signed: SignedRequest
-    switch await admit(request, route: route, rateKey: addressKey(request, context)) {
+    switch await admit(
+      request, route: route, rateKeys: [addressKey(request, context)],
+      bodyLimit: min(maximumBodyBytes, Self.maximumAuthTokenBodyBytes),
+      validateHeaders: { request throws(RequestVerificationError) in
+        try authenticator.validateBootstrapHeaders(request)
+      })
+    {
     case .success(let value): signed = value
     case .failure(let error): return finish(error.response, context, route, error.outcome, started)
     }
+    // The signature is checked, then the sessions-per-address budget taken, and only then is
+    // the signature recorded against replay: a request the budget refuses takes no room in the
+    // replay cache.
+    let verified: VerifiedSignature
     do {
-      try await authenticator.authenticateBootstrap(signed)
+      verified = try authenticator.verifyBootstrapSignature(signed)
     } catch {
       return refuse(error, context, route, started)
     }
+    // Without a subject each session gets its own: one shared default would let any holder of
+    // the bootstrap key spend every default install's daily quota.
     let subject =
-      (try? JSONDecoder().decode(AuthTokenRequest.self, from: signed.body))?.subject ?? "anonymous"
-    if let budgets {
-      let charges = budgets.sessionCharges(address: budgetAddress(request, context))
-      if let refusal = await spend(budgets, charges, on: Date()) {
-        return finish(refusal.response, context, route, refusal.outcome, started)
+      (try? JSONDecoder().decode(AuthTokenRequest.self, from: signed.body))?.subject
+      ?? Self.generatedSubject()
+    let budgetDate = Date()
+    let charges = budgets?.sessionCharges(address: budgetAddress(request, context)) ?? []
+    if let budgets, let refusal = await spend(budgets, charges, on: budgetDate) {
+      return finish(refusal.response, context, route, refusal.outcome, started)
+    }
+    do {
+      try await authenticator.verifier.record(verified)
+    } catch {
+      if let budgets, !charges.isEmpty, await !budgets.refund(charges, on: budgetDate) {
+        context.logger.notice("Budget refund failed; the session stays counted")
       }
+      return refuse(error, context, route, started)
     }
     do {
       let session = try authenticator.issuer.issue(subject: subject)
@@ -112,17 +132,22 @@ struct ProxyRoutes: Sendable {
   func vision(_ request: Request, context: ProxyRequestContext) async -> Response {
     let started = ContinuousClock.now
     let route = "/vision"
-    // A session id that validates keys the limit to that session; anything else (missing,
-    // forged) falls back to the remote address, so made-up ids cannot dodge the limit.
-    let sessionHeader = ProxyHeaderNames.session.flatMap { request.headers[$0] }
-    let key: String
-    if let sessionHeader, (try? authenticator.issuer.validate(sessionID: sessionHeader)) != nil {
-      key = "session:\(sessionHeader)"
-    } else {
-      key = addressKey(request, context)
+    // Every request takes a token from its address's bucket, so sessions minted in bulk do not
+    // multiply an address's rate; one with a session id that validates takes one from that
+    // session's bucket too, so one session cannot use all of a shared address's.
+    var keys = [addressKey(request, context)]
+    if let sessionHeader = ProxyHeaderNames.session.flatMap({ request.headers[$0] }),
+      (try? authenticator.issuer.validate(sessionID: sessionHeader)) != nil
+    {
+      keys.append("session:\(sessionHeader)")
     }
     let signed: SignedRequest
-    switch await admit(request, route: route, rateKey: key) {
+    switch await admit(
+      request, route: route, rateKeys: keys, bodyLimit: maximumBodyBytes,
+      validateHeaders: { request throws(RequestVerificationError) in
+        _ = try authenticator.validateSessionHeaders(request)
+      })
+    {
     case .success(let value): signed = value
     case .failure(let error): return finish(error.response, context, route, error.outcome, started)
     }
@@ -168,7 +193,9 @@ struct ProxyRoutes: Sendable {
         metrics.recordUpstream(outcome: "ok", duration: ContinuousClock.now - upstreamStarted)
       } catch {
         metrics.recordUpstream(outcome: error.code, duration: ContinuousClock.now - upstreamStarted)
-        if let budgets, !charges.isEmpty, await !budgets.refund(charges, on: budgetDate) {
+        if error.isRefundable, let budgets, !charges.isEmpty,
+          await !budgets.refund(charges, on: budgetDate)
+        {
           context.logger.notice("Budget refund failed; the call stays counted")
         }
         throw error
@@ -190,35 +217,34 @@ struct ProxyRoutes: Sendable {
 
   // MARK: Helpers
 
-  /// Applies the rate limit for `rateKey`, then reads the signed parts of `request`; fails with
-  /// a ready 429 or 413 response.
+  /// The largest `/auth_token` body read: `{"subject": …, "nonce": …}` with a subject of at
+  /// most 128 characters fits many times over.
+  static let maximumAuthTokenBodyBytes = 4096
+
+  /// A subject for a session whose request named none: random, so that no two sessions share
+  /// a daily quota by default.
+  static func generatedSubject() -> String {
+    "anon-" + (0..<12).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+  }
+
+  /// Takes a token from each of `rateKeys`' buckets, checks what `validateHeaders` checks on
+  /// the headers alone, then reads the body (at most `bodyLimit` bytes); fails with a ready
+  /// 429, 401 or 413 response. A request that cannot verify is refused before its body is
+  /// buffered.
   private func admit(
-    _ request: Request, route: String, rateKey: String
-  ) async -> Result<
-    SignedRequest, ResponseError
-  > {
-    if case .limited(let seconds) = await acquire(rateKey) {
-      metrics.recordRateLimitRefusal(route: route)
-      var headers = HTTPFields()
-      headers[.retryAfter] = String(seconds)
-      let response = ErrorResponse.make(
-        status: 429, message: "Too many requests; retry after \(seconds) s.",
-        type: "rate_limit_error", code: "rate_limit_exceeded", headers: headers)
-      return .failure(ResponseError(response: response, outcome: "rate_limited"))
-    }
-    let tooLarge = ResponseError(
-      response: ErrorResponse.make(
-        status: 413, message: "The request body is over \(maximumBodyBytes) bytes.",
-        type: "invalid_request_error", code: "request_too_large"),
-      outcome: "body_too_large")
-    if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
-      return .failure(tooLarge)
-    }
-    let bytes: ByteBuffer
-    do {
-      bytes = try await request.body.collect(upTo: maximumBodyBytes)
-    } catch {
-      return .failure(tooLarge)
+    _ request: Request, route: String, rateKeys: [String], bodyLimit: Int,
+    validateHeaders: (SignedRequest) throws(RequestVerificationError) -> Void
+  ) async -> Result<SignedRequest, ResponseError> {
+    for key in rateKeys {
+      if case .limited(let seconds) = await acquire(key) {
+        metrics.recordRateLimitRefusal(route: route)
+        var headers = HTTPFields()
+        headers[.retryAfter] = String(seconds)
+        let response = ErrorResponse.make(
+          status: 429, message: "Too many requests; retry after \(seconds) s.",
+          type: "rate_limit_error", code: "rate_limit_exceeded", headers: headers)
+        return .failure(ResponseError(response: response, outcome: "rate_limited"))
+      }
     }
     var headers: [String: String] = [:]
     for name in [DexCloudHeader.timestamp, DexCloudHeader.signature, DexCloudHeader.session] {
@@ -226,10 +252,31 @@ struct ProxyRoutes: Sendable {
         headers[name] = value
       }
     }
+    let tooLarge = ResponseError(
+      response: ErrorResponse.make(
+        status: 413, message: "The request body is over \(bodyLimit) bytes.",
+        type: "invalid_request_error", code: "request_too_large"),
+      outcome: "body_too_large")
+    if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
+      return .failure(tooLarge)
+    }
+    let method = request.method.rawValue
+    let path = request.head.path ?? "/"
+    do {
+      try validateHeaders(SignedRequest(method: method, path: path, headers: headers, body: Data()))
+    } catch {
+      return .failure(
+        ResponseError(response: ErrorResponse.verification(error), outcome: error.code))
+    }
+    let bytes: ByteBuffer
+    do {
+      bytes = try await request.body.collect(upTo: bodyLimit)
+    } catch {
+      return .failure(tooLarge)
+    }
     return .success(
       SignedRequest(
-        method: request.method.rawValue, path: request.head.path ?? "/", headers: headers,
-        body: Data(bytes.readableBytesView)))
+        method: method, path: path, headers: headers, body: Data(bytes.readableBytesView)))
   }
 
   /// Takes `charges` from `budgets`; a ready 429 (with `Retry-After` until the budget's next

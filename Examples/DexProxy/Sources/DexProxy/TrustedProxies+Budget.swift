@@ -5,8 +5,7 @@ extension TrustedProxies {
   static func budgetKey(_ address: String?) -> String {
     guard let address, var bytes = bytes(address) else { return "unknown" }
     if bytes.count == 16 {
-      let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
-      if mapped { return bytes[12...].map(String.init).joined(separator: ".") }
+      if let ipv4 = unmappedIPv4(bytes) { return ipv4.map(String.init).joined(separator: ".") }
       for index in 8..<16 { bytes[index] = 0 }
       let groups = stride(from: 0, to: 8, by: 2).map {
         String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)

@@ -56,10 +56,23 @@ public struct TrustedProxies: Sendable, Equatable {
     self.blocks = blocks
   }
 
-  /// Whether `address` (textual IPv4 or IPv6) is inside one of the blocks.
+  /// Whether `address` (textual IPv4 or IPv6) is inside one of the blocks. An IPv4-mapped IPv6
+  /// address (`::ffff:10.1.2.3`, how a server listening on `::` sees IPv4 peers) also matches
+  /// the IPv4 blocks.
   public func contains(_ address: String) -> Bool {
     guard let bytes = Self.bytes(address) else { return false }
-    return blocks.contains { $0.contains(bytes) }
+    let ipv4 = Self.unmappedIPv4(bytes)
+    return blocks.contains { block in
+      block.contains(bytes) || ipv4.map { block.contains($0) } == true
+    }
+  }
+
+  /// The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`), else `nil`.
+  static func unmappedIPv4(_ bytes: [UInt8]) -> [UInt8]? {
+    guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF,
+      bytes[11] == 0xFF
+    else { return nil }
+    return Array(bytes[12...])
   }
 
   /// The client's address: `remote` itself, unless `remote` is a trusted proxy and

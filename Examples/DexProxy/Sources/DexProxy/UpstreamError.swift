@@ -25,6 +25,19 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// Whether the call is given back to the budgets it was counted against: only when the model
+  /// did no work the provider bills. An unreachable upstream, its 429 and its 5xx answers are;
+  /// a timeout or an unreadable or oversized reply are not (the model may have answered and
+  /// been billed), nor is another 4xx (the request was refused for what it carried, which a
+  /// client could otherwise repeat for free, each one still spending the provider's rate).
+  public var isRefundable: Bool {
+    switch self {
+    case .unreachable, .rateLimited: true
+    case .status(let status): (500..<600).contains(status)
+    case .timedOut, .invalidResponse, .responseTooLarge: false
+    }
+  }
+
   /// A stable, machine-readable code for the error body.
   public var code: String {
     switch self {

@@ -216,9 +216,16 @@ import Testing
   @Test func aHalfSentRequestIsClosedAfterTheReadTimeout() async throws {
     try await ProxyHarness.with(configure: { $0.readTimeout = .seconds(1) }) { proxy in
       let port = proxy.port
+      // Signing headers that pass the checks made before the body is read (a valid session, a
+      // timestamp inside the window), so that the proxy goes on to wait for the body.
+      let session = try await proxy.rawSession()
+      let signing = ProxyHarness.signed(
+        "/vision", body: Data(repeating: 0x20, count: 1000), secret: session.sessionSecret,
+        session: session.sessionID
+      ).map { "\($0.key): \($0.value)\r\n" }.joined()
       let head =
         "POST /vision HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        + "Content-Length: 1000\r\n\r\n"
+        + signing + "Content-Length: 1000\r\n\r\n"
       let halfRead = try await offThePool {
         try RawConnection.readAfterSending(
           head + "{\"image\":\"", port: port, timeout: .seconds(15))

@@ -116,12 +116,15 @@ struct PostgresReplayTests {
     _ body: ([ProxyHarness]) async throws -> T
   ) async throws -> T {
     let store = try TestPostgres.configuration()
+    // Each cluster's requests come from an address of their own (through 127.0.0.1 as a
+    // trusted balancer): the shared per-address buckets outlive a test.
     return try await ProxyHarness.cluster(
       count: 2,
       configure: {
         $0.postgres = store
+        $0.trustedProxies = TrustedProxies("127.0.0.1/32") ?? .none
         configure(&$0)
-      }, body)
+      }, forwardedFor: Self.freshAddress(), body)
   }
 
   private func withCluster<T: Sendable>(
@@ -179,8 +182,15 @@ struct PostgresReplayTests {
     {
       proxies in
       let session = try await proxies[0].rawSession()
-      let statuses = try await alternate(
-        6, on: proxies, session: session, refusal: "rate_limit_exceeded")
+      // From a new address each time, so that only the session's shared bucket binds.
+      var statuses: [Int] = []
+      for index in 0..<6 {
+        var request = try signedVision("session bucket \(index)", session)
+        request.headers["X-Forwarded-For"] = Self.freshAddress()
+        let response = try await proxies[index % 2].send(
+          "POST", "/vision", headers: request.headers, body: request.body)
+        statuses.append(response.statusCode)
+      }
       // Each instance alone would allow 4: together they allow 4.
       #expect(statuses == [200, 200, 200, 200, 429, 429])
       #expect(proxies[0].upstream.received.count == 4)
@@ -319,8 +329,8 @@ struct PostgresReplayTests {
     let service = Task { try await cache.run() }
     defer { service.cancel() }
     let signature = String(repeating: "ab", count: 32) + UUID().uuidString
-    // Already expired by the database's clock: the sweep deletes it.
-    let expiry = Date().addingTimeInterval(-1)
+    // Expired by the database's clock for longer than the sweep's margin: the sweep deletes it.
+    let expiry = Date().addingTimeInterval(-Double(PostgresReplayCache.sweepMarginSeconds) - 1)
     #expect(try await cache.insertIfAbsent(signature, expiresAt: expiry))
     #expect(try await cache.deleteExpired() >= 1)
     #expect(try await cache.insertIfAbsent(signature, expiresAt: clock.now.addingTimeInterval(300)))
@@ -350,6 +360,25 @@ extension PostgresReplayTests {
     #expect(try await honest.insertIfAbsent(signature, expiresAt: expiry))
     _ = try await skewed.deleteExpired()
     #expect(try await !honest.insertIfAbsent(signature, expiresAt: expiry))
+  }
+
+  /// An instance whose clock runs 30 s behind the database's still accepts a timestamp 30 s
+  /// after the database thinks its row expired: the sweep keeps the row for its margin, so a
+  /// replay on that instance is still refused after a sweep.
+  @Test func theSweepKeepsRowsAnInstanceBehindStillNeeds() async throws {
+    let behind = TestClock()
+    behind.advance(by: -30)
+    let cache = PostgresReplayCache(
+      configuration: try TestPostgres.configuration(), logger: Logger(label: "test"),
+      now: { behind.now })
+    let service = Task { try await cache.run() }
+    defer { service.cancel() }
+    let signature = String(repeating: "ef", count: 32) + UUID().uuidString
+    // Expired 10 s ago by the database's clock, live for another 20 s by the instance's.
+    let expiry = Date().addingTimeInterval(-10)
+    #expect(try await cache.insertIfAbsent(signature, expiresAt: expiry))
+    _ = try await cache.deleteExpired()
+    #expect(try await !cache.insertIfAbsent(signature, expiresAt: expiry))
   }
 
   /// A client address behind the trusted balancer, new for every test run, so that the

@@ -151,21 +151,43 @@ import Testing
   }
 
   @available(macOS 14, iOS 17, tvOS 17, *)
-  @Test func validSessionsAreLimitedPerSessionNotPerAddress() async throws {
+  @Test func validSessionsAreLimitedPerAddressAndPerSession() async throws {
     try await ProxyHarness.with(configure: {
-      $0.rateLimit = RateLimit(burst: 2, refillPerSecond: 0.05)
+      $0.rateLimit = RateLimit(burst: 3, refillPerSecond: 0.05)
     }) { proxy in
-      let session = try await proxy.rawSession()  // one of the address's two tokens
+      let session = try await proxy.rawSession()  // one of the address's three tokens
       let responses = try await proxy.sendVisions(3, prompt: "Request", under: session)
-      // The session has its own bucket of two; the address still has one token left.
+      // Each /vision request takes a token from the address and one from the session: the
+      // address runs out first.
       #expect(responses.map(\.statusCode) == [200, 200, 429])
-      #expect(try await proxy.send("POST", "/auth_token", body: Data("{}".utf8)).statusCode == 401)
       #expect(try await proxy.send("POST", "/auth_token", body: Data("{}".utf8)).statusCode == 429)
-      // A made-up session id is charged to the address, which is now empty.
+      // A made-up session id is charged to the address, which is empty.
       let forged = try await proxy.send(
         "POST", "/vision", headers: [DexCloudHeader.session: "dx1.k1.made.up"],
         body: try visionBody())
       #expect(forged.statusCode == 429)
+    }
+  }
+
+  /// Behind a trusted balancer, clients of many addresses sharing one session still meet the
+  /// session's own bucket.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func oneSessionFromManyAddressesMeetsItsOwnBucket() async throws {
+    try await ProxyHarness.with(configure: {
+      $0.rateLimit = RateLimit(burst: 2, refillPerSecond: 0.05)
+      $0.trustedProxies = TrustedProxies("127.0.0.1/32") ?? .none
+    }) { proxy in
+      let session = try await proxy.rawSession()
+      var statuses: [Int] = []
+      for index in 0..<3 {
+        let body = try visionBody("Request \(index)")
+        var headers = ProxyHarness.signed(
+          "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
+        headers["X-Forwarded-For"] = "203.0.113.\(10 + index)"
+        statuses.append(
+          try await proxy.send("POST", "/vision", headers: headers, body: body).statusCode)
+      }
+      #expect(statuses == [200, 200, 429])
     }
   }
 

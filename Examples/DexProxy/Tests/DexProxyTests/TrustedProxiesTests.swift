@@ -23,6 +23,18 @@ import Testing
     #expect(TrustedProxies(text) == nil)
   }
 
+  /// A server listening on `::` sees an IPv4 balancer as `::ffff:a.b.c.d`: still trusted.
+  @Test func anIPv4MappedPeerMatchesIPv4Blocks() throws {
+    let trusted = try #require(TrustedProxies("10.0.0.0/8, 127.0.0.1"))
+    #expect(trusted.contains("::ffff:10.1.2.3"))
+    #expect(trusted.contains("::ffff:127.0.0.1"))
+    #expect(!trusted.contains("::ffff:11.1.2.3"))
+    #expect(!trusted.contains("::10.1.2.3"))
+    #expect(
+      trusted.clientAddress(remote: "::ffff:127.0.0.1", forwardedFor: "203.0.113.9")
+        == "203.0.113.9")
+  }
+
   @Test func picksTheRightmostUntrustedHop() throws {
     let trusted = try #require(TrustedProxies("10.0.0.0/8"))
     #expect(

@@ -19,6 +19,10 @@ struct ProxyHarness: Sendable {
   let port: Int
   let upstream: StubUpstream
   let logs: LogCapture
+  /// Sent as `X-Forwarded-For` on every raw request that names none, so that a cluster behind
+  /// 127.0.0.1 as a trusted balancer has an address of its own in a shared store's per-address
+  /// buckets and budgets (which outlive a test).
+  var forwardedFor: String? = nil
 
   var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
@@ -47,7 +51,7 @@ struct ProxyHarness: Sendable {
   /// them all.
   static func cluster<T: Sendable>(
     count: Int, configure: @Sendable (inout ProxyConfiguration) -> Void = { _ in },
-    _ body: ([ProxyHarness]) async throws -> T
+    forwardedFor: String? = nil, _ body: ([ProxyHarness]) async throws -> T
   ) async throws -> T {
     let upstream = StubUpstream()
     try await upstream.start()
@@ -59,7 +63,9 @@ struct ProxyHarness: Sendable {
         configuration, loggers: logs.map { $0.logger("dexkit.proxy") }
       ) { ports in
         try await body(
-          zip(ports, logs).map { ProxyHarness(port: $0, upstream: upstream, logs: $1) })
+          zip(ports, logs).map {
+            ProxyHarness(port: $0, upstream: upstream, logs: $1, forwardedFor: forwardedFor)
+          })
       }
       await upstream.stop()
       return result
@@ -95,6 +101,7 @@ struct ProxyHarness: Sendable {
   ) async throws -> TransportResponse {
     var all = headers
     if !body.isEmpty { all["content-type"] = "application/json" }
+    if let forwardedFor, all["X-Forwarded-For"] == nil { all["X-Forwarded-For"] = forwardedFor }
     return try await URLSessionTransport().send(
       TransportRequest(
         method: method, url: URL(string: "http://127.0.0.1:\(port)\(path)")!, headers: all,

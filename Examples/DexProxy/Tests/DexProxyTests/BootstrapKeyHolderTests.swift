@@ -1,0 +1,140 @@
+import DexCloud
+import DexExamplesTestSupport
+import DexProxy
+import DexProxyTesting
+import Foundation
+import Testing
+
+/// More of what a holder of the app's bootstrap key can try (see ``HostileClientTests``): many
+/// sessions from one address, bodies sent to requests that cannot verify, the default subject,
+/// requests refused upstream for what they carry, and refused sessions filling the replay cache.
+@Suite struct BootstrapKeyHolderTests {
+  /// Sessions minted in bulk do not multiply an address's rate: every `/vision` request takes a
+  /// token from the address's bucket as well as the session's.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func sessionsFromOneAddressShareItsBucket() async throws {
+    try await ProxyHarness.with(configure: {
+      $0.rateLimit = RateLimit(burst: 5, refillPerSecond: 0.01)
+    }) { proxy in
+      // Two /auth_token requests take two of the address's five tokens.
+      let first = try await proxy.rawSession()
+      let second = try await proxy.rawSession()
+      var statuses: [Int] = []
+      for session in [first, first, second, second] {
+        statuses.append(
+          try await proxy.sendVision(
+            try visionBody("shared \(statuses.count)"), secret: session.sessionSecret,
+            session: session.sessionID
+          ).statusCode)
+      }
+      #expect(statuses == [200, 200, 200, 429])
+      #expect(proxy.upstream.received.count == 3)
+    }
+  }
+
+  /// A request that cannot verify is refused on its headers: the proxy answers without waiting
+  /// for (or buffering) the body it announced.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aRequestThatCannotVerifyIsRefusedBeforeItsBody() async throws {
+    try await ProxyHarness.with { proxy in
+      let session = try await proxy.rawSession()
+      let timestamp = String(Int(Date().timeIntervalSince1970))
+      let heads = [
+        // No signature at all.
+        "POST /vision HTTP/1.1\r\nHost: x\r\nContent-Length: 200000\r\n\r\n",
+        // A forged session id.
+        "POST /vision HTTP/1.1\r\nHost: x\r\nContent-Length: 200000\r\nx-timestamp: \(timestamp)\r\n"
+          + "x-signature: \(String(repeating: "ab", count: 32))\r\n"
+          + "x-dex-session: dx1.k1.\(session.sessionID.split(separator: ".")[2]).1.AAAA.AAAA\r\n\r\n",
+        // A timestamp an hour old.
+        "POST /auth_token HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n"
+          + "x-timestamp: \(Int(Date().timeIntervalSince1970) - 3600)\r\n"
+          + "x-signature: \(String(repeating: "ab", count: 32))\r\n\r\n",
+      ]
+      for head in heads {
+        let connection = try RawConnection(port: proxy.port, timeout: .seconds(5))
+        defer { connection.close() }
+        #expect(connection.send(head))
+        #expect(connection.status() == 401, "\(head.prefix(40))")
+      }
+      #expect(proxy.upstream.received.isEmpty)
+    }
+  }
+
+  /// `/auth_token` reads a few kilobytes at most, whatever the `/vision` limit.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func anAuthTokenBodyOverFourKilobytesIsA413() async throws {
+    try await ProxyHarness.with { proxy in
+      let body = try JSONEncoder().encode(
+        AuthTokenRequest(subject: "big", nonce: String(repeating: "n", count: 5000)))
+      let response = try await proxy.send(
+        "POST", "/auth_token",
+        headers: ProxyHarness.signed("/auth_token", body: body, secret: ProxyHarness.bootstrapKey),
+        body: body)
+      #expect(response.statusCode == 413)
+      #expect(errorCode(response.body) == "request_too_large")
+    }
+  }
+
+  /// Sessions that name no subject do not share a daily quota: one such client spending it
+  /// leaves the next one's untouched.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func sessionsWithoutASubjectHaveTheirOwnQuota() async throws {
+    try await ProxyHarness.with(configure: { $0.dailyQuota = 1 }) { proxy in
+      var statuses: [Int] = []
+      for index in 0..<2 {
+        let body = try JSONEncoder().encode(AuthTokenRequest(subject: nil))
+        let response = try await proxy.send(
+          "POST", "/auth_token",
+          headers: ProxyHarness.signed(
+            "/auth_token", body: body, secret: ProxyHarness.bootstrapKey),
+          body: body)
+        #expect(response.statusCode == 200)
+        let session = try JSONDecoder().decode(AuthTokenResponse.self, from: response.body)
+        for call in 0..<2 {
+          statuses.append(
+            try await proxy.sendVision(
+              try visionBody("anonymous \(index) \(call)"), secret: session.sessionSecret,
+              session: session.sessionID
+            ).statusCode)
+        }
+      }
+      #expect(statuses == [200, 429, 200, 429])
+    }
+  }
+
+  /// A call the model service refuses for what it carries (a 4xx) stays counted, so it cannot
+  /// be repeated for free; a 5xx is given back (``DailyQuotaTests``).
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aCallRefusedUpstreamForItsContentIsNotRefunded() async throws {
+    try await ProxyHarness.with(configure: { $0.dailyQuota = 1 }) { proxy in
+      proxy.upstream.enqueue(.status(400))
+      let session = try await proxy.rawSession()
+      let responses = try await proxy.sendVisions(2, prompt: "c", under: session)
+      #expect(responses.map(\.statusCode) == [502, 429])
+      #expect(proxy.upstream.received.count == 1)
+    }
+    #expect(UpstreamError.timedOut.isRefundable == false)
+    #expect(UpstreamError.invalidResponse.isRefundable == false)
+    #expect(UpstreamError.unreachable.isRefundable)
+    #expect(UpstreamError.rateLimited.isRefundable)
+  }
+
+  /// An `/auth_token` request that the sessions-per-address budget refuses is not recorded
+  /// against replay: sent again it meets the budget again, not `replayed`, and it took no room
+  /// in the replay cache.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aSessionTheBudgetRefusesTakesNoReplayRoom() async throws {
+    try await ProxyHarness.with(configure: { $0.sessionsPerAddressPerHour = 1 }) { proxy in
+      _ = try await proxy.rawSession()
+      let body = try JSONEncoder().encode(AuthTokenRequest(subject: "second"))
+      let headers = ProxyHarness.signed(
+        "/auth_token", body: body, secret: ProxyHarness.bootstrapKey)
+      for _ in 0..<2 {
+        let response = try await proxy.send("POST", "/auth_token", headers: headers, body: body)
+        #expect(response.statusCode == 429)
+        #expect(errorCode(response.body) == "session_limit_exceeded")
+      }
+    }
+  }
+}
