@@ -107,6 +107,16 @@ def cmyk_jpeg(path, width, height, progressive):
         f.write(out)
 
 
+def text_bomb(path, chunks):
+    """A 64 x 64 grey PNG carrying `chunks` zTXt chunks that each inflate to 8 MB."""
+    text = chunk(b"zTXt", b"Comment\0\0" + zlib.compress(b"A" * (8_000_000), 9))
+    ihdr = struct.pack(">IIBBBBB", 64, 64, 8, 0, 0, 0, 0)
+    idat = zlib.compress(b"".join(b"\0" + b"\x80" * 64 for _ in range(64)))
+    with open(path, "wb") as out:
+        out.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + text * chunks)
+        out.write(chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
 FILES = [
     # name, builder, what the issue saw or what it checks
     ("wide-100000000x1.png", lambda p: png(p, 100_000_000, 1, 1, 0, 12_500_000), "68 s / 3.5 GB before"),
@@ -117,6 +127,7 @@ FILES = [
     ("cmyk-baseline-10000x10000.jpg", lambda p: cmyk_jpeg(p, 10_000, 10_000, False), "100 MP CMYK, accepted"),
     ("interlaced-10000x10000.png", lambda p: png(p, 10_000, 10_000, 8, 6, 40_000, True), "400 MB Adam7"),
     ("strip-65535x1525.png", lambda p: png(p, 65_535, 1_525, 8, 0, 65_535), "largest strip, accepted"),
+    ("text-999-ztxt.png", lambda p: text_bomb(p, 999), "7.4 GB / 46 s before, accepted"),
 ]
 
 

@@ -2,6 +2,7 @@
 """Makes the HEIF / AVIF / WebP test fixtures in Tests/DexImagingTests/Resources/formats.
 
     python3 Scripts/imaging-format-fixtures/make.py [work-dir]
+    python3 Scripts/imaging-format-fixtures/make.py --overlays   # only the overlay files
 
 Source photo: "Evening Glow" by Ian Hex, 2560x1600.jpg from the Debian package
 plasma-workspace-wallpapers (4:5.27.5-2), licence LGPL-3 (its metadata.json); fetched with
@@ -94,6 +95,15 @@ def hevc_tile(heic):
     return hvcc, data, coded
 
 
+def heif_file(iloc, iinf, iref, ipco, ipma, idat):
+    """A HEIC whose primary item is item 1, with everything in `meta` (data in idat)."""
+    meta = full_box(b"meta", 0, full_box(b"hdlr", 0, b"\x00" * 4 + b"pict" + b"\x00" * 12 + b"\x00")
+                    + full_box(b"pitm", 0, struct.pack(">H", 1)) + iloc + iinf + iref
+                    + box(b"iprp", ipco + ipma) + idat)
+    ftyp = box(b"ftyp", b"heic" + struct.pack(">I", 0) + b"mif1heic")
+    return ftyp + meta + box(b"mdat", b"")
+
+
 def heif_grid(tiles, references, columns, rows, tile_w, tile_h, hvcc=b"", tile=b""):
     """A HEIF whose primary item is a grid of `columns` x `rows` tiles of tile_w x tile_h pixels,
     declaring `tiles` hvc1 items and `references` dimg references (item ids cycle through the
@@ -119,14 +129,49 @@ def heif_grid(tiles, references, columns, rows, tile_w, tile_h, hvcc=b"", tile=b
     assoc = [struct.pack(">HB", 1, 1) + b"\x01"]
     assoc += [struct.pack(">HB", i, len(tile_props)) + tile_props for i in ids]
     ipma = full_box(b"ipma", 0, struct.pack(">I", len(assoc)) + b"".join(assoc))
-    meta = full_box(b"meta", 0, full_box(b"hdlr", 0, b"\x00" * 4 + b"pict" + b"\x00" * 12 + b"\x00")
-                    + full_box(b"pitm", 0, struct.pack(">H", 1)) + iloc + iinf + iref
-                    + box(b"iprp", ipco + ipma) + idat)
-    ftyp = box(b"ftyp", b"heic" + struct.pack(">I", 0) + b"mif1heic")
-    return ftyp + meta + box(b"mdat", b"")
+    return heif_file(iloc, iinf, iref, ipco, ipma, idat)
+
+
+def heif_overlay(references, canvas_w, canvas_h, tile_w, tile_h, hvcc, tile):
+    """A HEIF whose primary item is an overlay (iovl) of a canvas_w x canvas_h canvas drawing
+    `references` inputs, all the same hvc1 tile, at the canvas's top-left corner."""
+    infe = [full_box(b"infe", 2, struct.pack(">HH", 1, 0) + b"iovl" + b"\x00")]
+    infe += [full_box(b"infe", 2, struct.pack(">HH", 2, 0) + b"hvc1" + b"\x00", flags=1)]
+    iinf = full_box(b"iinf", 0, struct.pack(">H", len(infe)) + b"".join(infe))
+    dimg = box(b"dimg", struct.pack(">HH", 1, references) + struct.pack(">H", 2) * references)
+    iref = full_box(b"iref", 0, dimg)
+    # version 0, flags 0 (16-bit fields): fill value (RGBA, 16 bits each), output size, offsets.
+    overlay = struct.pack(">BB4HHH", 0, 0, 0, 0, 0, 0xFFFF, canvas_w, canvas_h)
+    overlay += struct.pack(">hh", 0, 0) * references
+    idat = box(b"idat", overlay + tile)
+    entries = [struct.pack(">HHHHII", 1, 1, 0, 1, 0, len(overlay)),
+               struct.pack(">HHHHII", 2, 1, 0, 1, len(overlay), len(tile))]
+    iloc = full_box(b"iloc", 1, struct.pack(">BBH", 0x44, 0x00, len(entries)) + b"".join(entries))
+    ispe_canvas = full_box(b"ispe", 0, struct.pack(">II", canvas_w, canvas_h))
+    ispe_tile = full_box(b"ispe", 0, struct.pack(">II", tile_w, tile_h))
+    ipco = box(b"ipco", ispe_canvas + ispe_tile + hvcc)
+    assoc = [struct.pack(">HB", 1, 1) + b"\x01", struct.pack(">HB", 2, 2) + b"\x02\x83"]
+    ipma = full_box(b"ipma", 0, struct.pack(">I", len(assoc)) + b"".join(assoc))
+    return heif_file(iloc, iinf, iref, ipco, ipma, idat)
+
+
+def write_overlays():
+    """The overlay files, from heic-8bit.heic's coded tile (`make.py --overlays` remakes only
+    these, without the encoders)."""
+    hvcc, tile, (tw, th) = hevc_tile(open(os.path.join(OUT, "heic-8bit.heic"), "rb").read())
+    overlays = {
+        "heif-overlay-2.heic": heif_overlay(2, tw, th, tw, th, hvcc, tile),
+        "heif-overlay-1024-inputs.heic": heif_overlay(1024, 64, 64, tw, th, hvcc, tile),
+    }
+    for name, data in overlays.items():
+        with open(os.path.join(OUT, name), "wb") as f:
+            f.write(data)
 
 
 def main():
+    if sys.argv[1:] == ["--overlays"]:
+        write_overlays()
+        return
     os.makedirs(WORK, exist_ok=True)
     os.makedirs(OUT, exist_ok=True)
     debs = glob.glob(os.path.join(WORK, "plasma-workspace-wallpapers_*.deb"))
@@ -206,6 +251,7 @@ def main():
     for name, data in grids.items():
         with open(o(name), "wb") as f:
             f.write(data)
+    write_overlays()
     for name in sorted(os.listdir(OUT)):
         print(f"{name}: {os.path.getsize(os.path.join(OUT, name))} bytes")
 

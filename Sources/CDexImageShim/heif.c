@@ -117,6 +117,17 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h) {
         if (version == 0 && cend - cbody >= 6) count = be16(d + cbody + 4);
         if (version != 0 && cend - cbody >= 8) count = be32(d + cbody + 4);
         h->item_count = count > INT32_MAX ? INT32_MAX : (int32_t)count;
+        // infe (FullBox, version 2 or 3): item_ID (16 or 32 bits), protection index, item_type.
+        size_t entry = cbody + (version == 0 ? 6 : 8), ebody, eend;
+        uint32_t etype;
+        while (next_box(d, cend, &entry, &etype, &ebody, &eend)) {
+          if (etype != FOURCC('i', 'n', 'f', 'e') || eend - ebody < 4) continue;
+          const uint8_t infe_version = d[ebody];
+          const size_t type_at = ebody + 4 + (infe_version == 3 ? 4 : 2) + 2;
+          if (infe_version >= 2 && eend - type_at >= 4 &&
+              be32(d + type_at) == FOURCC('i', 'o', 'v', 'l'))
+            h->has_overlay = 1;
+        }
       } else if (ctype == FOURCC('i', 'p', 'r', 'p')) {
         // iprp > ipco > ispe (FullBox: width, height): the largest coded size declared.
         size_t prop = cbody, pbody, pend;
@@ -147,6 +158,13 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h) {
       }
     }
     break;  // one meta box at the top level
+  }
+  if (h->has_overlay) {
+    const uint64_t largest = (uint64_t)(uint32_t)h->ispe_width * (uint32_t)h->ispe_height;
+    const uint64_t references = (uint64_t)(uint32_t)h->derived_references;
+    h->overlay_input_pixels = largest != 0 && references > (uint64_t)INT64_MAX / largest
+                                  ? INT64_MAX
+                                  : (int64_t)(references * largest);
   }
 }
 

@@ -75,7 +75,10 @@ static void on_emit_message(j_common_ptr cinfo, int msg_level) {
   if (msg_level < 0) {
     err->warnings++;
     err->pub.num_warnings++;
-    if (err->pub.msg_code == JWRN_JPEG_EOF) err->hit_eof = 1;
+    // The data ended early: at the end of the file, or at a marker (an appended EOI, say) where
+    // the scan's entropy-coded data should have gone on. libjpeg fills the rest with grey.
+    if (err->pub.msg_code == JWRN_JPEG_EOF || err->pub.msg_code == JWRN_HIT_MARKER)
+      err->hit_eof = 1;
     if (err->message[0] == 0) (*cinfo->err->format_message)(cinfo, err->message);
   }
 }

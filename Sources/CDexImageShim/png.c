@@ -6,6 +6,7 @@
 // that building every target of the package does not need libjpeg/libpng headers.
 #if defined(__linux__) || defined(__ANDROID__)
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,10 @@ struct dex_png_decoder {
   char message[DEX_MESSAGE_CAPACITY];
   int32_t warnings;
   int32_t hit_eof;
+  /// What libpng itself holds (its structures, buffered chunks, inflate windows), and the most
+  /// it held at once: bounded by DEX_PNG_MAX_LIBRARY_BYTES.
+  size_t library_bytes;
+  size_t library_peak_bytes;
   const uint8_t *data;
   size_t size;
   size_t position;
@@ -41,6 +46,38 @@ struct dex_png_decoder {
 /// The largest ancillary chunk libpng may buffer, and how many it may keep.
 #define DEX_PNG_MAX_CHUNK_BYTES (8u << 20)
 #define DEX_PNG_MAX_CHUNKS 1000
+/// The most libpng may hold at once. Rows and the image are the shim's own allocations, checked
+/// against DecodingLimits; this bounds what the chunks a file carries can make libpng keep.
+#define DEX_PNG_MAX_LIBRARY_BYTES (64u << 20)
+
+/// Each libpng allocation carries its size in front, so that freeing it can be counted.
+typedef union {
+  size_t size;
+  max_align_t alignment;
+} dex_png_block;
+
+static png_voidp on_png_malloc(png_structp png, png_alloc_size_t size) {
+  dex_png_decoder *d = (dex_png_decoder *)png_get_mem_ptr(png);
+  if (size > DEX_PNG_MAX_LIBRARY_BYTES - d->library_bytes) return NULL;  // libpng reports it
+  dex_png_block *block = malloc(sizeof(dex_png_block) + size);
+  if (!block) return NULL;
+  block->size = size;
+  d->library_bytes += size;
+  if (d->library_bytes > d->library_peak_bytes) d->library_peak_bytes = d->library_bytes;
+  return block + 1;
+}
+
+static void on_png_free(png_structp png, png_voidp pointer) {
+  if (!pointer) return;
+  dex_png_decoder *d = (dex_png_decoder *)png_get_mem_ptr(png);
+  dex_png_block *block = (dex_png_block *)pointer - 1;
+  d->library_bytes -= block->size;
+  free(block);
+}
+
+/// Text and suggested-palette chunks, which DexImaging never reads: libpng skips them unread
+/// (a compressed text chunk can inflate to megabytes, and a file may carry hundreds).
+static const png_byte ignored_chunks[] = "tEXt\0zTXt\0iTXt\0sPLT";
 
 static uint32_t read_be32(const uint8_t *p) {
   return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
@@ -81,7 +118,8 @@ static void release_png_buffers(dex_png_decoder *d) {
 dex_png_decoder *dex_png_decoder_create(void) {
   dex_png_decoder *d = calloc(1, sizeof(dex_png_decoder));
   if (!d) return NULL;
-  d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, on_png_error, on_png_warning);
+  d->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, d, on_png_error, on_png_warning, d,
+                                    on_png_malloc, on_png_free);
   if (!d->png) {
     free(d);
     return NULL;
@@ -108,6 +146,10 @@ void dex_png_decoder_destroy(dex_png_decoder *d) {
 }
 
 const char *dex_png_decoder_message(const dex_png_decoder *d) { return d ? d->message : ""; }
+
+size_t dex_png_decoder_library_peak_bytes(const dex_png_decoder *d) {
+  return d ? d->library_peak_bytes : 0;
+}
 
 int32_t dex_png_decoder_warning_count(const dex_png_decoder *d) { return d ? d->warnings : 0; }
 
@@ -137,6 +179,7 @@ int32_t dex_png_read_header(dex_png_decoder *d, const uint8_t *data, size_t size
   // Ancillary chunks (text, ICC, eXIf...) are held in memory: bound their size and count.
   png_set_chunk_malloc_max(d->png, DEX_PNG_MAX_CHUNK_BYTES);
   png_set_chunk_cache_max(d->png, DEX_PNG_MAX_CHUNKS);
+  png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, 4);
   png_read_info(d->png, d->info);
   d->have_header = 1;
   dex_png_header h;

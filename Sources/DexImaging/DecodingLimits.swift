@@ -20,8 +20,11 @@ public struct DecodingLimits: Sendable, Hashable {
   /// Largest whole-image buffer a decode may allocate before its first output row (default
   /// 256 MiB): a progressive or multi-scan JPEG keeps every DCT coefficient (128 bytes per 8 x 8
   /// block and component, so 300 MB for a 100 MP 4:2:0 photo and 800 MB for a 100 MP CMYK one),
-  /// an interlaced PNG every pixel (4 bytes each). Baseline JPEGs and non-interlaced PNGs stream
-  /// and stay far below it.
+  /// an interlaced PNG every pixel (4 bytes each), HEIF and AVIF their planes and an RGB copy at
+  /// full size (4.5 bytes a pixel for 8-bit, so about 220 MB for a 48 MP photo, plus every
+  /// input of an overlay), a lossless or animated WebP its whole ARGB picture (twice for an
+  /// animation). Baseline JPEGs, non-interlaced PNGs and lossy WebPs stream and stay far below
+  /// it.
   public var maxMemoryByteCount: Int
 
   /// Creates limits; the defaults suit phone and camera photos.

@@ -16,6 +16,19 @@
     /// libheif's own ceiling on a side (its compiled-in security limit).
     static let maxSide = 32768
 
+    /// What libheif holds to decode the primary image: its planes (1.5 bytes a pixel for 8-bit
+    /// 4:2:0, 3 for deeper samples) and the interleaved RGB or RGBA copy, at full size (HEVC and
+    /// AV1 have no scaled decode); for an overlay, every input's planes as well.
+    static func decodeByteCount(_ header: dex_heif_header) -> Int {
+      let shown = Double(header.width) * Double(header.height)
+      let coded = Double(header.ispe_width) * Double(header.ispe_height)
+      let inputs = header.has_overlay != 0 ? Double(header.overlay_input_pixels) : 0
+      let planes = header.luma_bits > 8 ? 3.0 : 1.5
+      let interleaved = header.has_alpha != 0 ? 4.0 : 3.0
+      let bytes = Swift.max(shown, coded) * (planes + interleaved) + inputs * planes
+      return bytes >= Double(Int.max) ? .max : Int(bytes.rounded(.up))
+    }
+
     static func decode(
       _ bytes: UnsafeRawBufferPointer, format: ImageFormat, target: PixelTarget,
       options: DecodingOptions
@@ -44,9 +57,13 @@
         let coded = DownscaleGeometry.Size(
           width: Int(header.ispe_width), height: Int(header.ispe_height))
         let shown = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
+        // The shown size is 0 x 0 when the refusal came before libheif read the file.
         if coded.width > 0, coded.height > 0 { try checkLimits(coded, limits) }
-        try checkLimits(shown, limits)
+        if shown.width > 0, shown.height > 0 { try checkLimits(shown, limits) }
         let longer = coded.longSide >= shown.longSide ? coded : shown
+        guard longer.longSide > maxSide else {
+          throw .corruptData(format: format, message: libraryMessage())
+        }
         throw .dimensionTooLarge(width: longer.width, height: longer.height, maxDimension: maxSide)
       case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: format)
       case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
@@ -54,6 +71,7 @@
       }
       let shown = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
       try checkLimits(shown, limits)
+      try checkMemory(decodeByteCount(header), limits)
 
       let plan = DownscaleGeometry.plan(
         stored: shown, orientation: .up, target: target, gap: 1, supportsDCTScaling: false,

@@ -41,6 +41,7 @@
         supportsDCTScaling: false, scaledSize: { _ in stored })
       let scaled =
         header.has_animation != 0 ? stored : scaledSize(stored, goal: plan.size, options: options)
+      try checkMemory(decodeByteCount(header, scaled: scaled), limits)
       let background = options.background
       let pixels = try RGBImage.allocatePixels(plan.size) { buffer throws(ImagingError) in
         let status = dex_webp_decode(
@@ -68,6 +69,22 @@
       }
       return DownscaleGeometry.Size(
         width: side(goal.width, stored.width), height: side(goal.height, stored.height))
+    }
+
+    /// What libwebp holds to decode: an animation's two RGBA canvases; a lossless (or mixed)
+    /// image's whole ARGB picture, whatever the output size; a lossy image's output at the
+    /// scaled size (it decodes row by row into libwebp's scaler).
+    static func decodeByteCount(_ header: dex_webp_header, scaled: DownscaleGeometry.Size) -> Int {
+      let stored = Double(header.width) * Double(header.height)
+      let bytes: Double
+      if header.has_animation != 0 {
+        bytes = 2 * 4 * stored
+      } else if header.format == 1 {
+        bytes = 4 * Double(scaled.width) * Double(scaled.height)
+      } else {
+        bytes = 4 * stored
+      }
+      return bytes >= Double(Int.max) ? .max : Int(bytes)
     }
 
     static func check(_ status: Int32, message: String) throws(ImagingError) {

@@ -126,6 +126,9 @@ dex_png_decoder *dex_png_decoder_create(void);
 void dex_png_decoder_destroy(dex_png_decoder *decoder);
 const char *dex_png_decoder_message(const dex_png_decoder *decoder);
 int32_t dex_png_decoder_warning_count(const dex_png_decoder *decoder);
+/// The most memory libpng itself held at once for this decoder (its structures and buffered
+/// chunks, not the shim's rows or image): at most 64 MiB, whatever chunks the file carries.
+size_t dex_png_decoder_library_peak_bytes(const dex_png_decoder *decoder);
 
 /// Reads the header; refuses (DEX_STATUS_TOO_LARGE, with the header's width and height filled
 /// in) images wider/taller than max_dimension (at most DEX_MAX_IMAGE_SIDE) or with more than
@@ -158,6 +161,12 @@ typedef struct {
   int32_t derived_references;
   /// The brand says AV1 (AVIF) rather than HEVC.
   int32_t is_avif;
+  /// The file has an overlay (`iovl`) item: libheif decodes each of its inputs in full,
+  /// wherever on the canvas (or off it) the input is drawn.
+  int32_t has_overlay;
+  /// For a file with an overlay: its derived-image references times the largest coded size
+  /// the file declares, a bound on the pixels its inputs decode to (0 otherwise).
+  int64_t overlay_input_pixels;
 } dex_heif_header;
 
 typedef struct dex_heif_decoder dex_heif_decoder;
