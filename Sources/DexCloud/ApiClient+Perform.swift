@@ -45,7 +45,10 @@ extension ApiClient {
       } catch {
         let failure = Self.classify(error, redactor: redactor)
         if failure.kind == .cancelled || Task.isCancelled { throw .cancelled() }
-        guard attempt < policy.maximumAttempts else { throw failure }
+        // A response over the limit would be over it again.
+        guard failure.kind != .payloadTooLarge, attempt < policy.maximumAttempts else {
+          throw failure
+        }
         let delay = policy.backoff(forRetry: attempt, unitRandom: random())
         guard clock.now + delay < budgetEnd else { throw failure }
         logger.notice(
@@ -115,7 +118,10 @@ extension ApiClient {
       }
       var delay = policy.backoff(forRetry: attempt, unitRandom: random())
       if let header = response.value(forHeader: "Retry-After"),
-        let retryAfter = HTTPDate.retryAfter(header, now: now())
+        // A date is the server's: read it against the server's clock (ours plus the offset
+        // learned from its Date header), or a device minutes off waits minutes too long.
+        let retryAfter = HTTPDate.retryAfter(
+          header, now: now().addingTimeInterval(clockOffset))
       {
         guard retryAfter <= policy.maximumRetryAfter else { throw failure }
         delay = retryAfter

@@ -11,7 +11,8 @@ public struct DexCloudError: Error, Sendable, Equatable, CustomStringConvertible
   public enum Kind: String, Sendable, Equatable {
     /// The configuration cannot work (bad base URL, missing bootstrap key).
     case invalidConfiguration
-    /// The request body is over the configured limit; downscale the image and retry.
+    /// The request body is over the configured limit (downscale the image and retry), or, with
+    /// a status code, the response is over the transport's limit (not retried).
     case payloadTooLarge
     /// The server answered with a non-success status.
     case http
@@ -74,6 +75,9 @@ public struct DexCloudError: Error, Sendable, Equatable, CustomStringConvertible
     switch kind {
     case .invalidConfiguration:
       "Check the backend's base URL and bootstrap key (see DexCloudConfiguration.fromEnvironment)."
+    case .payloadTooLarge where statusCode != nil:
+      // The answer, not the request: a response past the transport's limit.
+      "Check that the base URL points at a DexKit proxy; its answers are a few kilobytes."
     case .payloadTooLarge: "Downscale the image and try again."
     case .http where statusCode == 401 || statusCode == 403:
       "Check the bootstrap key and the device clock."

@@ -15,7 +15,9 @@ struct Redactor: Sendable {
   }
 
   func redact(_ text: String) -> String {
-    var result = text
+    // JSON may escape "/" as "\/" (Swift's JSONEncoder does), which would split a secret and
+    // a token run apart: read the escape as the character itself first.
+    var result = text.replacingOccurrences(of: "\\/", with: "/")
     for secret in secrets {
       result = result.replacingOccurrences(of: secret, with: Self.replacement)
     }

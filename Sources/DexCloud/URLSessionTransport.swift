@@ -7,15 +7,28 @@ import Foundation
 /// The default ``HTTPTransport``, on `URLSession` (FoundationNetworking on Linux).
 ///
 /// Each request carries its own timeout; cancelling the calling task cancels the data task.
-/// Responses larger than ``maximumResponseBytes`` are refused.
+/// Responses larger than ``maximumResponseBytes`` are refused with
+/// ``DexCloudError/Kind/payloadTooLarge``: on the transport's own session while they arrive (a
+/// declared length over the limit at once, a body as soon as it passes it, counted after any
+/// `gzip` or `br` decoding), so a hostile server cannot make the client hold more. Redirects
+/// are not followed: a signed request goes to the host it was signed for, or fails.
 public struct URLSessionTransport: HTTPTransport {
-  private let session: URLSession
+  /// The caller's session, or `nil` for the transport's own streaming one.
+  private let session: URLSession?
   /// The largest response body accepted (default 8 MiB).
   public let maximumResponseBytes: Int
 
-  /// Creates a transport on `session` (an ephemeral session by default: no cookies, no cache).
+  /// Creates a transport.
+  ///
+  /// - Parameters:
+  ///   - session: a session of your own (its configuration, proxies, TLS settings). Without
+  ///     one, the transport uses its own ephemeral session (no cookies, no cache) that streams
+  ///     responses and refuses redirects; a session of your own is read the way `URLSession`
+  ///     reads it, so its responses are checked against the limit only once complete and its
+  ///     redirect policy is its delegate's.
+  ///   - maximumResponseBytes: the largest response body accepted.
   public init(session: URLSession? = nil, maximumResponseBytes: Int = 8 << 20) {
-    self.session = session ?? URLSession(configuration: .ephemeral)
+    self.session = session
     self.maximumResponseBytes = maximumResponseBytes
   }
 
@@ -45,37 +58,23 @@ public struct URLSessionTransport: HTTPTransport {
       box.timeOut()
     }
     defer { timer.cancel() }
+    let session = self.session
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<TransportResponse, any Error>) in
-        let task = session.dataTask(with: urlRequest) { data, response, error in
-          if let error {
-            let failure =
-              box.didTimeOut
-              ? DexCloudError.timedOut(after: timeout) : Self.map(error, timeout: timeout)
-            continuation.resume(throwing: failure)
-            return
-          }
-          guard let http = response as? HTTPURLResponse else {
-            continuation.resume(
-              throwing: DexCloudError(kind: .network, message: "The response was not HTTP."))
-            return
-          }
-          let body = data ?? Data()
-          guard body.count <= limit else {
-            continuation.resume(
-              throwing: DexCloudError(
-                kind: .network, message: "The response body is over \(limit) bytes.",
-                statusCode: http.statusCode))
-            return
-          }
-          var headers: [String: String] = [:]
-          for (key, value) in http.allHeaderFields {
-            if let key = key as? String, let value = value as? String { headers[key] = value }
-          }
+        let finish: @Sendable (ResponseOutcome) -> Void = { outcome in
           continuation.resume(
-            returning: TransportResponse(
-              statusCode: http.statusCode, headers: headers, body: body))
+            with: Self.result(of: outcome, timedOut: box.didTimeOut, timeout: timeout, limit: limit)
+          )
+        }
+        let task: URLSessionDataTask
+        if let session {
+          task = session.dataTask(with: urlRequest) { data, response, error in
+            finish(ResponseOutcome(response: response, body: data ?? Data(), error: error))
+          }
+        } else {
+          task = ResponseStreamer.session.dataTask(with: urlRequest)
+          ResponseStreamer.shared.register(task, limit: limit, finish: finish)
         }
         box.start(task)
       }
@@ -84,7 +83,41 @@ public struct URLSessionTransport: HTTPTransport {
     }
   }
 
-  private static func map(_ error: any Error, timeout: Duration) -> DexCloudError {
+  /// What a data task ended with.
+  struct ResponseOutcome: Sendable {
+    var response: URLResponse?
+    var body: Data
+    var error: (any Error)?
+    /// The body passed the limit while it arrived (the task was cancelled for it).
+    var tooLarge = false
+  }
+
+  static func result(
+    of outcome: ResponseOutcome, timedOut: Bool, timeout: Duration, limit: Int
+  ) -> Result<TransportResponse, any Error> {
+    let status = (outcome.response as? HTTPURLResponse)?.statusCode
+    if outcome.tooLarge || outcome.body.count > limit {
+      return .failure(
+        DexCloudError(
+          kind: .payloadTooLarge, message: "The response body is over \(limit) bytes.",
+          statusCode: status))
+    }
+    if let error = outcome.error {
+      return .failure(
+        timedOut ? DexCloudError.timedOut(after: timeout) : map(error, timeout: timeout))
+    }
+    guard let http = outcome.response as? HTTPURLResponse else {
+      return .failure(DexCloudError(kind: .network, message: "The response was not HTTP."))
+    }
+    var headers: [String: String] = [:]
+    for (key, value) in http.allHeaderFields {
+      if let key = key as? String, let value = value as? String { headers[key] = value }
+    }
+    return .success(
+      TransportResponse(statusCode: http.statusCode, headers: headers, body: outcome.body))
+  }
+
+  static func map(_ error: any Error, timeout: Duration) -> DexCloudError {
     guard let urlError = error as? URLError else {
       return DexCloudError(kind: .network, message: "The connection failed.")
     }

@@ -279,18 +279,26 @@ public struct DexScanner: Sendable {
   }
 }
 
-/// Runs `operation`, throwing ``DexScanError/timedOut`` if it has not finished at `deadline`.
+/// Runs `operation`, throwing ``DexScanError/timedOut`` if it has not finished at `deadline`
+/// and ``DexScanError/cancelled`` as soon as the calling task is cancelled.
+///
+/// The operation runs in a task of its own that is cancelled then and left to end by itself:
+/// a task group would wait for it, so a service that ignores cancellation would hold the scan
+/// past its deadline.
 func withDeadline<Value: Sendable>(
   _ deadline: ContinuousClock.Instant, _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-  try await withThrowingTaskGroup(of: Value.self) { group in
-    group.addTask { try await operation() }
-    group.addTask {
-      try await Task.sleep(until: deadline, clock: .continuous)
-      throw DexScanError.timedOut
+  let answer = FirstAnswer<Result<Value, any Error>>()
+  let work = Task {
+    do {
+      answer.settle(.success(try await operation()))
+    } catch {
+      answer.settle(.failure(error))
     }
-    defer { group.cancelAll() }
-    guard let first = try await group.next() else { throw DexScanError.cancelled }
-    return first
   }
+  defer { work.cancel() }
+  return try await answer.wait(
+    until: deadline, timedOut: .failure(DexScanError.timedOut),
+    cancelled: .failure(DexScanError.cancelled)
+  ).get()
 }

@@ -166,7 +166,9 @@ extension LenientJSONParser {
           position += quote
           return String(decoding: buffer, as: UTF8.self)
         case .closesBeforeColon:
-          if role != .key, let resume { return end(at: resume, &self) }
+          if role != .key, let resume, mayStepBack(to: resume.position) {
+            return end(at: resume, &self)
+          }
           position += quote
           return String(decoding: buffer, as: UTF8.self)
         case .text:
@@ -175,7 +177,7 @@ extension LenientJSONParser {
         // The quote is text. Remember where the string would end if a later quote shows that
         // this one opened a key: `"New York, "state": …` or `["Mint family], "rarity": …`.
         if let mark = last {
-          if role == .key, mark.byte == UInt8(ascii: ":") {
+          if role == .key, mark.byte == UInt8(ascii: ":"), mayStepBack(to: mark.position) {
             return end(at: mark, &self)  // `"key:"value"`: the key's own quote was left out
           }
           if mark.byte == UInt8(ascii: ",") {
@@ -228,8 +230,12 @@ extension LenientJSONParser {
     // The input ended inside the string. A key ends at its first `:`; a string that holds
     // a `}` or `]` closing nothing of its own ends there (its closing quote was left out);
     // otherwise the input was cut and the string keeps all that was sent.
-    if role == .key, let firstColon { return end(at: firstColon, &self) }
-    if role != .top, let firstOpenCloser { return end(at: firstOpenCloser, &self) }
+    if role == .key, let firstColon, mayStepBack(to: firstColon.position) {
+      return end(at: firstColon, &self)
+    }
+    if role != .top, let firstOpenCloser, mayStepBack(to: firstOpenCloser.position) {
+      return end(at: firstOpenCloser, &self)
+    }
     position = bytes.count
     while let last = buffer.last, [0x20, 0x09, 0x0A, 0x0D].contains(last) { buffer.removeLast() }
     if buffer.isEmpty {

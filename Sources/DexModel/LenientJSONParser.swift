@@ -25,11 +25,31 @@ struct LenientJSONParser {
   var cutPath: [LenientJSONReader.PathStep]? = nil
   /// Whether a `)` after a quote closes the string: true for the elements of a tuple.
   var closesOnParenthesis = false
+  /// The furthest byte looked at (see ``LenientJSONReader/Document/scannedEnd``).
+  var furthest = 0
+  /// How many bytes reading may still step back over, in all: a string without its closing
+  /// quote is read to the end of the input before it ends at an earlier `}` or `:`, and every
+  /// such string would read the rest of the input again. Past this, such a string keeps the
+  /// rest of the input instead, so that work stays linear in the input's size.
+  var backtrackBudget: Int
+  /// The bytes stepped back over so far.
+  var steppedBack = 0
 
   init(bytes: [UInt8], position: Int, maximumDepth: Int) {
     self.bytes = bytes
     self.position = position
     self.maximumDepth = maximumDepth
+    self.backtrackBudget = 4 * max(bytes.count - position, 0) + 65_536
+  }
+
+  /// Whether reading may step back from `position` to `mark`, spending the distance if so.
+  mutating func mayStepBack(to mark: Int) -> Bool {
+    furthest = max(furthest, position)
+    let distance = position - mark
+    guard distance <= backtrackBudget else { return false }
+    backtrackBudget -= distance
+    steppedBack += distance
+    return true
   }
 
   var atEnd: Bool { position >= bytes.count }

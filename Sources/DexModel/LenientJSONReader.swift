@@ -55,6 +55,11 @@ public struct LenientJSONReader: Sendable {
     public var endOffset: Int
     /// Where the scalar the input cut off sits, from the root; `nil` when none was cut.
     var cutPath: [PathStep]? = nil
+    /// The furthest byte reading looked at: past ``endOffset`` when a string without its closing
+    /// quote was read to the end of the input and then ended earlier. What reading cost.
+    var scannedEnd = 0
+    /// How many bytes reading stepped back over in all (bounded: see the parser's budget).
+    var steppedBack = 0
   }
 
   /// One step from a container to a value inside it.
@@ -92,6 +97,7 @@ public struct LenientJSONReader: Sendable {
     }
     return Document(
       value: value, isTruncated: parser.isTruncated, endOffset: parser.position,
-      cutPath: parser.cutPath.map { Array($0.reversed()) })
+      cutPath: parser.cutPath.map { Array($0.reversed()) },
+      scannedEnd: max(parser.furthest, parser.position), steppedBack: parser.steppedBack)
   }
 }

@@ -40,12 +40,19 @@ extension ScanResult {
 
   static func decodeFields(from members: [String: JSONValue]) -> ScanResult {
     let fields = ScanResultFields(members)
+    let limits = ScanResultFields.Limits.self
     return ScanResult(
-      commonName: fields.text(for: ScanResultFields.commonNameKeys),
-      category: fields.text(for: ScanResultFields.categoryKeys),
-      scientificName: fields.text(for: ScanResultFields.scientificNameKeys),
-      summary: fields.text(for: ScanResultFields.summaryKeys),
-      facts: fields.facts(),
+      commonName: limits.cut(
+        fields.text(for: ScanResultFields.commonNameKeys), to: limits.nameCharacters),
+      category: limits.cut(
+        fields.text(for: ScanResultFields.categoryKeys), to: limits.categoryCharacters),
+      scientificName: limits.cut(
+        fields.text(for: ScanResultFields.scientificNameKeys), to: limits.nameCharacters),
+      summary: limits.cut(
+        fields.text(for: ScanResultFields.summaryKeys), to: limits.summaryCharacters),
+      facts: fields.facts().prefix(limits.factCount).map {
+        limits.cut($0, to: limits.factCharacters)
+      },
       rarity: fields.rarity(),
       confidence: fields.confidence()
     )

@@ -8,6 +8,8 @@ struct ScanResultExtractor {
   private var budget = 0
   /// The most specific failure seen so far.
   private var failure: ScanResult.ParseError?
+  /// How many candidate documents were read (for the tests of the work bound).
+  private(set) var documentsRead = 0
 
   /// How deep wrappers (objects, arrays, strings holding JSON) are unwrapped.
   private static let maximumNesting = 6
@@ -56,9 +58,11 @@ struct ScanResultExtractor {
       guard let start = bytes[cursor..<region.upperBound].firstIndex(of: UInt8(ascii: "{")) else {
         return nil
       }
+      documentsRead += 1
       do {
         let document = try reader.document(from: bytes, at: start)
-        budget -= document.endOffset - start
+        // What reading cost: a string read to the end and ended earlier read past endOffset.
+        budget -= max(document.scannedEnd, document.endOffset) - start
         let value = Self.settlingCut(in: document.value, at: document.cutPath)
         if let result = evaluate(value, nesting: nesting) { return result }
         cursor = document.isTruncated ? region.upperBound : max(document.endOffset, start + 1)
@@ -137,13 +141,31 @@ struct ScanResultExtractor {
     "identification", "scan", "scanresult", "item", "message",
   ]
 
-  /// The spec's rule, exactly: a result is rejected when its name is empty, or when it is
-  /// "Unknown" (in any case) and its summary is empty. An "Unknown" that explains itself ("The
-  /// photo is too dark to identify the subject.") is kept, so the user sees the reason.
+  /// The spec's rule, read for what it is for ("valid JSON that contains no real
+  /// identification" is refused, never saved as a bogus "Unknown"): a result is rejected when its
+  /// name has no letter or digit (empty, "???", invisible characters), or when it is a
+  /// placeholder ("Unknown" in any case, "N/A", "null", "Unidentified") and its summary is empty.
+  /// A placeholder that explains itself ("The photo is too dark to identify the subject.") is
+  /// kept, so the user sees the reason.
   static func identifiesSomething(_ result: ScanResult) -> Bool {
-    let name = result.commonName.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !name.isEmpty else { return false }
-    return !(name.caseInsensitiveCompare("Unknown") == .orderedSame && result.summary.isEmpty)
+    identifiesSomething(commonName: result.commonName, summary: result.summary)
+  }
+
+  /// The same rule on a name and a summary: what the store applies to every entry it saves or
+  /// imports, so that no path (an import, an edit) keeps a nameless or bare "Unknown" entry.
+  static func identifiesSomething(commonName: String, summary: String) -> Bool {
+    let name = commonName.trimmingCharacters(in: .whitespacesAndNewlines)
+    // A name with no letter or digit ("???", invisible characters) names nothing.
+    guard
+      name.unicodeScalars.contains(where: {
+        $0.properties.isAlphabetic || $0.properties.numericType != nil
+      })
+    else { return false }
+    // A placeholder ("Unknown", "N/A", "null", "Unidentified") names something only with a
+    // summary that says why ("The photo is too dark to identify the subject.").
+    return
+      !(DexCategory.isPlaceholder(name)
+      && summary.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
   }
 
   // MARK: Truncation
@@ -279,7 +301,8 @@ struct ScanResultExtractor {
   /// Removes `<pre>`/`<code>` tags and decodes the entities HTML escapes JSON with.
   static func strippingHTMLCode(_ text: String) -> String {
     var result = text.replacingOccurrences(
-      of: "</?(pre|code)\\b[^>]*>", with: "", options: [.regularExpression, .caseInsensitive])
+      of: "</?(pre|code)\\b[^<>]{0,256}>", with: "",
+      options: [.regularExpression, .caseInsensitive])
     for (entity, character) in [
       ("&quot;", "\""), ("&#34;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&lt;", "<"),
       ("&gt;", ">"), ("&nbsp;", " "), ("&amp;", "&"),

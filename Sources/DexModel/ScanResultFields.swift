@@ -51,6 +51,24 @@ struct ScanResultFields {
 
   func value(_ key: String) -> JSONValue? { members[key] }
 
+  /// How long each field may be: far beyond any real entry (a model asked for "2-3 sentences"
+  /// and "3 short facts"), and short enough that a reply of megabytes in one field is neither
+  /// saved nor matched against the category words (whose matching grows with the square of a
+  /// word's length).
+  enum Limits {
+    static let nameCharacters = 200
+    static let categoryCharacters = 64
+    static let summaryCharacters = 4_000
+    static let factCount = 20
+    static let factCharacters = 500
+
+    /// `text` cut to `limit` characters, with "…" when it was longer.
+    static func cut(_ text: String, to limit: Int) -> String {
+      guard text.count > limit else { return text }
+      return String(text.prefix(limit - 1)) + "…"
+    }
+  }
+
   // MARK: Fields
 
   /// The first usable text among `keys`, trimmed; `""` when none.

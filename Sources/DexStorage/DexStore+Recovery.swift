@@ -14,25 +14,35 @@ extension DexStore {
     if names.isEmpty { return }
     var restored = 0
     var removed = 0
+    // Removed if it can be, left with a warning if not (a folder someone made there, say), so
+    // that no leftover ever keeps the store from opening.
+    func discard(_ path: String) {
+      do {
+        try files.remove(path)
+        removed += 1
+      } catch {
+        logger.warning(
+          "Left a file in the store's tmp folder that could not be removed",
+          metadata: ["reason": "\(error)"])
+      }
+    }
     try pool.writeWithoutTransaction { db in
       for name in names {
         let path = files.tmpPath + "/" + name
         guard let (id, kind) = StoreFiles.parseJournalName(name) else {
-          try files.remove(path)
-          removed += 1
+          discard(path)
           continue
         }
         let column = kind == .image ? "imagePath" : "thumbnailPath"
         let relative = try String.fetchOne(
           db, sql: "SELECT \(column) FROM entry WHERE id = ?", arguments: [id])
-        if let relative, StoreFiles.isSafeRelativePath(relative),
+        if let relative, StoreFiles.isStoredPath(relative, id: id, kind: kind),
           !files.fileExists(files.absolute(relative))
         {
           try files.renameDurably(path, to: files.absolute(relative))
           restored += 1
         } else {
-          try files.remove(path)
-          removed += 1
+          discard(path)
         }
       }
     }
@@ -59,13 +69,13 @@ extension DexStore {
       while let row = try rows.next() {
         report.entryCount += 1
         let id: String = try row.decode(atIndex: 0)
-        let pairs: [(String?, String?)] = [
-          (try row.decode(atIndex: 1), try row.decode(atIndex: 2)),
-          (try row.decode(atIndex: 3), try row.decode(atIndex: 4)),
+        let pairs: [(StoreFiles.Kind, String?, String?)] = [
+          (.image, try row.decode(atIndex: 1), try row.decode(atIndex: 2)),
+          (.thumbnail, try row.decode(atIndex: 3), try row.decode(atIndex: 4)),
         ]
-        for case (let relative?, let hash) in pairs {
+        for case (let kind, let relative?, let hash) in pairs {
           referenced.insert(relative)
-          guard StoreFiles.isSafeRelativePath(relative),
+          guard StoreFiles.isStoredPath(relative, id: id, kind: kind),
             let data = try? files.read(files.absolute(relative), maximumBytes: maximum)
           else {
             report.missingImageIDs.append(id)

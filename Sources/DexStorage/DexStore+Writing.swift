@@ -194,6 +194,10 @@ extension DexStore {
 
   /// Rejects values SQLite cannot round-trip (NaN becomes NULL) or that make no sense.
   package static func validate(_ entry: DexEntry) throws {
+    guard entry.identifiesSomething else {
+      throw DexStoreError.invalidEntry(
+        "the entry names nothing (an empty name, or \"Unknown\" without a summary)")
+    }
     guard entry.confidence.isFinite else {
       throw DexStoreError.invalidEntry("the confidence is not a finite number")
     }
@@ -258,16 +262,13 @@ extension DexStore {
       do {
         try db.inTransaction(.immediate) {
           guard
-            let row = try Row.fetchOne(
-              db, sql: "SELECT imagePath, thumbnailPath FROM entry WHERE id = ?", arguments: [id])
+            try Row.fetchOne(db, sql: "SELECT 1 FROM entry WHERE id = ?", arguments: [id]) != nil
           else { return .commit }
           found = true
-          let paths: [(StoreFiles.Kind, String?)] = [
-            (.image, try row.decode(atIndex: 0)), (.thumbnail, try row.decode(atIndex: 1)),
-          ]
-          for case (let kind, let relative?) in paths where StoreFiles.isSafeRelativePath(relative)
-          {
-            let published = files.absolute(relative)
+          // The entry's own files, wherever its row says they are: a path in a damaged or
+          // tampered row (`Dex.sqlite`, `images`, another entry's photo) is never touched.
+          for kind in StoreFiles.Kind.allCases {
+            let published = files.absolute(StoreFiles.relativePath(id: id, kind: kind))
             guard files.fileExists(published) else { continue }
             // A unique name, so that unlinking it after the commit can never hit a file that a
             // later insert of the same id staged.

@@ -83,7 +83,7 @@ public final class DexStore: DexStoring {
       try migrator.migrate(pool)
     } catch {
       lock.release()
-      throw Self.mapError(error, path: databasePath)
+      throw Self.mapError(error, path: databasePath, files: files)
     }
     if exclusive {
       do {
@@ -91,7 +91,7 @@ public final class DexStore: DexStoring {
       } catch {
         try? pool.close()
         lock.release()
-        throw Self.mapError(error, path: databasePath)
+        throw Self.mapError(error, path: databasePath, files: files)
       }
     }
     lock.downgrade()
@@ -190,9 +190,9 @@ public final class DexStore: DexStoring {
           try row.decode(atIndex: 0), try row.decode(atIndex: 1)
         )
         guard let relativePath = path else { return .none }
-        guard StoreFiles.isSafeRelativePath(relativePath) else {
+        guard StoreFiles.isStoredPath(relativePath, id: id, kind: kind) else {
           throw DexStoreError.corruptDatabase(
-            path: files.databasePath, detail: "entry \(id) has an unsafe image path")
+            path: files.databasePath, detail: "entry \(id) names a file that is not its own")
         }
         // The file is in `images/` once published, or still in `tmp/` for an instant after the
         // commit (or until the next recovery if the writer crashed right after committing).

@@ -72,10 +72,13 @@ struct StoreFiles: Sendable {
     return (id, kind)
   }
 
-  /// Whether `relativePath` is one this store could have written (no `..`, no absolute path).
-  static func isSafeRelativePath(_ relativePath: String) -> Bool {
-    !relativePath.hasPrefix("/")
-      && !relativePath.split(separator: "/").contains(where: { $0 == ".." || $0 == "." })
+  /// Whether `relativePath` is the one this store writes for entry `id`'s file of `kind`.
+  ///
+  /// Anything else in a row (from a damaged, restored or tampered database) is never opened,
+  /// moved or removed: a path naming `Dex.sqlite`, `images` or another entry's file would let a
+  /// delete take the database, every photo or a neighbour's photo with it.
+  static func isStoredPath(_ relativePath: String, id: String, kind: Kind) -> Bool {
+    relativePath == self.relativePath(id: id, kind: kind)
   }
 
   // MARK: Directory setup
@@ -172,7 +175,8 @@ struct StoreFiles: Sendable {
   /// Reads a whole file, refusing files larger than `maximumBytes`.
   /// Returns `nil` when the file does not exist.
   func read(_ path: String, maximumBytes: Int) throws -> Data? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    // Never through a symbolic link, and without blocking on a FIFO put in a file's place.
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     if fd < 0 {
       if errno == ENOENT { return nil }
       throw Self.error(errno, "open", path)
@@ -180,6 +184,9 @@ struct StoreFiles: Sendable {
     defer { _ = close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw Self.error(errno, "inspect", path) }
+    guard info.st_mode & S_IFMT == S_IFREG else {
+      throw DexStoreError.io(operation: "read", path: path, detail: "not a regular file")
+    }
     let size = Int(info.st_size)
     guard size <= maximumBytes else {
       throw DexStoreError.io(
@@ -254,6 +261,23 @@ struct StoreFiles: Sendable {
   /// Removes a file; a file that is already gone is not an error.
   func remove(_ path: String) throws {
     if unlink(path) != 0 && errno != ENOENT { throw Self.error(errno, "remove", path) }
+  }
+
+  /// The system error code behind a Foundation file error: its own code in the POSIX domain,
+  /// else its underlying POSIX error's (Foundation on Linux wraps them in Cocoa errors), else
+  /// ENOSPC for Cocoa's out-of-space error, else EIO.
+  static func systemCode(of error: any Error) -> Int32 {
+    let error = error as NSError
+    if error.domain == NSPOSIXErrorDomain { return Int32(error.code) }
+    if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
+      underlying.domain == NSPOSIXErrorDomain
+    {
+      return Int32(underlying.code)
+    }
+    if error.domain == NSCocoaErrorDomain, error.code == CocoaError.fileWriteOutOfSpace.rawValue {
+      return ENOSPC
+    }
+    return EIO
   }
 
   /// The names in a directory (not `.`/`..`); empty when it does not exist.

@@ -150,9 +150,7 @@ struct TarReader: Sendable {
       do {
         try output.write(contentsOf: chunk)
       } catch {
-        let code =
-          (error as NSError).domain == NSPOSIXErrorDomain ? Int32((error as NSError).code) : EIO
-        throw StoreFiles.error(code, "write", destination)
+        throw StoreFiles.error(StoreFiles.systemCode(of: error), "write", destination)
       }
       remaining -= chunk.count
     }

@@ -127,6 +127,26 @@ struct ClientUnitTests {
     #expect(abs(retried - (Date().timeIntervalSince1970 + 2 * 3600)) < 5 + slack)
   }
 
+  @Test("A Retry-After date is read on the server's clock, once its offset is known")
+  func retryAfterDateUsesTheLearnedOffset() async throws {
+    let serverNow = Date().addingTimeInterval(2 * 3600)
+    let transport = ScriptedTransport([
+      Self.skewRefusal(offset: 2 * 3600),
+      .respond(
+        TransportResponse(
+          statusCode: 503,
+          headers: ["Retry-After": HTTPDate.format(serverNow.addingTimeInterval(5))],
+          body: Data())),
+    ])
+    let sleeper = SleepRecorder()
+    _ = try await Self.client(transport, sleeper: sleeper).send(
+      Endpoints.vision, body: Data("{}".utf8))
+    #expect(transport.sentCount == 3)
+    // About 5 s (the date is whole seconds, and the test takes some), not two hours and 5 s.
+    let waited = try #require(sleeper.requested.last)
+    #expect(waited <= .seconds(10), "\(waited)")
+  }
+
   @Test(
     "A server clock beyond the bound (either way) is not adopted; the 401 is returned",
     arguments: [48 * 3600.0, -30 * 86_400.0, 24 * 3600.0 + 120])
@@ -268,6 +288,14 @@ struct ClientUnitTests {
     #expect(excerpt.count == 201)
     #expect(excerpt.hasSuffix("…"))
     #expect(redactor.excerpt(of: Data("line1\nline2".utf8)) == "line1 line2")
+    // A server echoing a key JSON-escaped ("/" as "\/", as JSONEncoder writes it) splits it
+    // into runs shorter than 32: the escape is read first, so the key is still caught.
+    let key = "Kx7pQ2mZr9TfLw3Vb8Nc/Hd4Js6Yg1Ua5Ee0Oi2Rt"
+    let keyed = Redactor(secrets: [key])
+    let echoed = #"{"detail":"invalid bootstrap key Kx7pQ2mZr9TfLw3Vb8Nc\/Hd4Js6Yg1Ua5Ee0Oi2Rt"}"#
+    for redacted in [keyed.redact(echoed), Redactor(secrets: []).redact(echoed)] {
+      #expect(!redacted.contains("Kx7pQ2mZ") && !redacted.contains("Hd4Js6Yg"), "\(redacted)")
+    }
   }
 
   @Test("Configuration from the environment names missing variables, never values")

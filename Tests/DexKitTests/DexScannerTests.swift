@@ -202,6 +202,30 @@ struct DexScannerTests {
     #expect(blind.error == .timedOut)
   }
 
+  /// A service that ignores cancellation (a blocking call inside it) is left behind at the
+  /// deadline: the scan answers then, not when the service returns.
+  @Test func aCloudThatIgnoresCancellationIsLeftAtTheDeadline() async throws {
+    let config = DexScanner.Configuration(cloudTimeout: .milliseconds(300))
+    let first = UncancellableGate(limit: .seconds(120))
+    let withGuess = await DexScanner(
+      visionService: StubbornVisionService(gate: first), configuration: config
+    ).run(try photo(.fish))
+    // Answered while the service was still waiting (its gate opens by itself only after 120 s;
+    // the scan itself can take tens of seconds while the whole suite shares two cores).
+    #expect(!first.isOpen)
+    first.open()
+    #expect(withGuess.phase == .result)
+    #expect(withGuess.isOffline)
+    let second = UncancellableGate(limit: .seconds(120))
+    let blind = await DexScanner(
+      classifier: FixedClassifier.blind, visionService: StubbornVisionService(gate: second),
+      configuration: config
+    ).run(try photo(.fish))
+    #expect(!second.isOpen)
+    second.open()
+    #expect(blind.error == .timedOut)
+  }
+
   @Test func aScanCancelledBeforeItsEncodeIsCancelledNotUnreadable() async throws {
     let scanner = DexScanner(visionService: ScriptedVisionService(.hang))
     let image = try photo(.cat)
@@ -224,5 +248,53 @@ struct DexScannerTests {
     let final = await task.value
     #expect(final.phase == .failed)
     #expect(final.error == .cancelled)
+  }
+}
+
+/// A vision service whose call waits until `gate` opens, whatever the task's cancellation.
+struct StubbornVisionService: DexVisionServicing {
+  let gate: UncancellableGate
+
+  func identify(imageData: Data, categoryHint: DexCategory?) async throws -> ScanResult {
+    await gate.wait()
+    throw CancellationError()
+  }
+}
+
+/// A wait that ignores task cancellation and holds no thread: it ends when the gate opens, by
+/// ``open()`` or by itself after `limit` (so that a regression fails on ``isOpen`` rather than
+/// hanging).
+final class UncancellableGate: @unchecked Sendable {
+  private let lock = NSLock()
+  private var opened = false
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+
+  init(limit: Duration) {
+    let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) * 1e-18
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+      self?.open()
+    }
+  }
+
+  var isOpen: Bool { lock.withLock { opened } }
+
+  func open() {
+    let resumed = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+      opened = true
+      defer { waiters = [] }
+      return waiters
+    }
+    for waiter in resumed { waiter.resume() }
+  }
+
+  func wait() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let now = lock.withLock { () -> Bool in
+        if opened { return true }
+        waiters.append(continuation)
+        return false
+      }
+      if now { continuation.resume() }
+    }
   }
 }

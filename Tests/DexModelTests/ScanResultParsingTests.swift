@@ -211,8 +211,17 @@ struct ScanResultParsingTests {
     #expect(result.commonName == "Unknown")
     #expect(result.summary == reason)
     #expect(result.dexCategory == .unknown)
-    // Any other name counts as a name, placeholder-like or not.
-    #expect(try ScanResult(jsonString: #"{"commonName": "N/A"}"#).commonName == "N/A")
+    // A placeholder name or one with no letter or digit names nothing; a name that merely
+    // contains a placeholder's word does.
+    for name in ["N/A", "null", "Unknown.", "Unidentified", "???", "\u{2060}\u{00AD}", "  "] {
+      #expect(throws: ScanResult.ParseError.self, "\(name)") {
+        try ScanResult(jsonString: #"{"commonName": "\#(name)", "category": "plant"}"#)
+      }
+    }
+    #expect(try ScanResult(jsonString: #"{"commonName": "Type: Null"}"#).commonName == "Type: Null")
+    #expect(
+      try ScanResult(jsonString: #"{"commonName": "N/A", "summary": "\#(reason)"}"#).summary
+        == reason)
   }
 
   // MARK: Slips models make

@@ -258,7 +258,7 @@ struct DexStoreTests {
       await #expect(throws: DexStoreError.invalidImage("the thumbnail is empty")) {
         try await store.insert(makeEntry("Empty thumb"), image: randomImage(), thumbnail: Data())
       }
-      var nan = makeEntry("NaN")
+      var nan = makeEntry("Sorrel")
       nan.confidence = .nan
       await #expect(throws: DexStoreError.invalidEntry("the confidence is not a finite number")) {
         try await store.insert(nan, image: randomImage())

@@ -81,13 +81,28 @@ public struct TrustedProxies: Sendable, Equatable {
   public func clientAddress(remote: String?, forwardedFor: String?) -> String? {
     guard let remote, contains(remote), let forwardedFor else { return remote }
     let hops = forwardedFor.split(separator: ",").map {
-      $0.trimmingCharacters(in: .whitespaces)
+      Self.address(ofHop: $0.trimmingCharacters(in: .whitespaces))
     }
     for hop in hops.reversed() {
       guard Self.bytes(hop) != nil else { return remote }
       if !contains(hop) { return hop }
     }
     return remote
+  }
+
+  /// An `X-Forwarded-For` entry without the port some balancers add: `203.0.113.5:4711` is
+  /// `203.0.113.5`, `[2001:db8::1]:443` is `2001:db8::1`; anything else as it is.
+  static func address(ofHop hop: String) -> String {
+    if hop.hasPrefix("["), let close = hop.firstIndex(of: "]") {
+      return String(hop[hop.index(after: hop.startIndex)..<close])
+    }
+    let parts = hop.split(separator: ":", omittingEmptySubsequences: false)
+    if parts.count == 2, parts[0].contains("."), !parts[1].isEmpty,
+      parts[1].allSatisfy({ $0.isASCII && $0.isNumber })
+    {
+      return String(parts[0])
+    }
+    return hop
   }
 
   /// The 4 or 16 bytes of a textual IPv4 or IPv6 address.

@@ -56,6 +56,11 @@ final class ServerState: @unchecked Sendable {
   }
 
   func count(_ route: String) -> Int { lock.sync { counts[route] ?? 0 } }
+
+  private var hugeBytes = 0
+  /// Bytes of `/huge` the connection accepted.
+  var hugeBytesSent: Int { lock.sync { hugeBytes } }
+  func addHugeBytesSent(_ count: Int) { lock.sync { hugeBytes += count } }
   var requests: [ReceivedRequest] { lock.sync { received } }
 
   /// Session ids the server now refuses with 401 `invalid_session`.
@@ -130,6 +135,30 @@ struct TestServer: Sendable {
       try await handleSession(
         request, route: "/echo", state: state,
         authenticator: authenticator)
+    }
+
+    // 64 MiB sent a megabyte at a time, counting what the connection took: a client that stops
+    // reading at its limit makes the writes fail well before the end.
+    router.get("/huge") { _, _ -> Response in
+      Response(
+        status: .ok,
+        body: ResponseBody { writer in
+          for _ in 0..<64 {
+            try await writer.write(ByteBuffer(repeating: UInt8(ascii: "a"), count: 1 << 20))
+            state.addHugeBytesSent(1 << 20)
+          }
+          try await writer.finish(nil)
+        })
+    }
+    // A redirect to this server's own /landing, which counts the requests that reach it.
+    router.get("/redirect") { request, _ -> Response in
+      var fields = HTTPFields()
+      fields[.location] = "/landing"
+      return Response(status: .temporaryRedirect, headers: fields)
+    }
+    router.get("/landing") { request, _ -> Response in
+      state.record(received(request).0, route: "/landing")
+      return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "landed")))
     }
 
     let (port, task) = try await LoopbackServer.start(router, label: "test-server")

@@ -35,6 +35,21 @@ import Testing
         == "203.0.113.9")
   }
 
+  /// Some balancers add the client's port: the address is still the client's own, not the
+  /// balancer's (which every such client would otherwise share).
+  @Test func aHopWithAPortIsTheAddress() throws {
+    let trusted = try #require(TrustedProxies("10.0.0.0/8"))
+    #expect(
+      trusted.clientAddress(remote: "10.0.0.2", forwardedFor: "203.0.113.9:51234")
+        == "203.0.113.9")
+    #expect(
+      trusted.clientAddress(remote: "10.0.0.2", forwardedFor: "[2001:db8::7]:443")
+        == "2001:db8::7")
+    #expect(
+      trusted.clientAddress(remote: "10.0.0.2", forwardedFor: "2001:db8::7") == "2001:db8::7")
+    #expect(trusted.clientAddress(remote: "10.0.0.2", forwardedFor: "1.2.3.4:x") == "10.0.0.2")
+  }
+
   @Test func picksTheRightmostUntrustedHop() throws {
     let trusted = try #require(TrustedProxies("10.0.0.0/8"))
     #expect(

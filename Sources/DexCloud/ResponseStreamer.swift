@@ -1,0 +1,94 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The delegate of ``URLSessionTransport``'s own session: collects each response as it
+/// arrives, so that a body past its limit is cut off there (and one that declares a larger
+/// length is refused before its first byte), and refuses every redirect.
+///
+/// One session and one delegate serve every transport: a `URLSession` keeps its delegate until
+/// it is invalidated, so a session per transport would outlive the transports made and dropped.
+final class ResponseStreamer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  static let shared = ResponseStreamer()
+
+  /// An ephemeral session (no cookies, no cache) whose callbacks come to ``shared``.
+  static let session = URLSession(configuration: .ephemeral, delegate: shared, delegateQueue: nil)
+
+  private struct Pending {
+    var limit: Int
+    var finish: @Sendable (URLSessionTransport.ResponseOutcome) -> Void
+    var outcome = URLSessionTransport.ResponseOutcome(response: nil, body: Data(), error: nil)
+  }
+
+  private let lock = NSLock()
+  private var pending: [Int: Pending] = [:]
+
+  private override init() {
+    super.init()
+  }
+
+  /// Collects `task`'s response (at most `limit` bytes of body) and hands it to `finish` once
+  /// the task ends. Call before resuming the task.
+  func register(
+    _ task: URLSessionDataTask, limit: Int,
+    finish: @escaping @Sendable (URLSessionTransport.ResponseOutcome) -> Void
+  ) {
+    lock.withLock { pending[task.taskIdentifier] = Pending(limit: limit, finish: finish) }
+  }
+
+  func urlSession(
+    _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+  ) {
+    let allowed = lock.withLock { () -> Bool in
+      guard var entry = pending[dataTask.taskIdentifier] else { return false }
+      entry.outcome.response = response
+      // A declared length is checked before the body (the compressed length, for a coded
+      // body: the decoded bytes are counted as they come).
+      if response.expectedContentLength > Int64(entry.limit) { entry.outcome.tooLarge = true }
+      pending[dataTask.taskIdentifier] = entry
+      return !entry.outcome.tooLarge
+    }
+    completionHandler(allowed ? .allow : .cancel)
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    let overLimit = lock.withLock { () -> Bool in
+      guard var entry = pending[dataTask.taskIdentifier], !entry.outcome.tooLarge else {
+        return false
+      }
+      if data.count > entry.limit - entry.outcome.body.count {
+        entry.outcome.tooLarge = true
+        entry.outcome.body = Data()
+      } else {
+        entry.outcome.body.append(data)
+      }
+      pending[dataTask.taskIdentifier] = entry
+      return entry.outcome.tooLarge
+    }
+    if overLimit { dataTask.cancel() }
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask,
+    willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+  ) {
+    // The redirect response itself is the answer: a 3xx the client reports as an HTTP error.
+    completionHandler(nil)
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
+  ) {
+    guard let entry = lock.withLock({ pending.removeValue(forKey: task.taskIdentifier) }) else {
+      return
+    }
+    var outcome = entry.outcome
+    outcome.error = error
+    if outcome.response == nil { outcome.response = task.response }
+    entry.finish(outcome)
+  }
+}
