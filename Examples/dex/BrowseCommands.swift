@@ -138,6 +138,8 @@ struct ImportCommand: StoreCommand {
 
   func run(on store: DexStore) async throws {
     let report = try await store.importArchive(from: URL(fileURLWithPath: archive))
-    print("Imported \(report.inserted), skipped \(report.skipped) already present")
+    print(
+      "Imported \(report.inserted), skipped \(report.skipped) already present"
+        + (report.refused > 0 ? ", left out \(report.refused) that name nothing" : ""))
   }
 }

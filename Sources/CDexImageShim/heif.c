@@ -124,7 +124,7 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h) {
           if (etype != FOURCC('i', 'n', 'f', 'e') || eend - ebody < 4) continue;
           const uint8_t infe_version = d[ebody];
           const size_t type_at = ebody + 4 + (infe_version == 3 ? 4 : 2) + 2;
-          if (infe_version >= 2 && eend - type_at >= 4 &&
+          if (infe_version >= 2 && type_at <= eend && eend - type_at >= 4 &&
               be32(d + type_at) == FOURCC('i', 'o', 'v', 'l'))
             h->has_overlay = 1;
         }

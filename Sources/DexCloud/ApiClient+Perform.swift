@@ -117,11 +117,13 @@ extension ApiClient {
         throw failure
       }
       var delay = policy.backoff(forRetry: attempt, unitRandom: random())
+      // A date is the server's: read it against the server's clock (the response's own Date,
+      // else ours plus the offset learned), or a device minutes off waits minutes too long.
+      let serverNow =
+        response.value(forHeader: "Date").flatMap(HTTPDate.parse)
+        ?? now().addingTimeInterval(clockOffset)
       if let header = response.value(forHeader: "Retry-After"),
-        // A date is the server's: read it against the server's clock (ours plus the offset
-        // learned from its Date header), or a device minutes off waits minutes too long.
-        let retryAfter = HTTPDate.retryAfter(
-          header, now: now().addingTimeInterval(clockOffset))
+        let retryAfter = HTTPDate.retryAfter(header, now: serverNow)
       {
         guard retryAfter <= policy.maximumRetryAfter else { throw failure }
         delay = retryAfter

@@ -43,30 +43,32 @@ final class ResponseStreamer: NSObject, URLSessionDataDelegate, @unchecked Senda
     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
   ) {
     let allowed = lock.withLock { () -> Bool in
-      guard var entry = pending[dataTask.taskIdentifier] else { return false }
-      entry.outcome.response = response
+      let id = dataTask.taskIdentifier
+      guard let limit = pending[id]?.limit else { return false }
+      pending[id]?.outcome.response = response
       // A declared length is checked before the body (the compressed length, for a coded
       // body: the decoded bytes are counted as they come).
-      if response.expectedContentLength > Int64(entry.limit) { entry.outcome.tooLarge = true }
-      pending[dataTask.taskIdentifier] = entry
-      return !entry.outcome.tooLarge
+      if response.expectedContentLength > Int64(limit) { pending[id]?.outcome.tooLarge = true }
+      return pending[id]?.outcome.tooLarge == false
     }
     completionHandler(allowed ? .allow : .cancel)
+    // FoundationNetworking on Linux ignores the disposition: cancel the task itself.
+    if !allowed { dataTask.cancel() }
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
     let overLimit = lock.withLock { () -> Bool in
-      guard var entry = pending[dataTask.taskIdentifier], !entry.outcome.tooLarge else {
-        return false
-      }
+      let id = dataTask.taskIdentifier
+      guard let entry = pending[id] else { return false }
+      if entry.outcome.tooLarge { return true }
       if data.count > entry.limit - entry.outcome.body.count {
-        entry.outcome.tooLarge = true
-        entry.outcome.body = Data()
-      } else {
-        entry.outcome.body.append(data)
+        pending[id]?.outcome.tooLarge = true
+        pending[id]?.outcome.body = Data()
+        return true
       }
-      pending[dataTask.taskIdentifier] = entry
-      return entry.outcome.tooLarge
+      // Appended in place: a copy of the entry would copy the whole body on every chunk.
+      pending[id]?.outcome.body.append(data)
+      return false
     }
     if overLimit { dataTask.cancel() }
   }

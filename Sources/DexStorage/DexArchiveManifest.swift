@@ -44,4 +44,7 @@ public struct DexImportReport: Sendable, Equatable {
   public var inserted = 0
   /// Entries skipped because an entry with the same id was already stored.
   public var skipped = 0
+  /// Entries left out because they name nothing (an empty name, or a placeholder such as
+  /// "Unknown" without a summary), which the store never saves.
+  public var refused = 0
 }

@@ -120,8 +120,12 @@ extension DexStore {
       }
       let fresh = batch.filter { !known.contains($0.entry.id) }
       report.skipped += batch.count - fresh.count
-      _ = try await insert(contentsOf: fresh, policy: .keepBoth)
-      report.inserted += fresh.count
+      // An entry that names nothing (a crafted archive, or one from a version that saved any
+      // name) is left out and counted, not saved and not a reason to stop.
+      let named = fresh.filter(\.entry.identifiesSomething)
+      report.refused += fresh.count - named.count
+      _ = try await insert(contentsOf: named, policy: .keepBoth)
+      report.inserted += named.count
       batch.removeAll()
       batchBytes = 0
       for name in batchMembers {

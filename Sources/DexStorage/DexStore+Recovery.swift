@@ -37,7 +37,7 @@ extension DexStore {
         let relative = try String.fetchOne(
           db, sql: "SELECT \(column) FROM entry WHERE id = ?", arguments: [id])
         if let relative, StoreFiles.isStoredPath(relative, id: id, kind: kind),
-          !files.fileExists(files.absolute(relative))
+          files.isRegularFile(path), !files.fileExists(files.absolute(relative))
         {
           try files.renameDurably(path, to: files.absolute(relative))
           restored += 1

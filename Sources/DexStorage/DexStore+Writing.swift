@@ -162,6 +162,7 @@ extension DexStore {
       entry.id = id
       guard seen.insert(id).inserted else { throw DexStoreError.duplicateID(id) }
       try Self.validate(entry)
+      try Self.requireIdentification(entry)
       try checkImage(insertion.image, name: "image")
       if let thumbnail = insertion.thumbnail { try checkImage(thumbnail, name: "thumbnail") }
       return PreparedInsertion(entry: entry, image: insertion.image, thumbnail: insertion.thumbnail)
@@ -189,15 +190,25 @@ extension DexStore {
     }
     edited.id = entry.id
     try validate(edited)
+    if edited.commonName != entry.commonName || edited.summary != entry.summary {
+      try requireIdentification(edited)
+    }
     return edited
+  }
+
+  /// Refuses an entry that names nothing (see `DexEntry.identifiesSomething`): new entries and
+  /// edits of the name or summary must name something; entries saved before the rule was this
+  /// strict stay editable otherwise.
+  package static func requireIdentification(_ entry: DexEntry) throws {
+    guard entry.identifiesSomething else {
+      throw DexStoreError.invalidEntry(
+        "the entry names nothing (an empty name, or a placeholder such as \"Unknown\" without a "
+          + "summary)")
+    }
   }
 
   /// Rejects values SQLite cannot round-trip (NaN becomes NULL) or that make no sense.
   package static func validate(_ entry: DexEntry) throws {
-    guard entry.identifiesSomething else {
-      throw DexStoreError.invalidEntry(
-        "the entry names nothing (an empty name, or \"Unknown\" without a summary)")
-    }
     guard entry.confidence.isFinite else {
       throw DexStoreError.invalidEntry("the confidence is not a finite number")
     }
@@ -265,8 +276,9 @@ extension DexStore {
             try Row.fetchOne(db, sql: "SELECT 1 FROM entry WHERE id = ?", arguments: [id]) != nil
           else { return .commit }
           found = true
-          // The entry's own files, wherever its row says they are: a path in a damaged or
-          // tampered row (`Dex.sqlite`, `images`, another entry's photo) is never touched.
+          // The entry's own files, at the paths the store writes for it, whatever its row says:
+          // a path in a damaged or tampered row (`Dex.sqlite`, `images`, another entry's
+          // photo) is never touched.
           for kind in StoreFiles.Kind.allCases {
             let published = files.absolute(StoreFiles.relativePath(id: id, kind: kind))
             guard files.fileExists(published) else { continue }

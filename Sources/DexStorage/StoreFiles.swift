@@ -280,6 +280,12 @@ struct StoreFiles: Sendable {
     return EIO
   }
 
+  /// Whether `path` is a regular file (not a folder, link or device), without following a link.
+  func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+  }
+
   /// The names in a directory (not `.`/`..`); empty when it does not exist.
   func contents(of path: String) -> [String] {
     (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []

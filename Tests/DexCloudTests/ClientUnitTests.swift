@@ -145,6 +145,20 @@ struct ClientUnitTests {
     // About 5 s (the date is whole seconds, and the test takes some), not two hours and 5 s.
     let waited = try #require(sleeper.requested.last)
     #expect(waited <= .seconds(10), "\(waited)")
+    // Without a learned offset, the 503's own Date says what the server's clock reads.
+    let dated = ScriptedTransport([
+      .respond(
+        TransportResponse(
+          statusCode: 503,
+          headers: [
+            "Retry-After": HTTPDate.format(serverNow.addingTimeInterval(5)),
+            "Date": HTTPDate.format(serverNow),
+          ], body: Data()))
+    ])
+    let datedSleeper = SleepRecorder()
+    _ = try await Self.client(dated, sleeper: datedSleeper).send(
+      Endpoints.vision, body: Data("{}".utf8))
+    #expect(datedSleeper.requested == [.seconds(5)])
   }
 
   @Test(

@@ -150,6 +150,18 @@ struct TestServer: Sendable {
           try await writer.finish(nil)
         })
     }
+    // The same 64 MiB with its length declared up front.
+    router.get("/declared") { _, _ -> Response in
+      Response(
+        status: .ok,
+        body: ResponseBody(contentLength: 64 << 20) { writer in
+          for _ in 0..<64 {
+            try await writer.write(ByteBuffer(repeating: UInt8(ascii: "a"), count: 1 << 20))
+            state.addHugeBytesSent(1 << 20)
+          }
+          try await writer.finish(nil)
+        })
+    }
     // A redirect to this server's own /landing, which counts the requests that reach it.
     router.get("/redirect") { request, _ -> Response in
       var fields = HTTPFields()
