@@ -22,27 +22,30 @@ public struct EntryCard: Sendable {
 
   /// A bar of `width` cells, filled in proportion to `confidence` (0...1).
   public static func meter(_ confidence: Double, width: Int = 10) -> String {
-    let filled = max(0, min(width, Int((confidence * Double(width)).rounded())))
+    let filled = width * TerminalText.percent(confidence) / 100
     return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
   }
+
+  /// Model or archive text, safe for a terminal (see ``TerminalText``).
+  private func safe(_ text: String) -> String { TerminalText.safe(text) }
 
   /// The card as lines of text, ready to print.
   public func render() -> String {
     let rule = String(repeating: "─", count: 60)
     var lines = [
       "┌\(rule)",
-      "│ \(entry.commonName)   [\(entry.category.title)]   ★ \(entry.dexRarity.rawValue)",
+      "│ \(safe(entry.commonName))   [\(entry.category.title)]   ★ \(entry.dexRarity.rawValue)",
     ]
-    if !entry.scientificName.isEmpty { lines.append("│ \(entry.scientificName)") }
+    if !entry.scientificName.isEmpty { lines.append("│ \(safe(entry.scientificName))") }
     lines.append(
-      "│ Confidence \(Self.meter(entry.confidence)) \(Int((entry.confidence * 100).rounded()))%")
+      "│ Confidence \(Self.meter(entry.confidence)) \(TerminalText.percent(entry.confidence))%")
     lines.append("│")
-    lines += wrap(entry.summary, width: 58).map { "│ \($0)" }
+    lines += wrap(safe(entry.summary), width: 58).map { "│ \($0)" }
     if !entry.facts.isEmpty {
       lines.append("│")
       lines.append("│ Field Notes")
       for fact in entry.facts {
-        lines += wrap(fact, width: 54).enumerated().map {
+        lines += wrap(safe(fact), width: 54).enumerated().map {
           "│   \($0.offset == 0 ? "•" : " ") \($0.element)"
         }
       }
@@ -51,11 +54,11 @@ public struct EntryCard: Sendable {
       lines.append("│")
       lines.append("│ Text in the photo")
       for line in text.split(separator: "\n") {
-        lines += wrap(String(line), width: 56).map { "│   \($0)" }
+        lines += wrap(safe(String(line)), width: 56).map { "│   \($0)" }
       }
     }
     if !entry.localGuessLabel.isEmpty {
-      lines.append("│"); lines.append("│ On-device guess: \(entry.localGuessLabel)")
+      lines.append("│"); lines.append("│ On-device guess: \(safe(entry.localGuessLabel))")
     }
     if isOffline {
       lines.append("│ (identified offline — reconnect and scan again for the full entry)")

@@ -50,7 +50,8 @@ struct ListCommand: StoreCommand {
     let formatter = ISO8601DateFormatter()
     for entry in page.entries {
       print(
-        "\(entry.id)  \(formatter.string(from: entry.dateDiscovered))  [\(entry.category.title)]  \(entry.commonName)"
+        "\(entry.id)  \(formatter.string(from: entry.dateDiscovered))  [\(entry.category.title)]  "
+          + TerminalText.safe(entry.commonName)
       )
     }
   }

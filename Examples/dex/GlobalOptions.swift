@@ -1,5 +1,6 @@
 import ArgumentParser
 import DexKit
+import DexTerminal
 import Foundation
 import Logging
 
@@ -154,7 +155,9 @@ enum DexCLIError: Error, CustomStringConvertible {
 /// Prints an error to standard error and exits with its code.
 func fail(_ error: any Error) -> ExitCode {
   let cliError = error as? DexCLIError ?? .store(String(describing: error))
-  FileHandle.standardError.write(Data("dex: \(cliError.description)\n".utf8))
+  // Messages can quote archive member names or server text: never raw to the terminal.
+  let message = TerminalText.safe(cliError.description, keepingNewlines: true)
+  FileHandle.standardError.write(Data("dex: \(message)\n".utf8))
   return cliError.exitCode
 }
 

@@ -1,9 +1,15 @@
 import DexKit
+import DexTerminal
 import Foundation
 
 /// Writes the collection as a static, JavaScript-free HTML gallery: `index.html` with an
 /// adaptive grid of thumbnails, category badges and a discovery count, and one page per entry
 /// with the hero image, badge, rarity pill, confidence meter, summary and field notes.
+///
+/// The photos are the collection's own, so the gallery is written as the store is: folders
+/// 0700 and files 0600 (share it by changing them), never through a symbolic link in place of
+/// its `images` or `entries` folder, and without the pages and photos of entries deleted since
+/// the last time.
 struct HTMLGallery {
   let store: DexStore
 
@@ -13,7 +19,15 @@ struct HTMLGallery {
     let images = directory.appendingPathComponent("images", isDirectory: true)
     let entriesDirectory = directory.appendingPathComponent("entries", isDirectory: true)
     for folder in [directory, images, entriesDirectory] {
-      try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
+      if folder != directory,
+        (try? fileManager.destinationOfSymbolicLink(atPath: folder.path)) != nil
+      {
+        throw DexCLIError.unreadable(
+          "\(folder.path) is a symbolic link; the gallery is not written through one")
+      }
+      try fileManager.createDirectory(
+        at: folder, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: Self.folderMode])
     }
     var entries: [DexEntry] = []
     var cursor: DexCursor? = nil
@@ -23,22 +37,37 @@ struct HTMLGallery {
       cursor = page.nextCursor
     } while cursor != nil
 
+    var written = Set<String>()
+    func save(_ data: Data, _ url: URL) throws {
+      try data.write(to: url, options: .atomic)
+      try fileManager.setAttributes([.posixPermissions: Self.fileMode], ofItemAtPath: url.path)
+      written.insert(url.lastPathComponent)
+    }
     for entry in entries {
       let safeID = Self.fileName(entry.id)
       let image = try await store.imageData(for: entry.id)
-      try image.write(to: images.appendingPathComponent("\(safeID).jpg"), options: .atomic)
+      try save(image, images.appendingPathComponent("\(safeID).jpg"))
       let thumbnail = try await store.thumbnailData(for: entry.id) ?? image
-      try thumbnail.write(
-        to: images.appendingPathComponent("\(safeID)-thumb.jpg"), options: .atomic)
-      try Data(entryPage(entry, id: safeID).utf8)
-        .write(to: entriesDirectory.appendingPathComponent("\(safeID).html"), options: .atomic)
+      try save(thumbnail, images.appendingPathComponent("\(safeID)-thumb.jpg"))
+      try save(
+        Data(entryPage(entry, id: safeID).utf8),
+        entriesDirectory.appendingPathComponent("\(safeID).html"))
     }
-    try Data(indexPage(entries).utf8).write(
-      to: directory.appendingPathComponent("index.html"), options: .atomic)
-    try Data(Self.stylesheet.utf8).write(
-      to: directory.appendingPathComponent("style.css"), options: .atomic)
+    try save(Data(indexPage(entries).utf8), directory.appendingPathComponent("index.html"))
+    try save(Data(Self.stylesheet.utf8), directory.appendingPathComponent("style.css"))
+    // The photos and pages of entries deleted since the last export.
+    for folder in [images, entriesDirectory] {
+      for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []
+      where !written.contains(name) && (name.hasSuffix(".jpg") || name.hasSuffix(".html")) {
+        try? fileManager.removeItem(at: folder.appendingPathComponent(name))
+      }
+    }
     return entries.count
   }
+
+  /// The gallery's folders and files: the owner's only, like the store it comes from.
+  static let folderMode = 0o700
+  static let fileMode = 0o600
 
   /// Ids are UUIDs; anything else is reduced to a safe file name.
   static func fileName(_ id: String) -> String {
@@ -106,7 +135,7 @@ struct HTMLGallery {
   }
 
   func entryPage(_ entry: DexEntry, id: String) -> String {
-    let percent = Int((entry.confidence * 100).rounded())
+    let percent = TerminalText.percent(entry.confidence)
     let facts = entry.facts.map { fact -> String in "<li>\(Self.escape(fact))</li>" }
       .joined(separator: "\n")
     let date = ISO8601DateFormatter().string(from: entry.dateDiscovered)

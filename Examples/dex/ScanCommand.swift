@@ -84,7 +84,7 @@ struct ScanCommand: AsyncParsableCommand {
       case .capturing: console.line("  Capturing…")
       case .analyzing:
         if let guess = state.localGuess {
-          let percent = Int((guess.confidence * 100).rounded())
+          let percent = TerminalText.percent(guess.confidence)
           // An unlikely category is worded as such ("Not sure — maybe a plant…").
           let headline =
             guess.isCategoryLikely

@@ -122,7 +122,11 @@ extension DexStore {
       report.skipped += batch.count - fresh.count
       // An entry that names nothing (a crafted archive, or one from a version that saved any
       // name) is left out and counted, not saved and not a reason to stop.
-      let named = fresh.filter(\.entry.identifiesSomething)
+      let named = fresh.filter(\.entry.identifiesSomething).map { insertion in
+        var bounded = insertion
+        bounded.entry = insertion.entry.bounded()
+        return bounded
+      }
       report.refused += fresh.count - named.count
       _ = try await insert(contentsOf: named, policy: .keepBoth)
       report.inserted += named.count

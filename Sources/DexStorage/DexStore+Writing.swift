@@ -212,6 +212,9 @@ extension DexStore {
     guard entry.confidence.isFinite else {
       throw DexStoreError.invalidEntry("the confidence is not a finite number")
     }
+    guard (0...1).contains(entry.confidence) else {
+      throw DexStoreError.invalidEntry("the confidence is not between 0 and 1")
+    }
     guard entry.dateDiscovered.timeIntervalSinceReferenceDate.isFinite else {
       throw DexStoreError.invalidEntry("the discovery date is not a finite date")
     }
@@ -287,6 +290,13 @@ extension DexStore {
             let staged = files.trashPath(id: id, kind: kind)
             try files.rename(published, to: staged)
             moved.append(Publication(staged: staged, published: published))
+          }
+          // The moves are made durable before the row goes: after a power cut the photo is in
+          // `tmp/` (removed at the next open, or put back if the row survived), never back in
+          // `images/` with no row.
+          if let shard = moved.first.map({ ($0.published as NSString).deletingLastPathComponent }) {
+            try files.syncDirectory(shard)
+            try files.syncDirectory(files.tmpPath)
           }
           try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
           return .commit

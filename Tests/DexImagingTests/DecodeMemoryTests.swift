@@ -73,6 +73,25 @@
       }
     }
 
+    /// An `infe` box too short to hold an item type, as the last bytes of the file: the box walk
+    /// reads inside the box only (it read up to 10 bytes past the input), and the file is
+    /// refused as corrupt.
+    @Test func aShortItemInfoBoxAtTheEndIsCorrupt() {
+      func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+        bigEndian32(UInt32(8 + body.count)) + Array(type.utf8) + body
+      }
+      let infe = box("infe", [3, 0, 0, 0])  // version 3, nothing after the flags
+      let iinf = box("iinf", [0, 0, 0, 0, 0, 1] + infe)
+      let meta = box("meta", [0, 0, 0, 0] + iinf)
+      let file = box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)) + meta
+      #expect {
+        try downscaler.decodePixels(from: Data(file), target: .fitting(maxDimension: 64))
+      } throws: { error in
+        guard case ImagingError.corruptData(.heif, _) = error else { return false }
+        return true
+      }
+    }
+
     /// A JPEG cut short with an end-of-image marker appended: libjpeg meets the marker where the
     /// scan's data should go on and fills the rest with grey. That is a truncated file, refused,
     /// or partial when partial images are allowed (it was a whole image, 70 % grey).

@@ -100,6 +100,36 @@ import Testing
     }
   }
 
+  /// An archive's entries are stored bounded: a confidence out of 0...1 clamped (it crashed
+  /// every display that printed a percentage), fields cut to the reply parser's lengths. An
+  /// insert with a confidence out of range is refused.
+  @Test func anImportedEntryIsStoredBounded() async throws {
+    try await withTemporaryDirectory { directory in
+      let source = try openStore(directory.appendingPathComponent("A.store"))
+      await #expect(throws: DexStoreError.invalidEntry("the confidence is not between 0 and 1")) {
+        var entry = makeEntry("Fern")
+        entry.confidence = 1.5
+        try await source.insert(entry, image: randomImage())
+      }
+      let long = String(repeating: "n", count: 5_000)
+      try await source.insert(makeEntry("Fern " + long, summary: long), image: randomImage())
+      let archive = directory.appendingPathComponent("backup.tar")
+      try await source.exportArchive(to: archive)
+      var bytes = [UInt8](try Data(contentsOf: archive))
+      let needle = Array(#""confidence":0.8"#.utf8)
+      let at = try #require(bytes.indices.first { bytes[$0...].starts(with: needle) })
+      bytes.replaceSubrange(at..<at + needle.count, with: Array(#""confidence":9e9"#.utf8))
+      let tampered = directory.appendingPathComponent("tampered.tar")
+      try Data(bytes).write(to: tampered)
+      let target = try openStore(directory.appendingPathComponent("B.store"))
+      #expect(try await target.importArchive(from: tampered).inserted == 1)
+      let imported = try #require(try await target.page(DexQuery()).entries.first)
+      #expect(imported.confidence == 1)
+      #expect(imported.commonName.count == 200 && imported.commonName.hasPrefix("Fern n"))
+      #expect(imported.summary.count == 4_000)
+    }
+  }
+
   /// Foundation on Linux wraps a write's system error in a Cocoa error: a full disk is still
   /// `diskFull`, not an I/O error.
   @Test func aWrappedSystemErrorKeepsItsCode() {

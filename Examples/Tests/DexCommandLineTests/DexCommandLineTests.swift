@@ -145,6 +145,24 @@ struct DexCommandLineTests {
     #expect(page.contains("<meter"))
     let hero = try Data(contentsOf: gallery.appendingPathComponent("images/\(ids[0]).jpg"))
     #expect(hero.starts(with: [0xFF, 0xD8, 0xFF]))
+    // The owner's only, like the store; a stale page from an earlier export goes.
+    let heroMode = try FileManager.default.attributesOfItem(
+      atPath: gallery.appendingPathComponent("images/\(ids[0]).jpg").path)[.posixPermissions]
+    #expect((heroMode as? NSNumber)?.intValue == 0o600)
+    let stale = gallery.appendingPathComponent("entries/00000000-0000-0000-0000-000000000000.html")
+    try Data("old".utf8).write(to: stale)
+    #expect(try await dex("export", "--html", gallery.path).status == 0)
+    #expect(!FileManager.default.fileExists(atPath: stale.path))
+    // Not written through a link put in place of a folder.
+    let elsewhere = dex.store.appendingPathComponent("elsewhere")
+    let linked = dex.store.appendingPathComponent("linked-gallery")
+    try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: linked, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      at: linked.appendingPathComponent("images"), withDestinationURL: elsewhere)
+    let refused = try await dex("export", "--html", linked.path)
+    #expect(refused.status != 0)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
 
     let archive = dex.store.appendingPathComponent("backup.tar").path
     #expect(try await dex("export", archive).status == 0)

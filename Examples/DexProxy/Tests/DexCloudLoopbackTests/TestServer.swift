@@ -137,8 +137,8 @@ struct TestServer: Sendable {
         authenticator: authenticator)
     }
 
-    // 64 MiB sent a megabyte at a time, counting what the connection took: a client that stops
-    // reading at its limit makes the writes fail well before the end.
+    // 64 MiB sent a megabyte at a time, counting what was written: a client that stops reading
+    // at its limit closes the connection, and the writes fail well before the end.
     router.get("/huge") { _, _ -> Response in
       Response(
         status: .ok,
@@ -146,6 +146,9 @@ struct TestServer: Sendable {
           for _ in 0..<64 {
             try await writer.write(ByteBuffer(repeating: UInt8(ascii: "a"), count: 1 << 20))
             state.addHugeBytesSent(1 << 20)
+            // Paced (1.3 s for all 64), so that what was written measures how long the client
+            // kept reading, not how much the server could buffer before it noticed.
+            try await Task.sleep(for: .milliseconds(20))
           }
           try await writer.finish(nil)
         })
@@ -158,6 +161,9 @@ struct TestServer: Sendable {
           for _ in 0..<64 {
             try await writer.write(ByteBuffer(repeating: UInt8(ascii: "a"), count: 1 << 20))
             state.addHugeBytesSent(1 << 20)
+            // Paced (1.3 s for all 64), so that what was written measures how long the client
+            // kept reading, not how much the server could buffer before it noticed.
+            try await Task.sleep(for: .milliseconds(20))
           }
           try await writer.finish(nil)
         })

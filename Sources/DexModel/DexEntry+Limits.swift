@@ -1,0 +1,17 @@
+extension DexEntry {
+  /// The entry with every text field cut to the lengths a parsed reply is cut to (see
+  /// `ScanResultFields.Limits`) and its confidence clamped to 0...1 (0 when not finite): what an
+  /// import stores, so that an archive (crafted, or from a version that stored anything) can
+  /// neither carry megabytes into every list and page nor a confidence that breaks a display.
+  package func bounded() -> DexEntry {
+    let limits = ScanResultFields.Limits.self
+    var entry = self
+    entry.commonName = limits.cut(commonName, to: limits.nameCharacters)
+    entry.categoryRaw = limits.cut(categoryRaw, to: limits.categoryCharacters)
+    entry.scientificName = limits.cut(scientificName, to: limits.nameCharacters)
+    entry.summary = limits.cut(summary, to: limits.summaryCharacters)
+    entry.facts = facts.prefix(limits.factCount).map { limits.cut($0, to: limits.factCharacters) }
+    entry.confidence = confidence.isFinite ? min(max(confidence, 0), 1) : 0
+    return entry
+  }
+}
