@@ -22,7 +22,7 @@ public struct EntryCard: Sendable {
 
   /// A bar of `width` cells, filled in proportion to `confidence` (0...1).
   public static func meter(_ confidence: Double, width: Int = 10) -> String {
-    let filled = width * TerminalText.percent(confidence) / 100
+    let filled = (width * TerminalText.percent(confidence) + 50) / 100
     return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
   }
 

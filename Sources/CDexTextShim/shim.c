@@ -1,6 +1,8 @@
 // CDexTextShim: see include/CDexTextShim.h.
+#define _GNU_SOURCE  // RTLD_DEFAULT
 #include "CDexTextShim.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -26,6 +28,17 @@ struct dex_ocr_job {
 // Init/End touch other shared tables: engines are created and ended one at a time.
 static pthread_mutex_t engine_lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/// Leptonica (under Tesseract) prints its errors and warnings to stderr ("Error in
+/// pixScanForForeground" on a noisy strip): its threshold goes to "none" once. Reached through
+/// the process's symbols, since Leptonica is Tesseract's dependency, not linked here by name
+/// (liblept or libleptonica, by distribution).
+static pthread_once_t leptonica_once = PTHREAD_ONCE_INIT;
+static void quiet_leptonica(void) {
+  enum { L_SEVERITY_NONE_VALUE = 6 };  // leptonica/environ.h: L_SEVERITY_NONE
+  int (*set_severity)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "setMsgSeverity");
+  if (set_severity != NULL) set_severity(L_SEVERITY_NONE_VALUE);
+}
+
 static void copy_message(char *message, size_t size, const char *text) {
   if (message == NULL || size == 0) return;
   snprintf(message, size, "%s", text);
@@ -35,6 +48,7 @@ static int engine_create_locked(const char *datapath, const char *languages,
                                 dex_ocr_engine **out, char *message, size_t message_size) {
   if (out == NULL || datapath == NULL || languages == NULL) return DEX_OCR_INVALID_ARGUMENT;
   *out = NULL;
+  pthread_once(&leptonica_once, quiet_leptonica);
   dex_ocr_engine *engine = calloc(1, sizeof *engine);
   if (engine == NULL) return DEX_OCR_OUT_OF_MEMORY;
   engine->api = TessBaseAPICreate();

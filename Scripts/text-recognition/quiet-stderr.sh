@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Whether CDexTextShim keeps Tesseract and Leptonica off stderr: builds quiet-stderr.c against
+# the shim (as it is, and with Leptonica's severity left alone) and recognizes thin strips of
+# noise (3 x 1024, 8 x 1024, 2048 x 16), which make Leptonica warn ("Warning in pixBlockconv").
+# Prints each build's stderr line count: the shim as it is must print 0.
+#   bash Scripts/text-recognition/quiet-stderr.sh
+# Needs gcc and libtesseract-dev with tesseract-ocr-eng (Scripts/bootstrap.sh installs them).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+include=Sources/CDexTextShim/include
+cp Sources/CDexTextShim/shim.c "$work/shim.c"
+sed 's/^  pthread_once(&leptonica_once, quiet_leptonica);//' Sources/CDexTextShim/shim.c \
+  >"$work/shim-loud.c"
+for variant in shim shim-loud; do
+  gcc -O1 -I"$include" $(pkg-config --cflags tesseract) Scripts/text-recognition/quiet-stderr.c \
+    "$work/$variant.c" -o "$work/$variant" -ltesseract -ldl -lpthread
+  "$work/$variant" >"$work/$variant.out" 2>"$work/$variant.err"
+  echo "$variant: $(tr '\n' ' ' <"$work/$variant.out")| stderr lines: $(wc -l <"$work/$variant.err")"
+done
