@@ -54,7 +54,7 @@ public struct RequestVerifier: Sendable {
     do {
       _ = try checkHeaders(request)
     } catch {
-      logRefusal(request, error)
+      logRefusal(method: request.method, error)
       throw error
     }
   }
@@ -85,7 +85,7 @@ public struct RequestVerifier: Sendable {
         signature: request.signature ?? "", method: request.method,
         expiresAt: Date(timeIntervalSince1970: TimeInterval(timestamp + window + 1)))
     } catch {
-      logRefusal(request, error)
+      logRefusal(method: request.method, error)
       throw error
     }
   }
@@ -126,10 +126,6 @@ public struct RequestVerifier: Sendable {
     guard signatureText.utf8.count == 64, let provided = Hex.decodeLowercase(signatureText)
     else { throw .malformedSignature }
     return (timestamp, provided)
-  }
-
-  private func logRefusal(_ request: SignedRequest, _ error: RequestVerificationError) {
-    logRefusal(method: request.method, error)
   }
 
   private func logRefusal(method: String, _ error: RequestVerificationError) {

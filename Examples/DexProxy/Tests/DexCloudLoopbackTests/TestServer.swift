@@ -58,7 +58,7 @@ final class ServerState: @unchecked Sendable {
   func count(_ route: String) -> Int { lock.sync { counts[route] ?? 0 } }
 
   private var hugeBytes = 0
-  /// Bytes of `/huge` the connection accepted.
+  /// Bytes of `/huge` and `/declared` written before the client went.
   var hugeBytesSent: Int { lock.sync { hugeBytes } }
   func addHugeBytesSent(_ count: Int) { lock.sync { hugeBytes += count } }
   var requests: [ReceivedRequest] { lock.sync { received } }
@@ -138,35 +138,13 @@ struct TestServer: Sendable {
     }
 
     // 64 MiB sent a megabyte at a time, counting what was written: a client that stops reading
-    // at its limit closes the connection, and the writes fail well before the end.
+    // at its limit closes the connection, and the writes fail well before the end. Once as a
+    // chunked body, once with its length declared up front.
     router.get("/huge") { _, _ -> Response in
-      Response(
-        status: .ok,
-        body: ResponseBody { writer in
-          for _ in 0..<64 {
-            try await writer.write(ByteBuffer(repeating: UInt8(ascii: "a"), count: 1 << 20))
-            state.addHugeBytesSent(1 << 20)
-            // Paced (1.3 s for all 64), so that what was written measures how long the client
-            // kept reading, not how much the server could buffer before it noticed.
-            try await Task.sleep(for: .milliseconds(20))
-          }
-          try await writer.finish(nil)
-        })
+      Response(status: .ok, body: pacedMegabytes(64, declared: false, state: state))
     }
-    // The same 64 MiB with its length declared up front.
     router.get("/declared") { _, _ -> Response in
-      Response(
-        status: .ok,
-        body: ResponseBody(contentLength: 64 << 20) { writer in
-          for _ in 0..<64 {
-            try await writer.write(ByteBuffer(repeating: UInt8(ascii: "a"), count: 1 << 20))
-            state.addHugeBytesSent(1 << 20)
-            // Paced (1.3 s for all 64), so that what was written measures how long the client
-            // kept reading, not how much the server could buffer before it noticed.
-            try await Task.sleep(for: .milliseconds(20))
-          }
-          try await writer.finish(nil)
-        })
+      Response(status: .ok, body: pacedMegabytes(64, declared: true, state: state))
     }
     // A redirect to this server's own /landing, which counts the requests that reach it.
     router.get("/redirect") { request, _ -> Response in
@@ -190,6 +168,21 @@ struct TestServer: Sendable {
   }
 
   // MARK: Handlers
+
+  /// `count` megabytes of "a", paced (20 ms each, so 1.3 s for 64) so that what was written
+  /// measures how long the client kept reading, not how much the server could buffer.
+  private static func pacedMegabytes(
+    _ count: Int, declared: Bool, state: ServerState
+  ) -> ResponseBody {
+    ResponseBody(contentLength: declared ? count << 20 : nil) { writer in
+      for _ in 0..<count {
+        try await writer.write(ByteBuffer(repeating: UInt8(ascii: "a"), count: 1 << 20))
+        state.addHugeBytesSent(1 << 20)
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      try await writer.finish(nil)
+    }
+  }
 
   private static func received(_ request: Request) -> (ReceivedRequest, [String: String]) {
     var headers: [String: String] = [:]

@@ -19,14 +19,9 @@ import Testing
       // Two /auth_token requests take two of the address's five tokens.
       let first = try await proxy.rawSession()
       let second = try await proxy.rawSession()
-      var statuses: [Int] = []
-      for session in [first, first, second, second] {
-        statuses.append(
-          try await proxy.sendVision(
-            try visionBody("shared \(statuses.count)"), secret: session.sessionSecret,
-            session: session.sessionID
-          ).statusCode)
-      }
+      let statuses =
+        try await proxy.sendVisions(2, prompt: "first", under: first).map(\.statusCode)
+        + proxy.sendVisions(2, prompt: "second", under: second).map(\.statusCode)
       #expect(statuses == [200, 200, 200, 429])
       #expect(proxy.upstream.received.count == 3)
     }
@@ -83,21 +78,9 @@ import Testing
     try await ProxyHarness.with(configure: { $0.dailyQuota = 1 }) { proxy in
       var statuses: [Int] = []
       for index in 0..<2 {
-        let body = try JSONEncoder().encode(AuthTokenRequest(subject: nil))
-        let response = try await proxy.send(
-          "POST", "/auth_token",
-          headers: ProxyHarness.signed(
-            "/auth_token", body: body, secret: ProxyHarness.bootstrapKey),
-          body: body)
-        #expect(response.statusCode == 200)
-        let session = try JSONDecoder().decode(AuthTokenResponse.self, from: response.body)
-        for call in 0..<2 {
-          statuses.append(
-            try await proxy.sendVision(
-              try visionBody("anonymous \(index) \(call)"), secret: session.sessionSecret,
-              session: session.sessionID
-            ).statusCode)
-        }
+        let session = try await proxy.rawSession(subject: nil)
+        statuses += try await proxy.sendVisions(2, prompt: "anonymous \(index)", under: session)
+          .map(\.statusCode)
       }
       #expect(statuses == [200, 429, 200, 429])
     }

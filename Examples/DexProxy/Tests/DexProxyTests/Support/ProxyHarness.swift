@@ -154,9 +154,10 @@ struct ProxyHarness: Sendable {
     return responses
   }
 
-  /// A session obtained with a raw, bootstrap-signed `/auth_token` request.
-  func rawSession() async throws -> AuthTokenResponse {
-    let body = try JSONEncoder().encode(AuthTokenRequest(subject: "raw-test"))
+  /// A session obtained with a raw, bootstrap-signed `/auth_token` request for `subject`
+  /// (`nil`: none, so the proxy picks one).
+  func rawSession(subject: String? = "raw-test") async throws -> AuthTokenResponse {
+    let body = try JSONEncoder().encode(AuthTokenRequest(subject: subject))
     let response = try await send(
       "POST", "/auth_token",
       headers: Self.signed("/auth_token", body: body, secret: Self.bootstrapKey),
