@@ -12,7 +12,21 @@
   /// graph oneDNN refuses fails there, and others on first use, sharing the reordered weights
   /// wherever the layouts agree. Each in-flight inference works in a context of its own
   /// (activations, scratchpads, streams, helpers); the shim keeps idle ones.
+  ///
+  /// The blocks whose expanded activation outgrows the processor's L2 cache (the 112×112 and
+  /// 56×56 ones) run fused in f32: band by band, expansion rows into a tile that stays in cache,
+  /// then the depthwise layer and the projection, each step an ordinary oneDNN primitive on a
+  /// shorter image; more threads take a chain of bands each.
   final class OneDNNNetwork: Sendable {
+    /// Which blocks run fused and in what tile (see `dexnn_graph`): the processor's L2 by
+    /// default; the tests choose others to run every band geometry.
+    struct Fusion: Sendable, Hashable {
+      /// The tile's bytes (0: 3/8 of the L2).
+      var tileBytes = 0
+      /// The smallest expanded activation, in bytes, that runs fused (0: the L2's size).
+      var fromBytes = 0
+    }
+
     let classCount: Int
     /// The instruction set oneDNN's kernels use in this process, such as `avx512_core_vnni`.
     let instructionSet: String
@@ -23,6 +37,7 @@
     private let handle: Handle
     private let architecture: WeightsManifest.Architecture
     private let store: TensorStore
+    private let fusion: Fusion
     private let planned = Mutex<Set<Int>>([])
 
     /// The shim's network, destroyed with this object.
@@ -48,11 +63,11 @@
 
     /// Makes the oneDNN engine and the one-thread plan, in int8 when `precision` asks for it,
     /// `ranges` are given and ``hasVNNI``; `fault` breaks the graph or names a missing library,
-    /// for the tests.
+    /// and `fusion` sets other band geometries, for the tests.
     init(
       architecture: WeightsManifest.Architecture, store: TensorStore,
       ranges: ActivationRanges?, precision: EfficientNetLite0.Precision,
-      fault: EfficientNetLite0.BackendFault?
+      fault: EfficientNetLite0.BackendFault?, fusion: Fusion = Fusion()
     ) throws(NetworkError) {
       var pointer: OpaquePointer?
       let library = fault == .missingLibrary ? Self.missingLibrary : Self.library
@@ -63,6 +78,7 @@
       self.handle = Handle(pointer)
       self.architecture = architecture
       self.store = store
+      self.fusion = fusion
       self.classCount = architecture.classes
       self.instructionSet = String(cString: dexnn_instruction_set())
       let int8 = precision == .int8 && ranges != nil && Self.hasVNNI
@@ -72,9 +88,10 @@
     }
 
     /// The kernels of the plan for `threads` threads, comma-separated (`nil` before its first
-    /// use): for the tests, which check that no layer runs oneDNN's reference kernels.
+    /// use; a fused block adds "copy" steps): for the tests, which check that no layer runs
+    /// oneDNN's reference kernels.
     func implementations(threads: Int) -> String? {
-      var text = [CChar](repeating: 0, count: 8192)
+      var text = [CChar](repeating: 0, count: 65536)
       let status = dexnn_network_implementations(handle.pointer, Int32(threads), &text, text.count)
       guard status == Int32(DEXNN_OK) else { return nil }
       return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -115,7 +132,8 @@
         guard !planned.contains(threads) else { return }
         var network = try NetworkLayers(architecture: architecture, store: store)
         if fault == .graph { network.layers[0].stride = 0 }
-        try Self.withGraph(network, ranges: ranges) { (graph) throws(NetworkError) in
+        try Self.withGraph(network, ranges: ranges, fusion: fusion) {
+          (graph) throws(NetworkError) in
           try Self.check("oneDNN graph for \(threads) threads") { message, size in
             withUnsafePointer(to: graph) {
               dexnn_network_add_plan(handle.pointer, $0, Int32(threads), message, size)
@@ -129,7 +147,7 @@
     /// `network` as the shim's graph, valid inside `body`: every weight in one buffer; int8
     /// layers where `ranges` are given.
     private static func withGraph(
-      _ network: NetworkLayers, ranges: ActivationRanges?,
+      _ network: NetworkLayers, ranges: ActivationRanges?, fusion: Fusion,
       _ body: (dexnn_graph) throws(NetworkError) -> Void
     ) throws(NetworkError) {
       var values: [Float] = []
@@ -170,7 +188,8 @@
             classes: Int32(network.classes),
             classifier_weights: base + classifier,
             classifier_bias: base + classifier + network.classifierWeights.count,
-            input_range: ranges?.input ?? 0)
+            input_range: ranges?.input ?? 0, fusion_tile_bytes: fusion.tileBytes,
+            fusion_from_bytes: fusion.fromBytes)
           return Result { () throws(NetworkError) in try body(graph) }
         }
       }

@@ -52,6 +52,11 @@ typedef struct {
   const float *classifier_bias;
   /// The largest magnitude of the input on the calibration photos (for an int8 first layer).
   float input_range;
+  /// Blocks whose expanded activation has more bytes than `fusion_from_bytes` run fused, band
+  /// by band through a tile of `fusion_tile_bytes` (f32 only). 0: from the processor's L2
+  /// cache (the whole L2; 3/8 of it). The tests set both to run other band geometries.
+  size_t fusion_tile_bytes;
+  size_t fusion_from_bytes;
 } dexnn_graph;
 
 typedef struct dexnn_network dexnn_network;
@@ -94,7 +99,8 @@ int dexnn_network_run(
     dexnn_network *network, int threads, const float *input, float *logits, char *message,
     size_t message_size);
 
-/// The kernel implementations the plan for `threads` uses, comma-separated (for tests and logs).
+/// The kernel implementations the plan for `threads` uses, comma-separated (for tests and logs);
+/// a fused block's steps are its bands' primitives and "copy" steps.
 int dexnn_network_implementations(
     dexnn_network *network, int threads, char *text, size_t text_size);
 

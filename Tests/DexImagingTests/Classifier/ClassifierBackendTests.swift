@@ -240,16 +240,11 @@ import Testing
   @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
   func missingLibraryIsATypedErrorOrALoggedFallback() throws {
     #if canImport(CDexNeuralShim)
-      let directory = try ClassifierFixtures.resourceDirectory()
-      let manifest = try JSONDecoder().decode(
-        WeightsManifest.self,
-        from: Data(contentsOf: directory.appendingPathComponent("EfficientNetLite0.json")))
-      let blob = try Data(contentsOf: directory.appendingPathComponent(manifest.weights.file))
-      let store = try TensorStore(manifest: manifest, blob: blob)
+      let weights = try ClassifierFixtures.weights()
       #expect {
         try OneDNNNetwork(
-          architecture: manifest.architecture, store: store, ranges: nil, precision: .float32,
-          fault: .missingLibrary)
+          architecture: weights.architecture, store: weights.store, ranges: nil,
+          precision: .float32, fault: .missingLibrary)
       } throws: { error in
         guard case .backendFailed(let message) = error as? NetworkError else { return false }
         return message.contains(OneDNNNetwork.missingLibrary)

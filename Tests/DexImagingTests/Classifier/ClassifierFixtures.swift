@@ -106,6 +106,16 @@ enum ClassifierFixtures {
       .deletingLastPathComponent()
   }
 
+  /// The bundled weights: the manifest's architecture and the tensors, as a backend reads them.
+  static func weights() throws -> (architecture: WeightsManifest.Architecture, store: TensorStore) {
+    let directory = try resourceDirectory()
+    let manifest = try JSONDecoder().decode(
+      WeightsManifest.self,
+      from: Data(contentsOf: directory.appendingPathComponent("EfficientNetLite0.json")))
+    let blob = try Data(contentsOf: directory.appendingPathComponent(manifest.weights.file))
+    return (manifest.architecture, try TensorStore(manifest: manifest, blob: blob))
+  }
+
   /// Copies the bundled resources into a fresh temporary directory (removed by the caller).
   static func copyOfResources() throws -> URL {
     let source = try resourceDirectory()
