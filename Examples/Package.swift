@@ -120,7 +120,8 @@ let package = Package(
     .executableTarget(
       name: "pixscan",
       dependencies: [
-        "PixScanCore", sdk("DexImaging"), sdk("DexTextRecognition"), argumentParser, logging,
+        "PixScanCore", "DexTerminal", sdk("DexImaging"), sdk("DexTextRecognition"),
+        argumentParser, logging,
       ],
       path: "PixScan/Sources/pixscan"),
 

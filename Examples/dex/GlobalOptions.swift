@@ -12,7 +12,7 @@ enum LogSetup {
       ProcessInfo.processInfo.environment["DEX_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
       ?? .critical
     LoggingSystem.bootstrap { label in
-      var handler = StreamLogHandler.standardError(label: label)
+      var handler = TerminalLogHandler(wrapping: StreamLogHandler.standardError(label: label))
       handler.logLevel = level
       return handler
     }

@@ -2,6 +2,37 @@ import Foundation
 import Logging
 
 extension ApiClient {
+  /// ``currentCredential()``, given up at `deadline` (of kind ``DexCloudError/Kind/timedOut``):
+  /// a caller with a time budget does not wait out a slow `/auth_token`, whose own budget is
+  /// the retry policy's (the refresh carries on for the other callers).
+  func currentCredential(
+    deadline: ContinuousClock.Instant?
+  ) async throws(DexCloudError) -> SessionCredential {
+    if let credential, !credential.needsRefresh(at: now(), margin: configuration.refreshMargin) {
+      return credential
+    }
+    guard let deadline else { return try await currentCredential() }
+    let started = ContinuousClock.now
+    do {
+      return try await withThrowingTaskGroup(of: SessionCredential?.self) { group in
+        group.addTask { try await self.currentCredential() }
+        group.addTask {
+          try await Task.sleep(until: deadline, clock: .continuous)
+          return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let credential = first else {
+          throw DexCloudError.timedOut(after: max(deadline - started, .zero))
+        }
+        return credential
+      }
+    } catch let error as DexCloudError {
+      throw error
+    } catch {
+      throw .cancelled()
+    }
+  }
+
   /// A session that is valid for at least the refresh margin, fetching one if needed.
   func currentCredential() async throws(DexCloudError) -> SessionCredential {
     if let credential, !credential.needsRefresh(at: now(), margin: configuration.refreshMargin) {
@@ -139,6 +170,7 @@ extension ApiClient {
       "Obtained a new session",
       metadata: ["expires_in_s": "\(Int(expiresAt.timeIntervalSince(receivedAt)))"])
     return SessionCredential(
-      sessionID: token.sessionID, secret: token.sessionSecret, expiresAt: expiresAt)
+      sessionID: token.sessionID, secret: token.sessionSecret, expiresAt: expiresAt,
+      issuedAt: receivedAt)
   }
 }

@@ -107,7 +107,7 @@ public actor ApiClient {
     }
     let url = try url(for: endpoint)
     var session: SessionCredential? = nil
-    if endpoint.signing == .session { session = try await currentCredential() }
+    if endpoint.signing == .session { session = try await currentCredential(deadline: deadline) }
     return try await perform(
       endpoint, url: url, body: body, timeout: timeout ?? configuration.requestTimeout,
       deadline: deadline, session: session)

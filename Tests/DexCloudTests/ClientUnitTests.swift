@@ -6,13 +6,21 @@ import Testing
 
 /// A scripted ``HTTPTransport``: isolates the client's decision logic from the network.
 final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
-  enum Step { case fail(DexCloudError), respond(TransportResponse) }
+  enum Step {
+    case fail(DexCloudError), respond(TransportResponse)
+    /// Answers the default reply after a real wait (cancellable), as a stalled server would.
+    case stall(Duration)
+  }
   private let lock = NSLock()
   private var steps: [Step]
   private(set) var sent: [TransportRequest] = []
   private var timeouts: [Duration] = []
 
   init(_ steps: [Step]) { self.steps = steps }
+
+  /// The reply given when no step is left: a vision answer.
+  static let ok = TransportResponse(
+    statusCode: 200, headers: [:], body: Data(#"{"role":"a","content":"ok"}"#.utf8))
 
   var sentCount: Int { lock.sync { sent.count } }
   /// The timeout the client gave each attempt, in order.
@@ -27,9 +35,10 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     switch step {
     case .fail(let error): throw error
     case .respond(let response): return response
-    case nil:
-      return TransportResponse(
-        statusCode: 200, headers: [:], body: Data(#"{"role":"a","content":"ok"}"#.utf8))
+    case .stall(let duration):
+      try await Task.sleep(for: duration)
+      return Self.ok
+    case nil: return Self.ok
     }
   }
 }

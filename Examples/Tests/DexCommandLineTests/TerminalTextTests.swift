@@ -1,6 +1,8 @@
+import DexExamplesTestSupport
 import DexKit
 import DexTerminal
 import Foundation
+import Logging
 import Testing
 
 /// What `dex` prints from entries (a model's reply, an imported archive) cannot drive the
@@ -21,5 +23,33 @@ import Testing
     #expect(TerminalText.percent(.nan) == 0 && TerminalText.percent(-3) == 0)
     #expect(TerminalText.safe("line\nbreak", keepingNewlines: true) == "line\nbreak")
     #expect(TerminalText.safe("tab\there") == "tab here")
+  }
+
+  /// Log lines (PixScan's and dex's, on standard error) carry file names and error texts: the
+  /// terminal handler cleans the message, the event's and the handler's metadata, nested
+  /// values and the error's text before the wrapped handler writes them.
+  @Test func controlSequencesInALogLineAreNotWritten() {
+    struct Failure: Error, CustomStringConvertible {
+      var description: String { "bad file \u{1B}]0;title\u{07}" }
+    }
+    let capture = LogCapture()
+    var handler = TerminalLogHandler(
+      wrapping: CapturingLogHandler(label: "pixscan", capture: capture))
+    handler.metadata["folder"] = "/photos/\u{1B}[2J"
+    let logger = Logger(label: "pixscan") { _ in handler }
+    logger.warning(
+      "Text recognition failed for \u{9B}31m", error: Failure(),
+      metadata: [
+        "path": "/photos/evil\u{1B}[2J\u{202E}gpj.exe", "list": ["a\u{7F}", "b"],
+        "nested": ["key\u{1B}": "value\u{1B}[1A"],
+      ])
+    let line = capture.lines.joined(separator: "\n")
+    #expect(capture.lines.count == 1)
+    for bad: Unicode.Scalar in ["\u{1B}", "\u{07}", "\u{9B}", "\u{202E}", "\u{7F}"] {
+      #expect(!line.unicodeScalars.contains(bad), "U+\(String(bad.value, radix: 16)) in \(line)")
+    }
+    #expect(line.contains("evil\u{FFFD}[2J"), "\(line)")
+    #expect(line.contains("bad file \u{FFFD}]0;title"), "the error's text is kept, cleaned")
+    #expect(line.contains("/photos/\u{FFFD}[2J"), "the handler's own metadata")
   }
 }

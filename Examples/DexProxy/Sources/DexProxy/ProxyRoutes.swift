@@ -133,17 +133,11 @@ struct ProxyRoutes: Sendable {
     let started = ContinuousClock.now
     let route = "/vision"
     // Every request takes a token from its address's bucket, so sessions minted in bulk do not
-    // multiply an address's rate; one with a session id that validates takes one from that
-    // session's bucket too, so one session cannot use all of a shared address's.
-    var keys = [addressKey(request, context)]
-    if let sessionHeader = ProxyHeaderNames.session.flatMap({ request.headers[$0] }),
-      (try? authenticator.issuer.validate(sessionID: sessionHeader)) != nil
-    {
-      keys.append("session:\(sessionHeader)")
-    }
+    // multiply an address's rate; a request whose signature verifies takes one from its
+    // session's bucket too (below), so one session cannot use all of a shared address's.
     let signed: SignedRequest
     switch await admit(
-      request, route: route, rateKeys: keys, bodyLimit: maximumBodyBytes,
+      request, route: route, rateKeys: [addressKey(request, context)], bodyLimit: maximumBodyBytes,
       validateHeaders: { request throws(RequestVerificationError) in
         _ = try authenticator.validateSessionHeaders(request)
       })
@@ -156,6 +150,13 @@ struct ProxyRoutes: Sendable {
       claims = try await authenticator.authenticateSession(signed)
     } catch {
       return refuse(error, context, route, started)
+    }
+    // Only now: a session id is public (it travels in every request's headers), so a bucket
+    // taken before the signature verified could be drained by anyone who saw the id.
+    if let sessionID = signed.sessionID,
+      let refusal = await rateLimited("session:\(sessionID)", route: route)
+    {
+      return finish(refusal.response, context, route, refusal.outcome, started)
     }
     guard let body = try? JSONDecoder().decode(VisionRequest.self, from: signed.body),
       !body.image.isEmpty, Data(base64Encoded: body.image) != nil
@@ -236,15 +237,7 @@ struct ProxyRoutes: Sendable {
     validateHeaders: (SignedRequest) throws(RequestVerificationError) -> Void
   ) async -> Result<SignedRequest, ResponseError> {
     for key in rateKeys {
-      if case .limited(let seconds) = await acquire(key) {
-        metrics.recordRateLimitRefusal(route: route)
-        var headers = HTTPFields()
-        headers[.retryAfter] = String(seconds)
-        let response = ErrorResponse.make(
-          status: 429, message: "Too many requests; retry after \(seconds) s.",
-          type: "rate_limit_error", code: "rate_limit_exceeded", headers: headers)
-        return .failure(ResponseError(response: response, outcome: "rate_limited"))
-      }
+      if let refusal = await rateLimited(key, route: route) { return .failure(refusal) }
     }
     var headers: [String: String] = [:]
     for name in [DexCloudHeader.timestamp, DexCloudHeader.signature, DexCloudHeader.session] {
@@ -277,6 +270,18 @@ struct ProxyRoutes: Sendable {
     return .success(
       SignedRequest(
         method: method, path: path, headers: headers, body: Data(bytes.readableBytesView)))
+  }
+
+  /// Takes a token from `key`'s bucket; a ready 429 (with `Retry-After`) when it is empty.
+  private func rateLimited(_ key: String, route: String) async -> ResponseError? {
+    guard case .limited(let seconds) = await acquire(key) else { return nil }
+    metrics.recordRateLimitRefusal(route: route)
+    var headers = HTTPFields()
+    headers[.retryAfter] = String(seconds)
+    let response = ErrorResponse.make(
+      status: 429, message: "Too many requests; retry after \(seconds) s.",
+      type: "rate_limit_error", code: "rate_limit_exceeded", headers: headers)
+    return ResponseError(response: response, outcome: "rate_limited")
   }
 
   /// Takes `charges` from `budgets`; a ready 429 (with `Retry-After` until the budget's next
@@ -411,6 +416,5 @@ struct ResponseError: Error {
 
 /// DexCloud's header names as HTTP field names (they are valid tokens, so never `nil`).
 enum ProxyHeaderNames {
-  static let session = HTTPField.Name(DexCloudHeader.session)
   static let forwardedFor = HTTPField.Name("X-Forwarded-For")
 }

@@ -27,6 +27,33 @@ import Testing
     }
   }
 
+  /// A session's bucket is taken only by requests whose signature verifies: a session id is
+  /// public (it travels in every request's headers), and requests that carry a victim's id but
+  /// cannot sign, sent from other addresses, leave the victim's bucket full.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func requestsThatCannotSignDoNotSpendASessionsBucket() async throws {
+    try await ProxyHarness.with(configure: {
+      $0.rateLimit = RateLimit(burst: 3, refillPerSecond: 0.01)
+      $0.trustedProxies = TrustedProxies("127.0.0.1") ?? .none
+    }) { proxy in
+      let victim = try await proxy.rawSession()
+      let body = try visionBody("forged")
+      for index in 0..<6 {
+        var headers = ProxyHarness.signed(
+          "/vision", body: body, secret: try #require(SigningSecret("not-the-session-secret")),
+          session: victim.sessionID)
+        headers["X-Forwarded-For"] = "203.0.113.\(10 + index)"
+        let response = try await proxy.send("POST", "/vision", headers: headers, body: body)
+        #expect(response.statusCode == 401, "forged request \(index)")
+      }
+      let statuses = try await proxy.sendVisions(3, prompt: "victim", under: victim)
+        .map(\.statusCode)
+      // The victim's address spent one token on /auth_token; its session's three are intact.
+      #expect(statuses == [200, 200, 429])
+      #expect(proxy.upstream.received.count == 2)
+    }
+  }
+
   /// A request that cannot verify is refused on its headers: the proxy answers without waiting
   /// for (or buffering) the body it announced.
   @available(macOS 14, iOS 17, tvOS 17, *)

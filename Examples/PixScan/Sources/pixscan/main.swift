@@ -2,6 +2,7 @@
 // real decoder, text recognizer and trash, opens the session and serves the page on 127.0.0.1.
 import ArgumentParser
 import DexImaging
+import DexTerminal
 import DexTextRecognition
 import Foundation
 import Hummingbird
@@ -36,6 +37,10 @@ struct PixScan: AsyncParsableCommand {
   }
 
   func run() async throws {
+    // File names reach the log: none of their control characters reaches the terminal.
+    LoggingSystem.bootstrap {
+      TerminalLogHandler(wrapping: StreamLogHandler.standardError(label: $0))
+    }
     var logger = Logger(label: "dexkit.pixscan")
     logger.logLevel = verbose ? .debug : .info
     let session = try await TriageSession(
