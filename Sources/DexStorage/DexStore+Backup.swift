@@ -3,6 +3,12 @@ import Foundation
 internal import GRDB
 
 extension DexStore {
+  /// The points of an export the tests act at (a delete between them).
+  enum ExportStage: Sendable { case snapshotTaken, filesPinned }
+
+  /// For the tests: called at each ``ExportStage`` of an export in this task.
+  @TaskLocal static var exportStageReached: (@Sendable (ExportStage) async -> Void)?
+
   /// The largest `manifest.json` an import reads: about 200 000 entries (decoding one takes
   /// about four times its size).
   static let maximumManifestBytes = 128 << 20
@@ -11,18 +17,55 @@ extension DexStore {
   ///
   /// The archive is written to a temporary file beside `url` (readable by its owner only), fsynced
   /// and renamed into place, and the folder is synced, so an interrupted export never leaves a
-  /// truncated archive under the final name. Entries are
-  /// taken from one consistent snapshot; images are streamed one at a time.
+  /// truncated archive under the final name. Entries are taken from one consistent snapshot, and
+  /// their files are pinned at once (a second name in the store's `tmp/` folder, removed at the
+  /// end): an entry deleted while the export runs is still written whole, and one deleted before
+  /// its files were pinned is left out. Images are streamed one at a time.
   @discardableResult
   public func exportArchive(to url: URL) async throws -> DexArchiveManifest {
     let snapshot = try await read { db -> [(DexEntry, String, String?, String?)] in
       try EntryRecord.fetchAll(db, sql: "SELECT * FROM entry ORDER BY discovered DESC, id DESC")
         .map { ($0.entry, $0.imageSHA256, $0.thumbnailPath, $0.thumbnailSHA256) }
     }
+    await Self.exportStageReached?(.snapshotTaken)
+    let files = files
+    let pinPrefix = files.tmpPath + "/export-\(UUID().uuidString)-"
+    var pins: [String] = []
+    defer { for pin in pins { try? files.remove(pin) } }
     var manifest = DexArchiveManifest(
       format: DexArchiveManifest.formatName, schemaVersion: DexArchiveManifest.currentSchemaVersion,
       exportedAt: Date(), items: [])
+    var pinned: [(image: String, thumbnail: String?)] = []
     for (entry, imageHash, thumbnailPath, thumbnailHash) in snapshot {
+      try Task.checkCancellation()
+      let kinds: [StoreFiles.Kind] = thumbnailPath == nil ? [.image] : [.image, .thumbnail]
+      let first = pins.count
+      let paths = try await Self.offload { () throws -> [String]? in
+        var paths: [String] = []
+        for (offset, kind) in kinds.enumerated() {
+          // Published in `images/`, or still staged in `tmp/` just after its insert committed.
+          let pin = pinPrefix + "\(first + offset)"
+          let published = files.absolute(StoreFiles.relativePath(id: entry.id, kind: kind))
+          guard
+            try files.link(published, to: pin)
+              || files.link(files.stagedPath(id: entry.id, kind: kind), to: pin)
+          else {
+            for path in paths { try? files.remove(path) }
+            return nil
+          }
+          paths.append(pin)
+        }
+        return paths
+      }
+      guard let paths else {
+        // Deleted since the snapshot: left out. Still there: its file is missing.
+        if try await self.entry(id: entry.id) != nil {
+          throw DexStoreError.imageMissing(id: entry.id)
+        }
+        continue
+      }
+      pins += paths
+      pinned.append((paths[0], paths.count > 1 ? paths[1] : nil))
       manifest.items.append(
         DexArchiveManifest.Item(
           entry: entry, image: "images/\(entry.id).image", imageSHA256: imageHash,
@@ -30,16 +73,18 @@ extension DexStore {
           thumbnailSHA256: thumbnailHash))
     }
     let manifestData = try JSONEncoder().encode(manifest)
+    await Self.exportStageReached?(.filesPinned)
 
     let destination = url.standardizedFileURL.path
     let partial = destination + ".partial-\(UUID().uuidString)"
-    let files = files
+    let maximum = configuration.maximumImageBytes
+    let verifies = configuration.verifiesImagesOnLoad
     // Private (0600) like the store itself: the archive holds every photo of the collection.
     let handle = try files.createPrivateFile(partial)
     do {
       defer { try? handle.close() }
       let modified = manifest.exportedAt
-      // Every write runs on the store's file queue, never on the calling task's thread.
+      // Every read and write runs on the store's file queue, never on the calling task's thread.
       func add(_ name: String, _ data: Data) async throws {
         try await Self.offload {
           try handle.write(
@@ -48,15 +93,26 @@ extension DexStore {
           try handle.write(contentsOf: TarArchive.padding(for: data.count))
         }
       }
-      try await add("manifest.json", manifestData)
-      for item in manifest.items {
-        try Task.checkCancellation()
-        try await add(item.image, try await imageData(for: item.entry.id))
-        if let name = item.thumbnail {
-          guard let data = try await thumbnailData(for: item.entry.id) else {
-            throw DexStoreError.imageMissing(id: item.entry.id)
+      /// A pinned file, checked against its saved hash when the store verifies what it loads.
+      func load(_ pin: String, id: String, hash: String?) async throws -> Data {
+        try await Self.offload {
+          guard let data = try files.read(pin, maximumBytes: maximum) else {
+            throw DexStoreError.imageMissing(id: id)
           }
-          try await add(name, data)
+          if verifies, let hash, data.sha256Hex != hash {
+            throw DexStoreError.imageCorrupted(id: id)
+          }
+          return data
+        }
+      }
+      try await add("manifest.json", manifestData)
+      for (item, pin) in zip(manifest.items, pinned) {
+        try Task.checkCancellation()
+        try await add(
+          item.image, try await load(pin.image, id: item.entry.id, hash: item.imageSHA256))
+        if let name = item.thumbnail, let thumbnail = pin.thumbnail {
+          try await add(
+            name, try await load(thumbnail, id: item.entry.id, hash: item.thumbnailSHA256))
         }
       }
       try await Self.offload {
@@ -128,8 +184,10 @@ extension DexStore {
         return bounded
       }
       report.refused += fresh.count - named.count
-      _ = try await insert(contentsOf: named, policy: .keepBoth)
-      report.inserted += named.count
+      // Another import may have stored some of them since the check above: skipped too.
+      let stored = try await insert(contentsOf: named, policy: .keepBoth, skippingKnownIDs: true)
+      report.inserted += stored.count
+      report.skipped += named.count - stored.count
       batch.removeAll()
       batchBytes = 0
       for name in batchMembers {

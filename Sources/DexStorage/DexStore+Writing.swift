@@ -26,8 +26,12 @@ extension DexStore {
     try await insert(contentsOf: insertions, policy: configuration.duplicatePolicy)
   }
 
+  /// `skippingKnownIDs`: an insertion whose id is already stored is left out of the result
+  /// instead of failing the batch (an import, checked inside the write so that two imports of
+  /// one archive at once both succeed).
   func insert(
-    contentsOf insertions: [DexInsertion], policy: DexDuplicatePolicy
+    contentsOf insertions: [DexInsertion], policy: DexDuplicatePolicy,
+    skippingKnownIDs: Bool = false
   ) async throws
     -> [DexEntry]
   {
@@ -47,6 +51,7 @@ extension DexStore {
             let id = item.entry.id
             let idCheck = try db.cachedStatement(sql: "SELECT 1 FROM entry WHERE id = ?")
             if try Bool.fetchOne(idCheck, arguments: [id]) == true {
+              if skippingKnownIDs { continue }
               throw DexStoreError.duplicateID(id)
             }
             // Hash while the image is written and fsynced: the fsync waits on the disk, so

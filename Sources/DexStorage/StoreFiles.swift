@@ -258,6 +258,15 @@ struct StoreFiles: Sendable {
     if errno != EEXIST { throw Self.error(errno, "create", databasePath) }
   }
 
+  /// Gives the file at `source` a second name, `destination` (a hard link, in the same store);
+  /// `false` when `source` does not exist. The file's bytes then stay readable under
+  /// `destination` whatever happens to `source`.
+  func link(_ source: String, to destination: String) throws -> Bool {
+    if posixLink(source, destination) == 0 { return true }
+    if errno == ENOENT { return false }
+    throw Self.error(errno, "link", source)
+  }
+
   /// Removes a file; a file that is already gone is not an error.
   func remove(_ path: String) throws {
     if unlink(path) != 0 && errno != ENOENT { throw Self.error(errno, "remove", path) }
@@ -333,11 +342,15 @@ struct StoreFiles: Sendable {
   }
 }
 
-// `read` and `rename` are shadowed by the methods above; these reach the C functions.
+// `read`, `rename` and `link` are shadowed by the methods above; these reach the C functions.
 private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
   read(fd, buffer, count)
 }
 
 private func posixRename(_ source: String, _ destination: String) -> Int32 {
   rename(source, destination)
+}
+
+private func posixLink(_ source: String, _ destination: String) -> Int32 {
+  link(source, destination)
 }
