@@ -33,18 +33,30 @@ public struct TerminalLogHandler: LogHandler {
     set { wrapped[metadataKey: key] = newValue }
   }
 
-  /// Writes the event through the wrapped handler with its message, its metadata, its error's
-  /// text (moved into the metadata as `error`) and the handler's own metadata cleaned.
+  /// The wrapped handler's metadata provider, whose values are cleaned like the rest.
+  public var metadataProvider: Logger.MetadataProvider? {
+    get { wrapped.metadataProvider }
+    set { wrapped.metadataProvider = newValue }
+  }
+
+  /// Writes the event through the wrapped handler with its message, the provider's and the
+  /// event's metadata, its error (as `error.message` and `error.type`, as `StreamLogHandler`
+  /// writes it) and the handler's own metadata cleaned. Line breaks in the message become
+  /// spaces, so that a file name cannot start a line that looks like another entry.
   public func log(event: LogEvent) {
     var event = event
-    event.message = "\(TerminalText.safe(event.message.description, keepingNewlines: true))"
-    var metadata = event.metadata.map(Self.safe) ?? [:]
+    event.message = "\(TerminalText.safe(event.message.description))"
+    var metadata = wrapped.metadataProvider?.get() ?? [:]
+    if let explicit = event.metadata { metadata.merge(explicit) { $1 } }
     if let error = event.error {
       event.error = nil
-      metadata["error"] = .string(TerminalText.safe("\(error)"))
+      metadata["error.message"] = metadata["error.message"] ?? .string("\(error)")
+      metadata["error.type"] =
+        metadata["error.type"] ?? .string(String(reflecting: type(of: error)))
     }
-    event.metadata = metadata.isEmpty ? nil : metadata
+    event.metadata = metadata.isEmpty ? nil : Self.safe(metadata)
     var inner = wrapped
+    if inner.metadataProvider != nil { inner.metadataProvider = nil }  // applied above
     inner.metadata = Self.safe(inner.metadata)
     inner.log(event: event)
   }

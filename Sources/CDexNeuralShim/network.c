@@ -255,6 +255,19 @@ static int free_buffer(const builder *b) {
   return 0;
 }
 
+/// Removes the steps of `p` from `first` on (their primitives and the weights they own).
+static void drop_steps(plan *p, int first) {
+  for (int i = first; i < p->step_count; i++) {
+    step *s = &p->steps[i];
+    if (s->primitive) api.dnnl_primitive_destroy(s->primitive);
+    if (s->owns_weights) {
+      free(s->weights);
+      free(s->bias);
+    }
+  }
+  p->step_count = first;
+}
+
 /// Room for one more step (zeroed, not yet counted), or NULL.
 static step *next_step(builder *b) {
   if (b->plan->step_count == b->capacity) {
@@ -794,6 +807,8 @@ static size_t level2_cache_bytes(void) {
 /// Appends a step copying `bytes` from `src` to `dst` (memmove: the ranges may overlap).
 static int add_copy(builder *b, int src, size_t src_offset, int dst, size_t dst_offset,
     size_t bytes, int group, int chain) {
+  if (dst < 0 || src == BUFFER_OUTPUT)  // copies stay between the shim's own buffers
+    return fail(b->message, b->message_size, "copy step", dnnl_invalid_arguments);
   step *s = next_step(b);
   if (!s) return DEXNN_NO_MEMORY;
   s->copy_bytes = bytes;
@@ -900,9 +915,17 @@ static int fusable(builder *b, const dexnn_graph *g, int index, int side) {
       kept_in_nhwc(b, j, depth_out, dnnl_format_tag_any);
 }
 
-/// Appends layers `index...index + 2` run fused (see `fusable`), one chain of bands per thread.
+/// What `add_fused` returns when a band's primitive fell to oneDNN's reference kernel: the steps
+/// it added are gone again, and the block is to be built layer by layer.
+enum { NOT_FUSED = -1 };
+
+/// Appends layers `index...index + 2` run fused (see `fusable`), one chain of bands per thread;
+/// NOT_FUSED (and nothing appended) where a band's primitive is oneDNN's reference kernel, which
+/// `fusable`'s whole-layer probe cannot rule out for every band shape.
 static int add_fused(builder *b, const dexnn_graph *g, int index, int *side) {
   const dexnn_layer *layers = &g->layers[index];
+  const int first_step = b->plan->step_count, first_group = b->groups;
+  const dnnl_memory_desc_t input_md = b->current_md;  // `append` moves it along
   conv_shape shapes[3];
   dnnl_memory_desc_t plains[3];
   dnnl_dim_t sides[4] = {*side};
@@ -961,6 +984,15 @@ static int add_fused(builder *b, const dexnn_graph *g, int index, int *side) {
   }
   for (int i = 0; i < 3; i++)
     if (attrs[i]) api.dnnl_primitive_attr_destroy(attrs[i]);
+  for (int i = first_step; result == DEXNN_OK && i < b->plan->step_count; i++) {
+    if (g->fusion_rejects_bands || strncmp(b->plan->steps[i].implementation, "ref", 3) == 0) {
+      drop_steps(b->plan, first_step);
+      b->groups = first_group;
+      b->current = source;
+      b->current_md = input_md;
+      return NOT_FUSED;
+    }
+  }
   if (result != DEXNN_OK) return result;
   dnnl_dims_t dims = {1, cout, out, out};
   if (api.dnnl_memory_desc_init_by_tag(&b->current_md, 4, dims, dnnl_f32, dnnl_nhwc) != dnnl_success)
@@ -1036,13 +1068,7 @@ static void destroy_plan(plan *p) {
     destroy_context(p, p->idle);
     p->idle = next;
   }
-  for (int i = 0; i < p->step_count; i++) {
-    if (p->steps[i].primitive) api.dnnl_primitive_destroy(p->steps[i].primitive);
-    if (p->steps[i].owns_weights) {
-      free(p->steps[i].weights);
-      free(p->steps[i].bias);
-    }
-  }
+  drop_steps(p, 0);
   free(p->steps);
   free(p);
 }
@@ -1113,8 +1139,15 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
     inputs[i] = b.current_md;
     input_buffers[i] = b.current;
     input_scales[i] = b.current_scale;
-    if (result == DEXNN_OK && fusable(&b, graph, i, side)) {
+    int fused = result == DEXNN_OK && fusable(&b, graph, i, side);
+    if (fused) {
       result = add_fused(&b, graph, i, &side);
+      if (result == NOT_FUSED) {
+        fused = 0;
+        result = DEXNN_OK;
+      }
+    }
+    if (fused) {
       i += 2;  // the depthwise layer and the projection too
     } else if (result == DEXNN_OK) {
       result = add_convolution(&b, graph, i, &side, inputs, input_buffers, input_scales);

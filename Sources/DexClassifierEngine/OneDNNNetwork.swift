@@ -25,6 +25,9 @@
       var tileBytes = 0
       /// The smallest expanded activation, in bytes, that runs fused (0: the L2's size).
       var fromBytes = 0
+      /// Every fused block acts as if a band had fallen to oneDNN's reference kernel, and is
+      /// built layer by layer instead (the fallback's test).
+      var rejectsBands = false
     }
 
     let classCount: Int
@@ -189,7 +192,7 @@
             classifier_weights: base + classifier,
             classifier_bias: base + classifier + network.classifierWeights.count,
             input_range: ranges?.input ?? 0, fusion_tile_bytes: fusion.tileBytes,
-            fusion_from_bytes: fusion.fromBytes)
+            fusion_from_bytes: fusion.fromBytes, fusion_rejects_bands: fusion.rejectsBands ? 1 : 0)
           return Result { () throws(NetworkError) in try body(graph) }
         }
       }

@@ -107,7 +107,10 @@ extension ApiClient {
           attempt -= 1
           logger.notice(
             "Session refused; refreshing once", metadata: ["endpoint": "\(endpoint.path)"])
-          session = try await refreshCredential(replacing: session?.sessionID)
+          let stale = session?.sessionID
+          session = try await credential(by: budgetEnd) { () throws(DexCloudError) in
+            try await self.refreshCredential(replacing: stale)
+          }
           continue
         }
         throw failure

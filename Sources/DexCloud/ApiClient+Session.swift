@@ -12,10 +12,21 @@ extension ApiClient {
       return credential
     }
     guard let deadline else { return try await currentCredential() }
+    return try await credential(by: deadline) { () throws(DexCloudError) in
+      try await self.currentCredential()
+    }
+  }
+
+  /// The credential `fetch` gives, or ``DexCloudError/Kind/timedOut`` at `deadline`, whichever
+  /// comes first; `fetch` (a shared refresh's waiter) is cancelled when the deadline wins.
+  func credential(
+    by deadline: ContinuousClock.Instant,
+    _ fetch: @escaping @Sendable () async throws(DexCloudError) -> SessionCredential
+  ) async throws(DexCloudError) -> SessionCredential {
     let started = ContinuousClock.now
     do {
       return try await withThrowingTaskGroup(of: SessionCredential?.self) { group in
-        group.addTask { try await self.currentCredential() }
+        group.addTask { try await fetch() }
         group.addTask {
           try await Task.sleep(until: deadline, clock: .continuous)
           return nil

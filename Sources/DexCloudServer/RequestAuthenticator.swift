@@ -58,6 +58,21 @@ public struct RequestAuthenticator: Sendable {
     return claims
   }
 
+  /// Verifies a session-signed request's session id and signature without recording it against
+  /// replay, and returns who made it: a server that limits each session's rate next takes from
+  /// the session's bucket and calls ``RequestVerifier/record(_:)`` only if it serves the
+  /// request, so that a session over its limit takes no room in the replay cache.
+  public func verifySessionSignature(
+    _ request: SignedRequest
+  ) throws(RequestVerificationError) -> (claims: SessionClaims, signature: VerifiedSignature) {
+    guard let sessionID = request.sessionID else {
+      throw .missingHeader(DexCloudHeader.session)
+    }
+    let claims = try issuer.validate(sessionID: sessionID)
+    let secret = try issuer.secret(forSessionID: sessionID)
+    return (claims, try verifier.verifySignature(of: request, secrets: [secret]))
+  }
+
   /// Verifies a session-signed request and returns who made it.
   ///
   /// The session id in `x-dex-session` is checked first (authentic, accepted key, not expired),

@@ -20,7 +20,11 @@ extension DexStore {
   /// truncated archive under the final name. Entries are taken from one consistent snapshot, and
   /// their files are pinned at once (a second name in the store's `tmp/` folder, removed at the
   /// end): an entry deleted while the export runs is still written whole, and one deleted before
-  /// its files were pinned is left out. Images are streamed one at a time.
+  /// its files were pinned is left out. Where the file system has no hard links the files are
+  /// read in place, and a delete during the export fails it. Every file is checked against its
+  /// hash as it is written, so an entry replaced while the export runs fails it
+  /// (``DexStoreError/imageCorrupted(id:)``) rather than making an archive that would not import.
+  /// Images are streamed one at a time.
   @discardableResult
   public func exportArchive(to url: URL) async throws -> DexArchiveManifest {
     let snapshot = try await read { db -> [(DexEntry, String, String?, String?)] in
@@ -35,37 +39,34 @@ extension DexStore {
     var manifest = DexArchiveManifest(
       format: DexArchiveManifest.formatName, schemaVersion: DexArchiveManifest.currentSchemaVersion,
       exportedAt: Date(), items: [])
-    var pinned: [(image: String, thumbnail: String?)] = []
+    var sources: [[ExportSource]] = []
+    var linking = true
     for (entry, imageHash, thumbnailPath, thumbnailHash) in snapshot {
       try Task.checkCancellation()
       let kinds: [StoreFiles.Kind] = thumbnailPath == nil ? [.image] : [.image, .thumbnail]
-      let first = pins.count
-      let paths = try await Self.offload { () throws -> [String]? in
-        var paths: [String] = []
-        for (offset, kind) in kinds.enumerated() {
-          // Published in `images/`, or still staged in `tmp/` just after its insert committed.
-          let pin = pinPrefix + "\(first + offset)"
-          let published = files.absolute(StoreFiles.relativePath(id: entry.id, kind: kind))
-          guard
-            try files.link(published, to: pin)
-              || files.link(files.stagedPath(id: entry.id, kind: kind), to: pin)
-          else {
-            for path in paths { try? files.remove(path) }
-            return nil
-          }
-          paths.append(pin)
+      var outcome = PinOutcome.unsupported
+      if linking {
+        let first = pins.count
+        let pin = {
+          try await Self.offload { try Self.pin(entry.id, kinds, files, pinPrefix, first) }
         }
-        return paths
-      }
-      guard let paths else {
-        // Deleted since the snapshot: left out. Still there: its file is missing.
-        if try await self.entry(id: entry.id) != nil {
-          throw DexStoreError.imageMissing(id: entry.id)
+        outcome = try await pin()
+        if outcome == .missing {
+          // A delete or an insert of this entry may be half done: once the writer is free, its
+          // row says which (gone: left out; there: pinned now, or its file is missing).
+          guard try await isStoredOnceWritesSettle(id: entry.id) else { continue }
+          outcome = try await pin()
+          if outcome == .missing { throw DexStoreError.imageMissing(id: entry.id) }
         }
-        continue
       }
-      pins += paths
-      pinned.append((paths[0], paths.count > 1 ? paths[1] : nil))
+      switch outcome {
+      case .pinned(let paths):
+        pins += paths
+        sources.append(paths.map(ExportSource.pinned))
+      case .unsupported, .missing:
+        linking = false
+        sources.append(kinds.map { ExportSource.store(id: entry.id, kind: $0) })
+      }
       manifest.items.append(
         DexArchiveManifest.Item(
           entry: entry, image: "images/\(entry.id).image", imageSHA256: imageHash,
@@ -78,41 +79,43 @@ extension DexStore {
     let destination = url.standardizedFileURL.path
     let partial = destination + ".partial-\(UUID().uuidString)"
     let maximum = configuration.maximumImageBytes
-    let verifies = configuration.verifiesImagesOnLoad
     // Private (0600) like the store itself: the archive holds every photo of the collection.
     let handle = try files.createPrivateFile(partial)
     do {
       defer { try? handle.close() }
       let modified = manifest.exportedAt
       // Every read and write runs on the store's file queue, never on the calling task's thread.
-      func add(_ name: String, _ data: Data) async throws {
+      func add(_ name: String, from source: ExportSource, id: String, hash: String?) async throws {
         try await Self.offload {
+          let data: Data?
+          switch source {
+          case .pinned(let path): data = try files.read(path, maximumBytes: maximum)
+          case .store(let id, let kind):
+            data =
+              try files.read(
+                files.absolute(StoreFiles.relativePath(id: id, kind: kind)), maximumBytes: maximum)
+              ?? files.read(files.stagedPath(id: id, kind: kind), maximumBytes: maximum)
+          }
+          guard let data else { throw DexStoreError.imageMissing(id: id) }
+          if let hash, data.sha256Hex != hash { throw DexStoreError.imageCorrupted(id: id) }
           try handle.write(
             contentsOf: Data(TarArchive.header(name: name, size: data.count, modified: modified)))
           try handle.write(contentsOf: data)
           try handle.write(contentsOf: TarArchive.padding(for: data.count))
         }
       }
-      /// A pinned file, checked against its saved hash when the store verifies what it loads.
-      func load(_ pin: String, id: String, hash: String?) async throws -> Data {
-        try await Self.offload {
-          guard let data = try files.read(pin, maximumBytes: maximum) else {
-            throw DexStoreError.imageMissing(id: id)
-          }
-          if verifies, let hash, data.sha256Hex != hash {
-            throw DexStoreError.imageCorrupted(id: id)
-          }
-          return data
-        }
+      try await Self.offload {
+        try handle.write(
+          contentsOf: Data(
+            TarArchive.header(name: "manifest.json", size: manifestData.count, modified: modified)))
+        try handle.write(contentsOf: manifestData)
+        try handle.write(contentsOf: TarArchive.padding(for: manifestData.count))
       }
-      try await add("manifest.json", manifestData)
-      for (item, pin) in zip(manifest.items, pinned) {
+      for (item, source) in zip(manifest.items, sources) {
         try Task.checkCancellation()
-        try await add(
-          item.image, try await load(pin.image, id: item.entry.id, hash: item.imageSHA256))
-        if let name = item.thumbnail, let thumbnail = pin.thumbnail {
-          try await add(
-            name, try await load(thumbnail, id: item.entry.id, hash: item.thumbnailSHA256))
+        try await add(item.image, from: source[0], id: item.entry.id, hash: item.imageSHA256)
+        if let name = item.thumbnail, source.count > 1 {
+          try await add(name, from: source[1], id: item.entry.id, hash: item.thumbnailSHA256)
         }
       }
       try await Self.offload {
@@ -127,6 +130,59 @@ extension DexStore {
       throw StoreFiles.error(StoreFiles.systemCode(of: error), "write the archive", destination)
     }
     return manifest
+  }
+
+  /// Where an export reads one of an entry's files.
+  private enum ExportSource: Sendable {
+    /// A hard link the export made when it started.
+    case pinned(String)
+    /// The store's own paths (the file system has no hard links).
+    case store(id: String, kind: StoreFiles.Kind)
+  }
+
+  /// What pinning an entry's files did.
+  private enum PinOutcome: Sendable, Equatable {
+    case pinned([String])
+    /// A file is at neither of its paths.
+    case missing
+    /// The file system has no hard links.
+    case unsupported
+  }
+
+  /// Links entry `id`'s files (published in `images/`, or still staged in `tmp/` just after an
+  /// insert) to `prefix` + a number from `first`; on any failure none is left behind.
+  private static func pin(
+    _ id: String, _ kinds: [StoreFiles.Kind], _ files: StoreFiles, _ prefix: String, _ first: Int
+  ) throws -> PinOutcome {
+    var made: [String] = []
+    do {
+      for (offset, kind) in kinds.enumerated() {
+        let pin = prefix + "\(first + offset)"
+        var result = try files.link(
+          files.absolute(StoreFiles.relativePath(id: id, kind: kind)), to: pin)
+        if result == .missing {
+          result = try files.link(files.stagedPath(id: id, kind: kind), to: pin)
+        }
+        switch result {
+        case .linked: made.append(pin)
+        case .missing, .unsupported:
+          for path in made { try? files.remove(path) }
+          return result == .missing ? .missing : .unsupported
+        }
+      }
+    } catch {
+      for path in made { try? files.remove(path) }
+      throw error
+    }
+    return .pinned(made)
+  }
+
+  /// Whether entry `id` is stored, asked on the writer connection: after any insert or delete
+  /// in flight has finished (its files moved and its row committed or gone).
+  private func isStoredOnceWritesSettle(id: String) async throws -> Bool {
+    try await writeWithoutTransaction { db in
+      try Row.fetchOne(db, sql: "SELECT 1 FROM entry WHERE id = ?", arguments: [id]) != nil
+    }
   }
 
   /// Imports an archive written by ``exportArchive(to:)``, merging by id.

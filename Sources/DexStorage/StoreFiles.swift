@@ -258,13 +258,24 @@ struct StoreFiles: Sendable {
     if errno != EEXIST { throw Self.error(errno, "create", databasePath) }
   }
 
-  /// Gives the file at `source` a second name, `destination` (a hard link, in the same store);
-  /// `false` when `source` does not exist. The file's bytes then stay readable under
-  /// `destination` whatever happens to `source`.
-  func link(_ source: String, to destination: String) throws -> Bool {
-    if posixLink(source, destination) == 0 { return true }
-    if errno == ENOENT { return false }
-    throw Self.error(errno, "link", source)
+  /// What ``link(_:to:)`` did.
+  enum LinkResult: Sendable, Equatable {
+    case linked
+    /// `source` does not exist.
+    case missing
+    /// The file system (or the folder layout: `images/` on another volume) has no hard links.
+    case unsupported
+  }
+
+  /// Gives the file at `source` a second name, `destination` (a hard link, in the same store):
+  /// the file's bytes then stay readable under `destination` whatever happens to `source`.
+  func link(_ source: String, to destination: String) throws -> LinkResult {
+    if posixLink(source, destination) == 0 { return .linked }
+    switch errno {
+    case ENOENT: return .missing
+    case EPERM, ENOTSUP, EOPNOTSUPP, EXDEV, EMLINK: return .unsupported
+    default: throw Self.error(errno, "link", source)
+    }
   }
 
   /// Removes a file; a file that is already gone is not an error.

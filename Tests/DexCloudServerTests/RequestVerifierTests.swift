@@ -132,6 +132,37 @@ struct RequestVerifierTests {
     #expect(await cache.count == 0)
   }
 
+  @Test("A session signature verifies without a replay record until the server records it")
+  func sessionSignatureIsRecordedOnlyWhenAsked() async throws {
+    let issuer = SessionIssuer(
+      keyring: ServerKeyring(current: SessionIssuerTests.key("k1", "server-one")), now: Self.clock)
+    let cache = InMemoryReplayCache(now: Self.clock)
+    let authenticator = RequestAuthenticator(
+      bootstrapKeys: [], issuer: issuer, verifier: Self.verifier(cache: cache))
+    let session = try issuer.issue(subject: "phone")
+    var request = Self.signed(secret: session.sessionSecret)
+    request.sessionID = session.sessionID
+    for _ in 0..<2 {
+      let (claims, _) = try authenticator.verifySessionSignature(request)
+      #expect(claims.subject == "phone")
+    }
+    #expect(await cache.count == 0, "verifying records nothing")
+    let (_, verified) = try authenticator.verifySessionSignature(request)
+    try await authenticator.verifier.record(verified)
+    #expect(await cache.count == 1)
+    await #expect(throws: RequestVerificationError.replayed) {
+      try await authenticator.verifier.record(verified)
+    }
+    await #expect(throws: RequestVerificationError.replayed) {
+      _ = try await authenticator.authenticateSession(request)
+    }
+    var forged = Self.signed(secret: SigningSecret("not-the-session-secret")!)
+    forged.sessionID = session.sessionID
+    #expect(throws: RequestVerificationError.signatureMismatch) {
+      _ = try authenticator.verifySessionSignature(forged)
+    }
+  }
+
   @Test("A rotated key: old and new both accepted during the overlap")
   func rotation() async throws {
     let new = try #require(SigningSecret("verifier-secret-2"))

@@ -81,16 +81,39 @@ struct ClientSessionLifetimeTests {
 
   @Test("A caller with a deadline stops waiting for a stalled /auth_token at that deadline")
   func sessionRefreshEndsAtTheCallersDeadline() async throws {
-    let transport = ScriptedTransport([.stall(.seconds(20))])
+    let transport = ScriptedTransport([.stall(.seconds(90))])
     let client = Self.client(transport, clock: ManualClock())
+    // A first caller without a deadline starts the refresh, which stalls in /auth_token...
+    let first = Task { try await client.send(Endpoints.vision, body: Data()) }
+    defer { first.cancel() }
+    while transport.sentCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+    // ...and a caller with one joins it: answered at its deadline, not after the stall.
     let started = ContinuousClock.now
     let error = await expectedError {
-      _ = try await client.send(
-        Endpoints.vision, body: Data(), deadline: .now + .milliseconds(300))
+      _ = try await client.send(Endpoints.vision, body: Data(), deadline: .now + .seconds(1))
     }
     let elapsed = ContinuousClock.now - started
     #expect(error?.kind == .timedOut)
-    #expect(elapsed < .seconds(5), "waited \(elapsed) for a refresh stalled 20 s")
+    #expect(elapsed < .seconds(45), "waited \(elapsed) for a refresh stalled 90 s")
     #expect(Self.paths(transport) == ["/api/auth_token"], "no vision request without a session")
+  }
+
+  @Test("The refresh after a 401 also ends at the caller's deadline")
+  func refreshAfterA401EndsAtTheDeadline() async throws {
+    let transport = ScriptedTransport([
+      .respond(TransportResponse(statusCode: 401, headers: [:], body: Data())),
+      .stall(.seconds(90)),
+    ])
+    let client = ClientUnitTests.client(transport, policy: .none)
+    _ = try await client.currentCredential()  // the stored session, loaded before the clock starts
+    let started = ContinuousClock.now
+    let error = await expectedError {
+      _ = try await client.send(
+        Endpoints.vision, body: Data(), deadline: .now + .seconds(2))
+    }
+    let elapsed = ContinuousClock.now - started
+    #expect(error?.kind == .timedOut)
+    #expect(elapsed < .seconds(45), "waited \(elapsed) for a refresh stalled 90 s")
+    #expect(Self.paths(transport).first == "/api/vision", "the 401 came first")
   }
 }

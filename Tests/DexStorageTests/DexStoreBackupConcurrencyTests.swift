@@ -1,5 +1,6 @@
 import DexModel
 import Foundation
+import GRDB
 import Testing
 
 @testable import DexStorage
@@ -70,6 +71,46 @@ struct DexStoreBackupConcurrencyTests {
       for entry in saved where entry.id != victim.id {
         #expect(try await target.imageData(for: entry.id) == entry.image)
       }
+    }
+  }
+
+  /// An entry whose delete is half done when the export pins its files (the photo already
+  /// moved to `tmp/`, the row not yet gone) is left out once the delete commits, not reported
+  /// missing: the export asks again on the writer, which waits for the delete.
+  @Test func anEntryWhoseDeleteIsInFlightIsLeftOut() async throws {
+    try await withTemporaryDirectory { directory in
+      let (store, saved) = try await Self.filledStore(directory)
+      let victim = saved[0]
+      let root = directory.appendingPathComponent("A.store")
+      let published = root.appendingPathComponent(
+        StoreFiles.relativePath(id: victim.id, kind: .image)
+      ).path
+      let moved = root.appendingPathComponent("tmp/\(victim.id).image.trash-test").path
+      let renamed = DispatchSemaphore(value: 0)
+      let archive = directory.appendingPathComponent("backup.tar")
+      let manifest = try await DexStore.$exportStageReached.withValue({ stage in
+        guard stage == .snapshotTaken else { return }
+        // A delete's own steps, on the writer: the photo moved away, a pause, the row removed.
+        Task {
+          try await store.writeWithoutTransaction { db in
+            try FileManager.default.moveItem(atPath: published, toPath: moved)
+            renamed.signal()
+            Thread.sleep(forTimeInterval: 0.3)
+            try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [victim.id])
+          }
+        }
+        await withCheckedContinuation { continuation in
+          DispatchQueue.global().async {
+            renamed.wait()
+            continuation.resume()
+          }
+        }
+      }) {
+        try await store.exportArchive(to: archive)
+      }
+      #expect(!manifest.items.contains { $0.entry.id == victim.id })
+      #expect(manifest.items.count == 3)
+      try? FileManager.default.removeItem(atPath: moved)
     }
   }
 

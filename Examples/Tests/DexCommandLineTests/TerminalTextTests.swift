@@ -26,30 +26,40 @@ import Testing
   }
 
   /// Log lines (PixScan's and dex's, on standard error) carry file names and error texts: the
-  /// terminal handler cleans the message, the event's and the handler's metadata, nested
-  /// values and the error's text before the wrapped handler writes them.
+  /// terminal handler cleans the message, the event's, the provider's and the handler's
+  /// metadata, nested values and the error's text before `StreamLogHandler` writes them.
   @Test func controlSequencesInALogLineAreNotWritten() {
     struct Failure: Error, CustomStringConvertible {
       var description: String { "bad file \u{1B}]0;title\u{07}" }
     }
-    let capture = LogCapture()
+    final class Capture: TextOutputStream, @unchecked Sendable {
+      private let lock = NSLock()
+      private var text = ""
+      var written: String { lock.sync { text } }
+      func write(_ string: String) { lock.sync { text += string } }
+    }
+    let capture = Capture()
     var handler = TerminalLogHandler(
-      wrapping: CapturingLogHandler(label: "pixscan", capture: capture))
+      wrapping: StreamLogHandler(
+        label: "pixscan", stream: capture,
+        metadataProvider: .init { ["provided": "from \u{1B}[31mprovider"] }))
     handler.metadata["folder"] = "/photos/\u{1B}[2J"
     let logger = Logger(label: "pixscan") { _ in handler }
     logger.warning(
-      "Text recognition failed for \u{9B}31m", error: Failure(),
+      "Text recognition failed for \u{9B}31m\nfake [error] line", error: Failure(),
       metadata: [
         "path": "/photos/evil\u{1B}[2J\u{202E}gpj.exe", "list": ["a\u{7F}", "b"],
         "nested": ["key\u{1B}": "value\u{1B}[1A"],
       ])
-    let line = capture.lines.joined(separator: "\n")
-    #expect(capture.lines.count == 1)
+    let line = capture.written
+    #expect(line.filter { $0 == "\n" }.count == 1, "one line: \(line)")
     for bad: Unicode.Scalar in ["\u{1B}", "\u{07}", "\u{9B}", "\u{202E}", "\u{7F}"] {
       #expect(!line.unicodeScalars.contains(bad), "U+\(String(bad.value, radix: 16)) in \(line)")
     }
     #expect(line.contains("evil\u{FFFD}[2J"), "\(line)")
     #expect(line.contains("bad file \u{FFFD}]0;title"), "the error's text is kept, cleaned")
+    #expect(line.contains("error.type"), "the error's type, as StreamLogHandler writes it")
     #expect(line.contains("/photos/\u{FFFD}[2J"), "the handler's own metadata")
+    #expect(line.contains("from \u{FFFD}[31mprovider"), "the provider's metadata")
   }
 }

@@ -57,6 +57,9 @@ typedef struct {
   /// cache (the whole L2; 3/8 of it). The tests set both to run other band geometries.
   size_t fusion_tile_bytes;
   size_t fusion_from_bytes;
+  /// For the tests: nonzero makes every fused block act as if one of its bands had fallen to
+  /// oneDNN's reference kernel, so that it is built again layer by layer.
+  int fusion_rejects_bands;
 } dexnn_graph;
 
 typedef struct dexnn_network dexnn_network;

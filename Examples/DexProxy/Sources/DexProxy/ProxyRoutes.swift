@@ -146,17 +146,24 @@ struct ProxyRoutes: Sendable {
     case .failure(let error): return finish(error.response, context, route, error.outcome, started)
     }
     let claims: SessionClaims
+    let verified: VerifiedSignature
     do {
-      claims = try await authenticator.authenticateSession(signed)
+      (claims, verified) = try authenticator.verifySessionSignature(signed)
     } catch {
       return refuse(error, context, route, started)
     }
     // Only now: a session id is public (it travels in every request's headers), so a bucket
-    // taken before the signature verified could be drained by anyone who saw the id.
+    // taken before the signature verified could be drained by anyone who saw the id. And before
+    // the replay record, so that a session over its limit takes no room in the replay cache.
     if let sessionID = signed.sessionID,
       let refusal = await rateLimited("session:\(sessionID)", route: route)
     {
       return finish(refusal.response, context, route, refusal.outcome, started)
+    }
+    do {
+      try await authenticator.verifier.record(verified)
+    } catch {
+      return refuse(error, context, route, started)
     }
     guard let body = try? JSONDecoder().decode(VisionRequest.self, from: signed.body),
       !body.image.isEmpty, Data(base64Encoded: body.image) != nil

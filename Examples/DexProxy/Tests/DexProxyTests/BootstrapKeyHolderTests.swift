@@ -54,6 +54,42 @@ import Testing
     }
   }
 
+  /// A request its session's bucket refuses is not recorded against replay: sent again once
+  /// the bucket has refilled, the same signed request is served (a refused request used to take
+  /// a replay-cache slot, so one session over its limit could fill the cache for everyone).
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aRequestRefusedByItsSessionsBucketTakesNoReplaySlot() async throws {
+    try await ProxyHarness.with(configure: {
+      $0.rateLimit = RateLimit(burst: 1, refillPerSecond: 2)
+      $0.trustedProxies = TrustedProxies("127.0.0.1") ?? .none
+    }) { proxy in
+      // Every request from an address of its own, so that only the session's bucket limits.
+      let owner = try await proxy.rawSession(forwardedFor: "198.51.100.1")
+      func signed(_ question: String) throws -> (Data, [String: String]) {
+        let body = try visionBody(question)
+        return (
+          body,
+          ProxyHarness.signed(
+            "/vision", body: body, secret: owner.sessionSecret, session: owner.sessionID)
+        )
+      }
+      func send(_ request: (Data, [String: String]), from address: String) async throws -> Int {
+        var headers = request.1
+        headers["X-Forwarded-For"] = address
+        return try await proxy.send("POST", "/vision", headers: headers, body: request.0)
+          .statusCode
+      }
+      let first = try signed("first")
+      let second = try signed("second")
+      #expect(try await send(first, from: "203.0.113.1") == 200)
+      #expect(try await send(second, from: "203.0.113.2") == 429, "the session's bucket is empty")
+      try await Task.sleep(for: .milliseconds(700))  // one token back
+      #expect(
+        try await send(second, from: "203.0.113.3") == 200,
+        "the refused request was not recorded, so it is no replay")
+    }
+  }
+
   /// A request that cannot verify is refused on its headers: the proxy answers without waiting
   /// for (or buffering) the body it announced.
   @available(macOS 14, iOS 17, tvOS 17, *)

@@ -155,13 +155,15 @@ struct ProxyHarness: Sendable {
   }
 
   /// A session obtained with a raw, bootstrap-signed `/auth_token` request for `subject`
-  /// (`nil`: none, so the proxy picks one).
-  func rawSession(subject: String? = "raw-test") async throws -> AuthTokenResponse {
+  /// (`nil`: none, so the proxy picks one), sent as from `address` when one is given (behind a
+  /// trusted balancer).
+  func rawSession(
+    subject: String? = "raw-test", forwardedFor address: String? = nil
+  ) async throws -> AuthTokenResponse {
     let body = try JSONEncoder().encode(AuthTokenRequest(subject: subject))
-    let response = try await send(
-      "POST", "/auth_token",
-      headers: Self.signed("/auth_token", body: body, secret: Self.bootstrapKey),
-      body: body)
+    var headers = Self.signed("/auth_token", body: body, secret: Self.bootstrapKey)
+    if let address { headers["X-Forwarded-For"] = address }
+    let response = try await send("POST", "/auth_token", headers: headers, body: body)
     guard response.statusCode == 200 else { throw UnexpectedStatus(status: response.statusCode) }
     return try JSONDecoder().decode(AuthTokenResponse.self, from: response.body)
   }
