@@ -86,6 +86,8 @@ static struct {
   void (*omp_set_num_threads)(int);
 } api;
 static char load_error[200];
+/// Held while a plan is built (see `dexnn_network_add_plan`).
+static pthread_mutex_t building = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 /// dlopen's handle of `name`, or NULL with the reason in `error`.
@@ -172,6 +174,7 @@ typedef struct plan {
   int step_count;
   size_t buffer_size;
   size_t tile_size;
+  int fused_blocks;  // blocks run band by band (see `add_fused`)
   size_t scratchpad_size;
   context *idle;
   int idle_count;
@@ -999,6 +1002,7 @@ static int add_fused(builder *b, const dexnn_graph *g, int index, int *side) {
     return fail(b->message, b->message_size, "fused output", dnnl_invalid_arguments);
   size_t size = (size_t)out * out_row;
   if (size > b->plan->buffer_size) b->plan->buffer_size = size;
+  b->plan->fused_blocks++;
   b->current = dst;
   b->current_scale = 1;
   b->current_range = layers[2].output_range;
@@ -1101,6 +1105,33 @@ int dexnn_network_create(
   return DEXNN_OK;
 }
 
+/// Whether every step reads and writes within its buffers (a plan that would not is refused
+/// rather than run): the activation buffers, the tiles, the input and the logits.
+static int steps_stay_in_buffers(const plan *p, const dexnn_graph *g, char *message, size_t size) {
+  const size_t input = (size_t)g->input_size * (size_t)g->input_size * 3 * sizeof(float);
+  const size_t output = (size_t)g->classes * sizeof(float);
+  for (int i = 0; i < p->step_count; i++) {
+    const step *s = &p->steps[i];
+    const int buffers[2] = {s->src, s->dst};
+    const size_t offsets[2] = {s->src_offset, s->dst_offset};
+    for (int which = 0; which < 2; which++) {
+      size_t bytes = s->primitive
+          ? api.dnnl_memory_desc_get_size(&s->mds[which == 0 ? ARG_SRC : ARG_DST]) : s->copy_bytes;
+      int buffer = buffers[which];
+      size_t limit = buffer == BUFFER_INPUT ? input : buffer == BUFFER_OUTPUT ? output
+          : buffer >= BUFFER_COUNT ? p->tile_size : p->buffer_size;
+      if (buffer == NO_BUFFER || offsets[which] > limit || bytes > limit - offsets[which]) {
+        if (message && size)
+          snprintf(message, size, "step %d (%s) %s %zu bytes at %zu of buffer %d (%zu bytes)", i,
+              s->implementation, which == 0 ? "reads" : "writes", bytes, offsets[which], buffer,
+              limit);
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
 int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int threads,
     char *message, size_t message_size) {
   if (threads < 1 || threads > DEXNN_MAX_THREADS || graph->layer_count < 1 ||
@@ -1124,6 +1155,11 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
   float *input_scales = calloc((size_t)graph->layer_count, sizeof(float));
   int previous = api.omp_get_max_threads();
   api.omp_set_num_threads(1);
+  // One plan is built at a time in the whole process, not only per network: with two networks
+  // building plans at once, a band of the stem sometimes computed a different result, the same
+  // in every later pass of that process (7 of 16 runs of two test suites with oneDNN's
+  // primitive cache off, 0 of 16 with this lock; where inside oneDNN is not pinned down).
+  pthread_mutex_lock(&building);
   pthread_mutex_lock(&network->lock);  // place_weights reads the other plans
   int result = inputs && input_buffers && input_scales ? DEXNN_OK : DEXNN_NO_MEMORY;
   if (result == DEXNN_OK &&
@@ -1155,6 +1191,8 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
     if (graph->layers[i].residual) b.kept = -3;
   }
   if (result == DEXNN_OK) result = add_classifier(&b, graph, side);
+  if (result == DEXNN_OK && !steps_stay_in_buffers(p, graph, message, message_size))
+    result = DEXNN_FAILED;
   if (result == DEXNN_OK) {
     p->next = network->plans;
     network->plans = p;
@@ -1162,6 +1200,7 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
     destroy_plan(p);
   }
   pthread_mutex_unlock(&network->lock);
+  pthread_mutex_unlock(&building);
   api.omp_set_num_threads(previous);
   free(inputs);
   free(input_buffers);
@@ -1452,6 +1491,14 @@ int dexnn_network_implementations(dexnn_network *network, int threads, char *tex
   }
   pthread_mutex_unlock(&network->lock);
   return p ? DEXNN_OK : DEXNN_NO_PLAN;
+}
+
+int dexnn_network_fused_blocks(dexnn_network *network, int threads) {
+  pthread_mutex_lock(&network->lock);
+  plan *p = find_plan(network, threads);
+  int count = p ? p->fused_blocks : -1;
+  pthread_mutex_unlock(&network->lock);
+  return count;
 }
 
 void dexnn_network_destroy(dexnn_network *network) {

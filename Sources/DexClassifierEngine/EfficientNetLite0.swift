@@ -32,6 +32,9 @@ package final class EfficientNetLite0: Sendable {
   /// The arithmetic of the convolutions (int8 on oneDNN where the processor has VNNI, see
   /// ``Precision``).
   package let precision: Precision
+  /// How many blocks oneDNN runs fused on one thread (`nil` on the portable path), for the
+  /// host's log.
+  package let fusedBlocks: Int?
   private let compute: Compute
   /// The backend's network, for the tests.
   var computeForTests: Compute { compute }
@@ -123,6 +126,7 @@ package final class EfficientNetLite0: Sendable {
           self.backend = .oneDNN
           self.instructionSet = network.instructionSet
           self.precision = network.precision
+          self.fusedBlocks = network.fusedBlocks
           self.fallbackReason = nil
           return
         } catch {
@@ -138,6 +142,7 @@ package final class EfficientNetLite0: Sendable {
     self.backend = .portable
     self.instructionSet = nil
     self.precision = .float32
+    self.fusedBlocks = nil
     self.fallbackReason = reason
   }
 

@@ -90,6 +90,10 @@
       try addPlan(threads: 1, fault: fault)
     }
 
+    /// How many blocks the one-thread plan runs fused (band by band through a tile that stays
+    /// in cache): 0 where oneDNN keeps blocked layouts or the L2 holds every block.
+    var fusedBlocks: Int { max(0, Int(dexnn_network_fused_blocks(handle.pointer, 1))) }
+
     /// The kernels of the plan for `threads` threads, comma-separated (`nil` before its first
     /// use; a fused block adds "copy" steps): for the tests, which check that no layer runs
     /// oneDNN's reference kernels.

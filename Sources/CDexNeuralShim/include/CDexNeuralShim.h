@@ -107,6 +107,10 @@ int dexnn_network_run(
 int dexnn_network_implementations(
     dexnn_network *network, int threads, char *text, size_t text_size);
 
+/// How many blocks the plan for `threads` runs fused (band by band through a tile), or -1 when
+/// there is no such plan yet.
+int dexnn_network_fused_blocks(dexnn_network *network, int threads);
+
 void dexnn_network_destroy(dexnn_network *network);
 
 /// For the tests: helper threads made from now on wait `microseconds` before they first run, as

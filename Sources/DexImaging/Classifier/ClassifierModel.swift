@@ -50,6 +50,7 @@ public final class ClassifierModel: Sendable {
     var metadata: Logger.Metadata = ["backend": "\(backend.rawValue)"]
     if let isa = network.instructionSet { metadata["isa"] = "\(isa)" }
     metadata["precision"] = "\(network.precision.rawValue)"
+    if let fused = network.fusedBlocks { metadata["fused_blocks"] = "\(fused)" }
     logger.debug("classifier backend", metadata: metadata)
   }
 
