@@ -544,10 +544,65 @@ static int add_matmul_bands(builder *b, int index, dnnl_dim_t pixels, dnnl_dim_t
   return DEXNN_OK;
 }
 
-/// A convolution as `b->bands` primitives, each computing a band of the output's rows from the
-/// input rows it needs (with the layer's padding only at the image's top and bottom edges).
-/// Activations are NHWC here, so each band's rows are one contiguous run of its buffers: a band
-/// is the same layer on a shorter image at an offset, and the bands of a layer are independent.
+/// One band of a convolution: which output rows it computes, from where, into where.
+typedef struct {
+  dnnl_dim_t side, out;  // the layer's input and output width
+  dnnl_dim_t first, last;  // the band's output rows, or with `pixels` its output pixels
+  int pixels;  // a stride-1 1×1 layer split by pixels, each band a one-row image
+  dnnl_data_type_t src_type, dst_type;
+  int src;  // the buffer the input rows are read from...
+  dnnl_dim_t src_row;  // ...whose start is this input row (pixel)
+  int dst;  // the buffer the band is written to...
+  size_t dst_offset;  // ...at this offset
+  int group, chain;
+} band_spec;
+
+/// Appends one band of a convolution (NHWC on both sides: a band's rows are one contiguous run
+/// of its buffers, so a band is the same layer on a shorter image at an offset), with the
+/// layer's padding at the image's top and bottom edges only. The caller places its weights.
+static int add_band(builder *b, int index, const conv_shape *c, const band_spec *r,
+    const_dnnl_primitive_attr_t attr) {
+  const int grouped = c->weights.ndims == 5;
+  const dnnl_dim_t cout = c->weights.dims[0], cin = grouped ? cout : c->weights.dims[1];
+  const dnnl_dim_t k = c->weights.dims[grouped ? 3 : 2], stride = c->strides[0];
+  const dnnl_dim_t limit = r->pixels ? r->out * r->out : r->side;  // input rows (pixels)
+  dnnl_dim_t from = r->first * stride - c->padding_l[0];
+  dnnl_dim_t to = (r->last - 1) * stride - c->padding_l[0] + k;
+  conv_shape band = *c;
+  band.padding_l[0] = from < 0 ? -from : 0;
+  band.padding_r[0] = to > limit ? to - limit : 0;
+  if (from < 0) from = 0;
+  if (to > limit) to = limit;
+  dnnl_dims_t src_dims = {1, cin, to - from, r->side}, dst_dims = {1, cout, r->last - r->first, r->out};
+  if (r->pixels) {
+    src_dims[2] = dst_dims[2] = 1;
+    src_dims[3] = to - from;
+    dst_dims[3] = r->last - r->first;
+  }
+  dnnl_memory_desc_t src;
+  dnnl_status_t status = api.dnnl_memory_desc_init_by_tag(&src, 4, src_dims, r->src_type, dnnl_nhwc);
+  if (status == dnnl_success)
+    status = api.dnnl_memory_desc_init_by_tag(&band.dst, 4, dst_dims, r->dst_type, dnnl_nhwc);
+  dnnl_convolution_desc_t op;
+  dnnl_primitive_desc_t pd = NULL;
+  if (status == dnnl_success) status = init_conv(&op, &src, &band);
+  if (status == dnnl_success)
+    status = api.dnnl_primitive_desc_create(&pd, &op, attr, b->network->engine, NULL);
+  if (status != dnnl_success) return fail(b->message, b->message_size, "band", status);
+  b->current = r->src;
+  int result = append(b, pd, r->dst, index, 1);
+  if (result != DEXNN_OK) return result;
+  step *s = &b->plan->steps[b->plan->step_count - 1];
+  s->group = r->group;
+  s->chain = r->chain;
+  const size_t row = r->pixels ? 1 : (size_t)r->side;
+  s->src_offset = (size_t)(from - r->src_row) * row * (size_t)cin * element_size(r->src_type);
+  s->dst_offset = r->dst_offset;
+  return DEXNN_OK;
+}
+
+/// A convolution as `b->bands` independent bands (`add_band`), one per thread, or a 1×1 layer
+/// with more output channels than pixels as matrix products split by output channel.
 static int add_bands(builder *b, int index, const conv_shape *c, int side, int out,
     dnnl_data_type_t src_type, float src_scale, const_dnnl_primitive_attr_t attr, int dst,
     const attr_spec *spec, const dexnn_layer *l, int matmul) {
@@ -579,40 +634,13 @@ static int add_bands(builder *b, int index, const conv_shape *c, int side, int o
   // A 1×1 convolution (stride 1) sees pixels, not rows: its bands split the pixels evenly, each
   // as a one-row image (a 7×7 layer splits 25 + 24, not 4 + 3 rows).
   const int pixels = k == 1 && stride == 1 && before == 0;
+  const dnnl_dim_t length = pixels ? (dnnl_dim_t)out * out : out;
+  const size_t out_row = (pixels ? 1 : (size_t)out) * (size_t)cout * element_size(full_dst.data_type);
   for (int j = 0; result == DEXNN_OK && j < bands; j++) {
-    const dnnl_dim_t length = pixels ? (dnnl_dim_t)out * out : out;
-    dnnl_dim_t first = length * j / bands, last = length * (j + 1) / bands;
-    dnnl_dim_t from = first * stride - before, to = (last - 1) * stride - before + k;
-    const dnnl_dim_t limit = pixels ? length : side;
-    conv_shape band = *c;
-    band.padding_l[0] = from < 0 ? -from : 0;
-    band.padding_r[0] = to > limit ? to - limit : 0;
-    if (from < 0) from = 0;
-    if (to > limit) to = limit;
-    dnnl_dims_t band_src = {1, cin, to - from, side}, band_dst = {1, cout, last - first, out};
-    if (pixels) {
-      band_src[2] = band_dst[2] = 1;
-      band_src[3] = band_dst[3] = last - first;
-    }
-    dnnl_memory_desc_t src;
-    status = api.dnnl_memory_desc_init_by_tag(&src, 4, band_src, src_type, dnnl_nhwc);
-    if (status == dnnl_success)
-      status = api.dnnl_memory_desc_init_by_tag(&band.dst, 4, band_dst, full_dst.data_type, dnnl_nhwc);
-    dnnl_convolution_desc_t op;
-    dnnl_primitive_desc_t pd = NULL;
-    if (status == dnnl_success) status = init_conv(&op, &src, &band);
-    if (status == dnnl_success)
-      status = api.dnnl_primitive_desc_create(&pd, &op, attr, b->network->engine, NULL);
-    if (status != dnnl_success) return fail(b->message, b->message_size, "band", status);
-    b->current = source;
-    result = append(b, pd, dst, index, 1);
-    if (result != DEXNN_OK) return result;
-    step *s = &b->plan->steps[b->plan->step_count - 1];
-    s->group = group;
-    s->chain = j;
-    const size_t row = pixels ? 1 : (size_t)side, out_row = pixels ? 1 : (size_t)out;
-    s->src_offset = (size_t)from * row * (size_t)cin * element_size(src_type);
-    s->dst_offset = (size_t)first * out_row * (size_t)cout * element_size(full_dst.data_type);
+    band_spec r = {side, out, length * j / bands, length * (j + 1) / bands, pixels, src_type,
+        full_dst.data_type, source, 0, dst, 0, group, j};
+    r.dst_offset = (size_t)r.first * out_row;
+    result = add_band(b, index, c, &r, attr);
   }
   size_t size = api.dnnl_memory_desc_get_size(&full_dst);
   if (size > b->plan->buffer_size) b->plan->buffer_size = size;
@@ -827,41 +855,12 @@ static int add_copy(builder *b, int src, size_t src_offset, int dst, size_t dst_
   return DEXNN_OK;
 }
 
-/// Appends layer `index` computing output rows `first..<last` (f32, NHWC) from `src`, whose
-/// row 0 is the layer input's row `src_row`, into `dst` at `dst_offset`; the layer's padding
-/// applies at the image's top and bottom edges only.
+/// Appends a band of layer `index` of a fused block (f32) and places its weights.
 static int add_rows(builder *b, int index, const dexnn_layer *l, const conv_shape *c,
-    const dnnl_memory_desc_t *plain, dnnl_dim_t side, dnnl_dim_t first, dnnl_dim_t last, int src,
-    dnnl_dim_t src_row, int dst, size_t dst_offset, const_dnnl_primitive_attr_t attr, int group,
-    int chain) {
-  const dnnl_dim_t k = l->kernel, stride = l->stride, out = (side + stride - 1) / stride;
-  dnnl_dim_t from = first * stride - c->padding_l[0], to = (last - 1) * stride - c->padding_l[0] + k;
-  conv_shape band = *c;
-  band.padding_l[0] = from < 0 ? -from : 0;
-  band.padding_r[0] = to > side ? to - side : 0;
-  if (from < 0) from = 0;
-  if (to > side) to = side;
-  dnnl_dims_t src_dims = {1, l->input_channels, to - from, side};
-  dnnl_dims_t dst_dims = {1, l->output_channels, last - first, out};
-  dnnl_memory_desc_t src_md;
-  dnnl_status_t status = api.dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, dnnl_nhwc);
-  if (status == dnnl_success)
-    status = api.dnnl_memory_desc_init_by_tag(&band.dst, 4, dst_dims, dnnl_f32, dnnl_nhwc);
-  dnnl_convolution_desc_t op;
-  dnnl_primitive_desc_t pd = NULL;
-  if (status == dnnl_success) status = init_conv(&op, &src_md, &band);
-  if (status == dnnl_success)
-    status = api.dnnl_primitive_desc_create(&pd, &op, attr, b->network->engine, NULL);
-  if (status != dnnl_success) return fail(b->message, b->message_size, "fused band", status);
-  b->current = src;
-  int result = append(b, pd, dst, index, 1);
+    const dnnl_memory_desc_t *plain, const band_spec *r, const_dnnl_primitive_attr_t attr) {
+  int result = add_band(b, index, c, r, attr);
   if (result != DEXNN_OK) return result;
-  step *s = &b->plan->steps[b->plan->step_count - 1];
-  s->group = group;
-  s->chain = chain;
-  s->src_offset = (size_t)((from - src_row) * side * l->input_channels) * sizeof(float);
-  s->dst_offset = dst_offset;
-  return place_weights(b, s, plain, l->weights, l->bias, NULL, 1.0f);
+  return place_weights(b, &b->plan->steps[b->plan->step_count - 1], plain, l->weights, l->bias, NULL, 1.0f);
 }
 
 /// Whether layer `l` on an image `side` wide runs one of oneDNN's own kernels (not its
@@ -968,19 +967,22 @@ static int add_fused(builder *b, const dexnn_graph *g, int index, int *side) {
               0, (size_t)(held_last - first_row) * row, group, chain);
         computed = held_last;
       }
-      if (result == DEXNN_OK && last_row > computed)
-        result = add_rows(b, index, &layers[0], &shapes[0], &plains[0], sides[0], computed,
-            last_row, source, 0, tile_buffer, (size_t)(computed - first_row) * row, attrs[0],
-            group, chain);
+      if (result == DEXNN_OK && last_row > computed) {
+        band_spec r = {sides[0], wide, computed, last_row, 0, dnnl_f32, dnnl_f32, source, 0,
+            tile_buffer, (size_t)(computed - first_row) * row, group, chain};
+        result = add_rows(b, index, &layers[0], &shapes[0], &plains[0], &r, attrs[0]);
+      }
+      band_spec depthwise = {wide, out, y, y + n, 0, dnnl_f32, dnnl_f32, tile_buffer, first_row,
+          depth_buffer, 0, group, chain};
       if (result == DEXNN_OK)
-        result = add_rows(b, index + 1, &layers[1], &shapes[1], &plains[1], wide, y, y + n,
-            tile_buffer, first_row, depth_buffer, 0, attrs[1], group, chain);
+        result = add_rows(b, index + 1, &layers[1], &shapes[1], &plains[1], &depthwise, attrs[1]);
       if (result == DEXNN_OK && layers[2].residual)  // the sum post-op adds what it overwrites
         result = add_copy(b, source, (size_t)y * out_row, dst, (size_t)y * out_row,
             (size_t)n * out_row, group, chain);
+      band_spec projection = {out, out, y, y + n, 0, dnnl_f32, dnnl_f32, depth_buffer, y, dst,
+          (size_t)y * out_row, group, chain};
       if (result == DEXNN_OK)
-        result = add_rows(b, index + 2, &layers[2], &shapes[2], &plains[2], out, y, y + n,
-            depth_buffer, y, dst, (size_t)y * out_row, attrs[2], group, chain);
+        result = add_rows(b, index + 2, &layers[2], &shapes[2], &plains[2], &projection, attrs[2]);
       held_first = first_row;
       held_last = last_row;
     }
