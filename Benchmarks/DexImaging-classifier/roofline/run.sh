@@ -5,14 +5,17 @@
 # pass on the converted weights, taking turns on one pinned CPU, one thread.
 #
 #   pip install numpy onnx onnxruntime
-#   bash Benchmarks/DexImaging-classifier/roofline/run.sh [ROUNDS] [PASSES]
+#   bash Benchmarks/DexImaging-classifier/roofline/run.sh [ROUNDS] [PASSES] [CLASSIFIER_BENCH]
 #
 # Prints per layer group (stem, depthwise, 1x1 by resolution) the multiply-adds, the median time
 # and the share of the peak reached, then onnxruntime's pass and what a pass at 0.9x onnxruntime
-# would need. Medians over ROUNDS rounds of PASSES passes each.
+# would need. Medians over ROUNDS rounds of PASSES passes each. With a built ClassifierBench
+# (Benchmarks/.build/release/ClassifierBench) it also times the classifier's own plan (fused
+# blocks, matrix products) in the same rounds, from oneDNN's log (plan.py).
 set -euo pipefail
+rounds="${1:-5}" passes="${2:-200}" bench="${3:-}"
+if [ -n "$bench" ]; then bench="$(realpath "$bench")"; fi
 cd "$(dirname "$0")"
-rounds="${1:-5}" passes="${2:-200}"
 source ../../../Scripts/bootstrap.sh  # libdnnl-dev (2.6)
 work="$(realpath -m ../../.work/roofline)"
 mkdir -p "$work"
@@ -25,6 +28,10 @@ cpu=""
 if command -v taskset >/dev/null && [ "$(nproc)" -gt 1 ]; then cpu="taskset -c 1"; fi
 for ((r = 0; r < rounds; r++)); do
   $cpu "$work/peak" 3 >"$work/peak-$r.txt"
+  if [ -n "$bench" ]; then
+    ONEDNN_VERBOSE=1 $cpu "$bench" ../../../Tests/DexImagingTests/Classifier/Fixtures/cat.ppm \
+      --runs "$passes" --threads 1 --skip-end-to-end >"$work/plan-$r.txt" 2>&1
+  fi
   OMP_NUM_THREADS=1 $cpu "$work/layers" "$passes" >"$work/layers-$r.txt"
   $cpu python3 - "$model" "$passes" >"$work/onnxruntime-$r.txt" <<'PY'
 import statistics, sys, time
@@ -58,6 +65,7 @@ for r in range(rounds):
         peaks.setdefault(row[1], []).append(float(row[2]))
 peak = {isa: statistics.median(values) for isa, values in peaks.items()}
 best = max(peak.values())
+open(f"{work}/peak-best.txt", "w").write(f"{best}\n")
 print("one core's float32 peak: " + ", ".join(f"{isa} {value:.0f} GFLOP/s" for isa, value in peak.items()))
 layer_runs = [[row for row in lines("layers", r) if row[0] == "layer"] for r in range(rounds)]
 groups, order, total_macs, total_us = {}, [], 0, 0
@@ -95,3 +103,7 @@ for label, ms in (("onnxruntime pass", onnx), ("0.9 x onnxruntime", 0.9 * onnx),
     rate = 2 * network / ms / 1e6
     print(f"{label:20} {ms:6.2f} ms  {rate:6.1f} GFLOP/s  {rate / best:5.0%} of peak")
 PY
+if [ -n "$bench" ]; then
+  echo
+  python3 plan.py --peak "$(cat "$work/peak-best.txt")" "$work"/plan-*.txt
+fi
