@@ -14,6 +14,20 @@ import Testing
 /// Crash safety and failure injection against real files and real child processes.
 @Suite("DexStore reliability", .serialized)
 struct DexStoreReliabilityTests {
+  /// The lines a probe's log holds (0 before it exists).
+  static func lineCount(_ path: String) -> Int {
+    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").count
+  }
+
+  /// Polls `condition` every 10 ms for up to a minute (a probe that never writes fails the
+  /// round's checks after that).
+  static func waitUntil(_ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !condition(), ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+  }
+
   /// A child inserting (and sometimes deleting) entries with images is SIGKILLed at random
   /// moments, 24 times. After every kill the store must open, pass `integrity_check`, hold every
   /// insert that returned (with byte-identical images), hold no entry whose delete returned, and
@@ -29,8 +43,14 @@ struct DexStoreReliabilityTests {
       var acknowledgedInserts = 0
       var roundsWithLeftovers = 0  // kills that left journal files for recovery to resolve
       for round in 0..<rounds {
+        let logged = Self.lineCount(log)
         let process = try startCrashLoop(probe, store: storeDir, log: log)
-        // Kill anywhere from during startup to well into the insert loop.
+        // Kill anywhere from during startup to well into the insert loop: every fourth round
+        // from the launch, the others once the probe is writing (a loaded machine can take
+        // longer to start it than any fixed delay).
+        if !round.isMultiple(of: 4) {
+          try await Self.waitUntil { Self.lineCount(log) > logged }
+        }
         try await Task.sleep(
           for: .milliseconds(Int.random(in: 30...(round.isMultiple(of: 4) ? 700 : 350))))
         kill(process.processIdentifier, SIGKILL)
@@ -107,7 +127,9 @@ struct DexStoreReliabilityTests {
       for log in logs {
         processes.append(try startCrashLoop(probe, store: storeDir, log: log))
       }
-      try await Task.sleep(for: .milliseconds(1_500))
+      // Until both have acknowledged inserts (a second at least, so that they overlap).
+      try await Task.sleep(for: .seconds(1))
+      try await Self.waitUntil { logs.allSatisfy { Self.lineCount($0) >= 2 } }
       for process in processes {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

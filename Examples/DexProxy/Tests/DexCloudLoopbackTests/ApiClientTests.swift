@@ -115,7 +115,12 @@ struct ApiClientTests {
         for try await response in group { #expect(response.role == "assistant") }
       }
       #expect(server.state.count("/auth_token") == 2)
-      #expect(server.state.count("/vision") == 24)
+      // Each request sent on the revoked session was refused once and sent again; a task that
+      // started after the refresh used the new session at once.
+      let refused = server.state.requests.filter { $0.path == "/vision" }.dropFirst(8)
+        .filter { $0.sessionID == old.sessionID }.count
+      #expect(refused >= 1, "the revoked session was used")
+      #expect(server.state.count("/vision") == 16 + refused)
     }
   }
 
@@ -123,7 +128,8 @@ struct ApiClientTests {
   func cancelWhileWaitingForRefresh() async throws {
     try await TestServer.with { server in
       let client = makeClient(server)
-      server.state.enqueue([.delay(.seconds(2))], for: "/auth_token")
+      let gate = ReplyGate()
+      server.state.enqueue([.hold(gate)], for: "/auth_token")
       let other = Task { try await vision(client) }
       let cancelled = Task { try await vision(client) }
       let started = try await eventually { server.state.count("/auth_token") == 1 }
@@ -132,6 +138,7 @@ struct ApiClientTests {
       let error = try #require(await cancelled.result.failureValue as? DexCloudError)
       #expect(error.kind == .cancelled)
       #expect(server.state.count("/vision") == 0, "returned before the refresh finished")
+      gate.open()
       let response = try await other.value
       #expect(response.role == "assistant")
       #expect(server.state.count("/auth_token") == 1)
@@ -144,16 +151,19 @@ struct ApiClientTests {
       let sleeper = SleepRecorder()
       let client = makeClient(server, sleeper: sleeper)
       _ = try await vision(client)
+      let started = ContinuousClock.now
       let date = HTTPDate.format(Date().addingTimeInterval(5))
       server.state.enqueue(
         [.status(429, retryAfter: "2"), .status(503, retryAfter: date), .status(502)],
         for: "/vision")
       #expect(try await vision(client).role == "assistant")
+      // The date has whole seconds, and the 503 came some time after it was written.
+      let earliest = .seconds(4) - (ContinuousClock.now - started)
       let waits = sleeper.requested
       #expect(waits.count == 3)
       #expect(waits.first == .seconds(2))
       if waits.count == 3 {
-        #expect(waits[1] > .seconds(2) && waits[1] <= .seconds(6), "HTTP-date Retry-After")
+        #expect(waits[1] >= earliest && waits[1] <= .seconds(6), "HTTP-date Retry-After")
         #expect(waits[2] <= .milliseconds(10), "no Retry-After: capped backoff")
       }
       let attempts = server.state.requests.filter { $0.path == "/vision" }.suffix(4)
@@ -213,9 +223,12 @@ struct ApiClientTests {
       let logs = LogCapture()
       let client = makeClient(server, logs: logs, retryPolicy: policy)
       _ = try await vision(client)
-      server.state.enqueue([.delay(.seconds(2))], for: "/vision")
+      // The first attempt is held past its timeout; the retry gets the same 3 s.
+      let gate = ReplyGate()
+      server.state.enqueue([.hold(gate)], for: "/vision")
       let response = try await client.send(
-        Endpoints.vision, body: Self.body, timeout: .milliseconds(500))
+        Endpoints.vision, body: Self.body, timeout: .seconds(3))
+      gate.open()
       #expect(response.statusCode == 200)
       #expect(server.state.count("/vision") == 3)
       #expect(
@@ -275,7 +288,8 @@ struct ApiClientTests {
     try await TestServer.with { server in
       let client = makeClient(server)
       _ = try await vision(client)
-      server.state.enqueue([.delay(.seconds(2))], for: "/vision")
+      let gate = ReplyGate()
+      server.state.enqueue([.hold(gate)], for: "/vision")
       let task = Task { try await vision(client) }
       let arrived = try await eventually { server.state.count("/vision") >= 2 }
       #expect(arrived)
@@ -283,6 +297,7 @@ struct ApiClientTests {
       let error = try #require(await task.result.failureValue as? DexCloudError)
       #expect(error.kind == .cancelled)
       #expect(server.state.count("/vision") == 2)
+      gate.open()
     }
   }
 

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import Synchronization
 
 @testable import DexCloud
 
@@ -15,6 +16,26 @@ enum ScriptedAction: Sendable {
   case status(Int, retryAfter: String? = nil, body: String = #"{"error":{"message":"busy"}}"#)
   /// Wait this long, then handle the request normally.
   case delay(Duration)
+  /// Wait until the test opens the gate (at most a minute), then handle the request normally:
+  /// for tests whose premise is "the request is still in flight", which no fixed delay keeps
+  /// on a loaded machine.
+  case hold(ReplyGate)
+}
+
+/// A gate a held request waits at until the test opens it.
+final class ReplyGate: Sendable {
+  private let opened = Mutex(false)
+
+  /// Lets the held requests (and any later ones) through.
+  func open() { opened.withLock { $0 = true } }
+
+  /// Waits until ``open()`` or a minute has passed; ends early when the task is cancelled.
+  func wait() async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !opened.withLock({ $0 }), ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(5))
+    }
+  }
 }
 
 /// A headers-and-path record of one request the server received (no bodies kept).
@@ -217,6 +238,9 @@ struct TestServer: Sendable {
         body: .init(byteBuffer: ByteBuffer(string: body)))
     case .delay(let duration):
       try await Task.sleep(for: duration)
+      return nil
+    case .hold(let gate):
+      try await gate.wait()
       return nil
     case nil:
       return nil

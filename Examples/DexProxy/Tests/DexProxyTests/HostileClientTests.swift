@@ -242,8 +242,13 @@ import Testing
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func requestsOverTheInFlightCapAreBusy() async throws {
-    try await ProxyHarness.with(configure: { $0.maximumInFlight = 1 }) { proxy in
-      proxy.upstream.enqueue(.slow(.seconds(3), .content(StubUpstream.cleanJSON)))
+    try await ProxyHarness.with(configure: {
+      $0.maximumInFlight = 1
+      $0.upstream.timeout = .seconds(30)
+    }) { proxy in
+      // Slow enough that the second request arrives while the first is in flight, even when a
+      // loaded machine takes seconds between the two; within the raw client's 10 s timeout.
+      proxy.upstream.enqueue(.slow(.seconds(6), .content(StubUpstream.cleanJSON)))
       let session = try await proxy.rawSession()
       let slow = Task {
         try await proxy.sendVision(

@@ -323,9 +323,10 @@ struct PostgresReplayTests {
 
   @Test func expiredRowsAreDeletedAndTheirSignaturesCanBeRecordedAgain() async throws {
     let clock = TestClock()
+    var configuration = try TestPostgres.configuration()
+    configuration.sweepInterval = .seconds(3600)  // the test's own sweep is the one that counts
     let cache = PostgresReplayCache(
-      configuration: try TestPostgres.configuration(), logger: Logger(label: "test"),
-      now: { clock.now })
+      configuration: configuration, logger: Logger(label: "test"), now: { clock.now })
     let service = Task { try await cache.run() }
     defer { service.cancel() }
     let signature = String(repeating: "ab", count: 32) + UUID().uuidString
