@@ -3,18 +3,24 @@
 #include "CDexTextShim.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <tesseract/capi.h>
 
+#include "traineddata.h"
+
 struct dex_ocr_engine {
   TessBaseAPI *api;
+  char *datapath;
 };
 
 struct dex_ocr_job {
@@ -44,32 +50,61 @@ static void copy_message(char *message, size_t size, const char *text) {
   snprintf(message, size, "%s", text);
 }
 
+/// Whether `api` loaded every language of `languages` ("eng+deu"), in order.
+static bool loaded_all(TessBaseAPI *api, const char *languages) {
+  char **loaded = TessBaseAPIGetLoadedLanguagesAsVector(api);
+  if (loaded == NULL) return false;
+  const char *next = languages;
+  bool all = true;
+  size_t i = 0;
+  for (; all && loaded[i] != NULL; i++) {
+    size_t length = strlen(loaded[i]);
+    all = strncmp(next, loaded[i], length) == 0 && (next[length] == '+' || next[length] == 0);
+    next += length + (next[length] == '+');
+  }
+  all = all && i > 0 && *next == 0;
+  TessDeleteTextArray(loaded);
+  return all;
+}
+
 static int engine_create_locked(const char *datapath, const char *languages,
                                 dex_ocr_engine **out, char *message, size_t message_size) {
   if (out == NULL || datapath == NULL || languages == NULL) return DEX_OCR_INVALID_ARGUMENT;
   *out = NULL;
   pthread_once(&leptonica_once, quiet_leptonica);
+  int checked = dex_traineddata_check(datapath, languages, OEM_DEFAULT, message, message_size);
+  if (checked != DEX_OCR_OK) return checked;
   dex_ocr_engine *engine = calloc(1, sizeof *engine);
   if (engine == NULL) return DEX_OCR_OUT_OF_MEMORY;
   engine->api = TessBaseAPICreate();
-  if (engine->api == NULL) {
+  engine->datapath = strdup(datapath);
+  if (engine->api == NULL || engine->datapath == NULL) {
+    if (engine->api != NULL) TessBaseAPIDelete(engine->api);
+    free(engine->datapath);
     free(engine);
     return DEX_OCR_OUT_OF_MEMORY;
   }
   // Tesseract's tprintf writes to `debug_file` (stderr when empty): silence it before Init, which
   // is the first thing that prints.
   TessBaseAPISetVariable(engine->api, "debug_file", "/dev/null");
-  if (TessBaseAPIInit3(engine->api, datapath, languages) != 0) {
+  const char *failure = NULL;
+  if (TessBaseAPIInit3(engine->api, datapath, languages) != 0)
+    failure = "Tesseract could not load";
+  // Init succeeds with the languages it could load and leaves the others out: all or none.
+  else if (!loaded_all(engine->api, languages))
+    failure = "Tesseract loaded only some of";
+  // Init reads the config files, which may set debug_file again.
+  TessBaseAPISetVariable(engine->api, "debug_file", "/dev/null");
+  if (failure != NULL) {
     char text[512];
-    snprintf(text, sizeof text, "Tesseract could not load \"%s\" from %s", languages, datapath);
+    snprintf(text, sizeof text, "%s \"%s\" from %s", failure, languages, datapath);
     copy_message(message, message_size, text);
     TessBaseAPIEnd(engine->api);
     TessBaseAPIDelete(engine->api);
+    free(engine->datapath);
     free(engine);
     return DEX_OCR_INIT_FAILED;
   }
-  // Init reads the config files, which may set debug_file again.
-  TessBaseAPISetVariable(engine->api, "debug_file", "/dev/null");
   *out = engine;
   return DEX_OCR_OK;
 }
@@ -88,7 +123,23 @@ void dex_ocr_engine_destroy(dex_ocr_engine *engine) {
   TessBaseAPIEnd(engine->api);
   TessBaseAPIDelete(engine->api);
   pthread_mutex_unlock(&engine_lifecycle_lock);
+  free(engine->datapath);
   free(engine);
+}
+
+/// With orientation detection, Tesseract loads `osd.traineddata` inside the first recognition
+/// (and goes on without it where it is absent): it is checked like the languages first.
+static int check_osd(const dex_ocr_engine *engine, char *message, size_t message_size) {
+  char path[PATH_MAX];
+  struct stat info;
+  if (snprintf(path, sizeof path, "%s/osd.traineddata", engine->datapath) >= (int)sizeof path ||
+      (stat(path, &info) != 0 && errno == ENOENT))
+    return DEX_OCR_OK;
+  pthread_mutex_lock(&engine_lifecycle_lock);
+  int status = dex_traineddata_check(engine->datapath, "osd", OEM_TESSERACT_ONLY, message,
+                                     message_size);
+  pthread_mutex_unlock(&engine_lifecycle_lock);
+  return status == DEX_OCR_OK ? DEX_OCR_OK : DEX_OCR_FAILED;
 }
 
 dex_ocr_job *dex_ocr_job_create(int64_t timeout_ms) {
@@ -184,6 +235,10 @@ int dex_ocr_recognize(dex_ocr_engine *engine, dex_ocr_job *job, const uint8_t *r
     return DEX_OCR_INVALID_ARGUMENT;
   int reason = stop_reason(job);
   if (reason != DEX_OCR_OK) return reason;
+  if (page_seg_mode <= PSM_AUTO_OSD) {
+    int checked = check_osd(engine, message, message_size);
+    if (checked != DEX_OCR_OK) return checked;
+  }
 
   ETEXT_DESC *monitor = TessMonitorCreate();
   if (monitor == NULL) return DEX_OCR_OUT_OF_MEMORY;

@@ -9,6 +9,9 @@ extension DexStore {
   /// For the tests: called at each ``ExportStage`` of an export in this task.
   @TaskLocal static var exportStageReached: (@Sendable (ExportStage) async -> Void)?
 
+  /// For the tests: exports in this task act as on a file system without hard links.
+  @TaskLocal static var hardLinksUnavailable = false
+
   /// The largest `manifest.json` an import reads: about 200 000 entries (decoding one takes
   /// about four times its size).
   static let maximumManifestBytes = 128 << 20
@@ -40,7 +43,7 @@ extension DexStore {
       format: DexArchiveManifest.formatName, schemaVersion: DexArchiveManifest.currentSchemaVersion,
       exportedAt: Date(), items: [])
     var sources: [[ExportSource]] = []
-    var linking = true
+    var linking = !Self.hardLinksUnavailable
     for (entry, imageHash, thumbnailPath, thumbnailHash) in snapshot {
       try Task.checkCancellation()
       let kinds: [StoreFiles.Kind] = thumbnailPath == nil ? [.image] : [.image, .thumbnail]

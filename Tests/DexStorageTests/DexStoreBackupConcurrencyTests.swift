@@ -1,6 +1,7 @@
 import DexModel
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 @testable import DexStorage
@@ -48,6 +49,55 @@ struct DexStoreBackupConcurrencyTests {
       #expect(try await target.thumbnailData(for: victim.id) == victim.thumbnail)
       let leftovers = filesUnder(directory.appendingPathComponent("A.store/tmp"))
       #expect(leftovers.isEmpty, "the export's pins are removed: \(leftovers)")
+    }
+  }
+
+  /// Where the file system has no hard links, an export reads the files in place (no pins in
+  /// `tmp/`) and the archive restores every photo and thumbnail.
+  @Test func withoutHardLinksAnExportReadsTheFilesInPlace() async throws {
+    try await withTemporaryDirectory { directory in
+      let (store, saved) = try await Self.filledStore(directory)
+      let archive = directory.appendingPathComponent("backup.tar")
+      let pinsAtTheStart = Mutex<[String]?>(nil)
+      let manifest = try await DexStore.$hardLinksUnavailable.withValue(true) {
+        try await DexStore.$exportStageReached.withValue({ stage in
+          guard stage == .filesPinned else { return }
+          let pins = filesUnder(directory.appendingPathComponent("A.store/tmp"))
+          pinsAtTheStart.withLock { $0 = pins }
+        }) {
+          try await store.exportArchive(to: archive)
+        }
+      }
+      #expect(pinsAtTheStart.withLock { $0 } == [], "nothing is pinned")
+      #expect(manifest.items.count == 4)
+      let target = try openStore(directory.appendingPathComponent("B.store"))
+      #expect(try await target.importArchive(from: archive).inserted == 4)
+      for entry in saved {
+        #expect(try await target.imageData(for: entry.id) == entry.image)
+        #expect(try await target.thumbnailData(for: entry.id) == entry.thumbnail)
+      }
+    }
+  }
+
+  /// Without hard links, an entry deleted while the export runs fails it with `imageMissing`
+  /// (its files cannot be kept), and no archive or partial file is left behind.
+  @Test func withoutHardLinksADeleteDuringAnExportFailsIt() async throws {
+    try await withTemporaryDirectory { directory in
+      let (store, saved) = try await Self.filledStore(directory)
+      let victim = saved[1]
+      let archive = directory.appendingPathComponent("backup.tar")
+      let error = await #expect(throws: DexStoreError.self) {
+        try await DexStore.$hardLinksUnavailable.withValue(true) {
+          try await DexStore.$exportStageReached.withValue({ stage in
+            if stage == .filesPinned { _ = try? await store.delete(id: victim.id) }
+          }) {
+            try await store.exportArchive(to: archive)
+          }
+        }
+      }
+      #expect(error == .imageMissing(id: victim.id))
+      let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+      #expect(!left.contains { $0.hasPrefix("backup.tar") }, "\(left)")
     }
   }
 

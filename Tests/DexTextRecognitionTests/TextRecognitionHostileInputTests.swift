@@ -158,6 +158,103 @@ struct TextRecognitionHostileInputTests {
     }
   }
 
+  /// Links the installed `eng.traineddata` into `directory`.
+  static func linkInstalledEnglish(into directory: URL) throws {
+    let installed = try #require(recognizer.dataDirectory)
+    try FileManager.default.createSymbolicLink(
+      at: directory.appendingPathComponent("eng.traineddata"),
+      withDestinationURL: URL(fileURLWithPath: installed).appendingPathComponent("eng.traineddata"))
+  }
+
+  /// Ways a `.traineddata` can be damaged that end the whole process inside Tesseract (an
+  /// uncaught C++ exception, a failed assertion: `abort()`) or block it (a FIFO).
+  enum Damage: String, CaseIterable, Sendable {
+    case modelByteFlipped, offsetGoesBackwards, offsetPastTheEnd, fifo, directory, empty
+  }
+
+  /// The installed `eng.traineddata`, and where its components start (Tesseract's container:
+  /// an entry count, then that many 64-bit offsets, -1 for an absent one; little-endian here).
+  static func installedEnglish() throws -> (data: Data, offsets: [Int64]) {
+    let installed = try #require(recognizer.dataDirectory)
+    let data = try Data(
+      contentsOf: URL(fileURLWithPath: installed).appendingPathComponent("eng.traineddata"))
+    let bytes = [UInt8](data)
+    func integer(at index: Int, size: Int) -> UInt64 {
+      (0..<size).reduce(0) { $0 | UInt64(bytes[index + $1]) << (8 * $1) }
+    }
+    let count = Int(integer(at: 0, size: 4))
+    try #require(count > 23 && count <= 1000 && bytes.count > 4 + 8 * count)
+    return (data, (0..<count).map { Int64(bitPattern: integer(at: 4 + 8 * $0, size: 8)) })
+  }
+
+  /// Writes `offset` as entry `index` of the container's table.
+  static func setOffset(_ offset: Int64, at index: Int, in data: inout Data) {
+    withUnsafeBytes(of: offset.littleEndian) {
+      data.replaceSubrange((4 + 8 * index)..<(12 + 8 * index), with: $0)
+    }
+  }
+
+  /// Damaged language data is refused with `engineUnavailable` naming it; without the shim's
+  /// checks each of these ended the test process (or hung it, for the FIFO).
+  @Test(arguments: Damage.allCases)
+  func damagedLanguageDataIsRefusedNotFatal(_ damage: Damage) async throws {
+    let (original, offsets) = try Self.installedEnglish()
+    try await Self.withDataDirectory { directory in
+      let file = directory.appendingPathComponent("eng.traineddata")
+      var data = original
+      switch damage {
+      case .modelByteFlipped:  // component 17, the LSTM model: a failed ASSERT_HOST
+        let start = Int(offsets[17])
+        data[start] ^= 0xFF
+      case .offsetGoesBackwards:  // a component sized negative: std::length_error, uncaught
+        let present = offsets.indices.filter { offsets[$0] > 0 }
+        Self.setOffset(offsets[present[0]] - 5, at: present[1], in: &data)
+      case .offsetPastTheEnd:  // a component sized in terabytes: std::bad_alloc, uncaught
+        Self.setOffset(1 << 40, at: offsets.count - 1, in: &data)
+      case .fifo, .directory, .empty:
+        break
+      }
+      switch damage {
+      case .fifo: #expect(mkfifo(file.path, 0o600) == 0)
+      case .directory:
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
+      case .empty: try Data().write(to: file)
+      default: try data.write(to: file)
+      }
+      let recognizer = TesseractTextRecognizer(dataDirectory: directory.path)
+      let image = try Self.solid(width: 64, height: 64)
+      await Self.expectFailure("engineUnavailable naming eng") {
+        guard case .engineUnavailable(let detail) = $0 else { return false }
+        return detail.contains("\"eng\"")
+      } _: {
+        _ = try await recognizer.recognizeText(in: image)
+      }
+    }
+  }
+
+  /// Damaged orientation data (loaded by Tesseract inside the first recognition that detects
+  /// orientation) fails that recognition with a message naming it, not the process.
+  @Test func damagedOrientationDataFailsTheRecognitionNotTheProcess() async throws {
+    let installed = try #require(Self.recognizer.dataDirectory)
+    try await Self.withDataDirectory { directory in
+      try Self.linkInstalledEnglish(into: directory)
+      var osd = try Data(
+        contentsOf: URL(fileURLWithPath: installed).appendingPathComponent("osd.traineddata"))
+      let unicharset = Int(osd[12]) | Int(osd[13]) << 8 | Int(osd[14]) << 16 | Int(osd[15]) << 24
+      osd[unicharset + 8] ^= 0xFF  // a class id out of range: a failed ASSERT_HOST
+      try osd.write(to: directory.appendingPathComponent("osd.traineddata"))
+      let recognizer = TesseractTextRecognizer(dataDirectory: directory.path)
+      await Self.expectFailure("recognitionFailed naming osd") {
+        guard case .recognitionFailed(let detail) = $0 else { return false }
+        return detail.contains("\"osd\"")
+      } _: {
+        _ = try await recognizer.recognizeText(
+          in: try Self.solid(width: 64, height: 64),
+          options: TextRecognitionOptions(detectsOrientation: true))
+      }
+    }
+  }
+
   @Test func unknownLanguageIsLanguageUnavailable() async throws {
     await #expect(throws: TextRecognitionError.languageUnavailable("xyz")) {
       try await Self.recognizer.recognizeText(
@@ -167,12 +264,8 @@ struct TextRecognitionHostileInputTests {
   }
 
   @Test func orientationWithoutOSDDataIsLanguageUnavailable() async throws {
-    let installed = try #require(Self.recognizer.dataDirectory)
     try await Self.withDataDirectory { directory in
-      try FileManager.default.createSymbolicLink(
-        at: directory.appendingPathComponent("eng.traineddata"),
-        withDestinationURL: URL(fileURLWithPath: installed)
-          .appendingPathComponent("eng.traineddata"))
+      try Self.linkInstalledEnglish(into: directory)
       let recognizer = TesseractTextRecognizer(dataDirectory: directory.path)
       await #expect(throws: TextRecognitionError.languageUnavailable("osd")) {
         try await recognizer.recognizeText(
