@@ -734,6 +734,7 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
   const dexnn_layer *l = &g->layers[index];
   int k = l->kernel, cin = l->input_channels, cout = l->output_channels;
   if (k < 1 || l->stride < 1 || cin < 1 || cout < 1 || (l->depthwise && cin != cout) ||
+      cin != b->current_md.dims[1] ||
       (l->residual && (l->residual_from < 0 || l->residual_from >= index)) ||
       (l->int8 && !(l->output_range > 0)))
     return fail(b->message, b->message_size, "layer parameters", dnnl_invalid_arguments);

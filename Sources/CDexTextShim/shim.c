@@ -21,6 +21,7 @@
 struct dex_ocr_engine {
   TessBaseAPI *api;
   char *datapath;
+  bool osd_checked;
 };
 
 struct dex_ocr_job {
@@ -33,6 +34,9 @@ struct dex_ocr_job {
 // Tesseract's `debug_file` is a process-wide variable that every SetVariable/Init writes, and
 // Init/End touch other shared tables: engines are created and ended one at a time.
 static pthread_mutex_t engine_lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void dex_ocr_lifecycle_lock(void) { pthread_mutex_lock(&engine_lifecycle_lock); }
+void dex_ocr_lifecycle_unlock(void) { pthread_mutex_unlock(&engine_lifecycle_lock); }
 
 /// Leptonica (under Tesseract) prints its errors and warnings to stderr ("Error in
 /// pixScanForForeground" on a noisy strip): its threshold goes to "none" once. Reached through
@@ -50,30 +54,36 @@ static void copy_message(char *message, size_t size, const char *text) {
   snprintf(message, size, "%s", text);
 }
 
-/// Whether `api` loaded every language of `languages` ("eng+deu"), in order.
+/// Whether `api` loaded every language of `languages` ("eng+deu"), in order (Tesseract loads a
+/// language named twice once).
 static bool loaded_all(TessBaseAPI *api, const char *languages) {
   char **loaded = TessBaseAPIGetLoadedLanguagesAsVector(api);
   if (loaded == NULL) return false;
-  const char *next = languages;
+  size_t count = 0;
   bool all = true;
-  size_t i = 0;
-  for (; all && loaded[i] != NULL; i++) {
-    size_t length = strlen(loaded[i]);
-    all = strncmp(next, loaded[i], length) == 0 && (next[length] == '+' || next[length] == 0);
-    next += length + (next[length] == '+');
+  for (const char *name = languages; all && *name != 0;) {
+    size_t length = strcspn(name, "+");
+    bool repeated = false;
+    for (const char *earlier = languages; earlier < name && !repeated;) {
+      size_t earlier_length = strcspn(earlier, "+");
+      repeated = earlier_length == length && strncmp(earlier, name, length) == 0;
+      earlier += earlier_length + (earlier[earlier_length] == '+');
+    }
+    if (!repeated) {
+      all = loaded[count] != NULL && strlen(loaded[count]) == length &&
+            strncmp(loaded[count], name, length) == 0;
+      count++;
+    }
+    name += length + (name[length] == '+');
   }
-  all = all && i > 0 && *next == 0;
+  all = all && count > 0 && loaded[count] == NULL;
   TessDeleteTextArray(loaded);
   return all;
 }
 
 static int engine_create_locked(const char *datapath, const char *languages,
                                 dex_ocr_engine **out, char *message, size_t message_size) {
-  if (out == NULL || datapath == NULL || languages == NULL) return DEX_OCR_INVALID_ARGUMENT;
-  *out = NULL;
   pthread_once(&leptonica_once, quiet_leptonica);
-  int checked = dex_traineddata_check(datapath, languages, OEM_DEFAULT, message, message_size);
-  if (checked != DEX_OCR_OK) return checked;
   dex_ocr_engine *engine = calloc(1, sizeof *engine);
   if (engine == NULL) return DEX_OCR_OUT_OF_MEMORY;
   engine->api = TessBaseAPICreate();
@@ -111,8 +121,14 @@ static int engine_create_locked(const char *datapath, const char *languages,
 
 int dex_ocr_engine_create(const char *datapath, const char *languages, dex_ocr_engine **out,
                           char *message, size_t message_size) {
+  if (out == NULL || datapath == NULL || languages == NULL) return DEX_OCR_INVALID_ARGUMENT;
+  *out = NULL;
+  // Before the lock: a test load takes it only for its fork.
+  int status = dex_traineddata_check(datapath, languages, OEM_DEFAULT, false, message,
+                                     message_size);
+  if (status != DEX_OCR_OK) return status;
   pthread_mutex_lock(&engine_lifecycle_lock);
-  int status = engine_create_locked(datapath, languages, out, message, message_size);
+  status = engine_create_locked(datapath, languages, out, message, message_size);
   pthread_mutex_unlock(&engine_lifecycle_lock);
   return status;
 }
@@ -128,17 +144,18 @@ void dex_ocr_engine_destroy(dex_ocr_engine *engine) {
 }
 
 /// With orientation detection, Tesseract loads `osd.traineddata` inside the first recognition
-/// (and goes on without it where it is absent): it is checked like the languages first.
-static int check_osd(const dex_ocr_engine *engine, char *message, size_t message_size) {
+/// (and goes on without it where it is absent, or where it cannot use it): it is checked like
+/// the languages first, once per engine.
+static int check_osd(dex_ocr_engine *engine, char *message, size_t message_size) {
+  if (engine->osd_checked) return DEX_OCR_OK;
   char path[PATH_MAX];
   struct stat info;
   if (snprintf(path, sizeof path, "%s/osd.traineddata", engine->datapath) >= (int)sizeof path ||
       (stat(path, &info) != 0 && errno == ENOENT))
     return DEX_OCR_OK;
-  pthread_mutex_lock(&engine_lifecycle_lock);
-  int status = dex_traineddata_check(engine->datapath, "osd", OEM_TESSERACT_ONLY, message,
+  int status = dex_traineddata_check(engine->datapath, "osd", OEM_TESSERACT_ONLY, true, message,
                                      message_size);
-  pthread_mutex_unlock(&engine_lifecycle_lock);
+  engine->osd_checked = status == DEX_OCR_OK;
   return status == DEX_OCR_OK ? DEX_OCR_OK : DEX_OCR_FAILED;
 }
 

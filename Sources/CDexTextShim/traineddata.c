@@ -12,7 +12,7 @@
 //    the offset table only (8 KB at most), opened without blocking.
 // 2. On Linux, a test load in a forked child (no exec): the child loads exactly what the engine
 //    will, under an address-space limit and an alarm, and exits; the parent loads only data
-//    whose test load survived. What passed is remembered by the files' identity (device, inode,
+//    whose test load survived. The verdict is remembered by the files' identity (device, inode,
 //    size, modification time) for the life of the process, so it costs one load (about 0.1 s,
 //    plus a fork) per language set and data version.
 //
@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -141,7 +142,7 @@ static int check_container(const char *path, const char *language, struct stat *
 
 #ifdef __linux__
 
-/// One test load that passed: the files' identities, in order.
+/// The files one test load read: their identities, in order, and the engine mode.
 typedef struct {
   int count;
   int oem;
@@ -151,10 +152,18 @@ typedef struct {
   struct timespec modified[MAX_LANGUAGES];
 } probe_key;
 
+/// A test load's verdict: passed, or refused with `why` (a load that timed out is not kept:
+/// a stalled child proves nothing about the data).
+typedef struct {
+  probe_key key;
+  int passed;
+  char why[120];
+} probe_verdict;
+
 enum { REMEMBERED = 32 };
-static probe_key passed[REMEMBERED];
-static int passed_count, passed_next;
-static pthread_mutex_t passed_lock = PTHREAD_MUTEX_INITIALIZER;
+static probe_verdict verdicts[REMEMBERED];
+static int verdict_count, verdict_next;
+static pthread_mutex_t verdicts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int same_key(const probe_key *a, const probe_key *b) {
   if (a->count != b->count || a->oem != b->oem) return 0;
@@ -166,23 +175,25 @@ static int same_key(const probe_key *a, const probe_key *b) {
   return 1;
 }
 
-static int remembered(const probe_key *key) {
-  pthread_mutex_lock(&passed_lock);
+/// Copies the verdict kept for `key` into `out`; false when there is none.
+static int recall(const probe_key *key, probe_verdict *out) {
+  pthread_mutex_lock(&verdicts_lock);
   int found = 0;
-  for (int i = 0; i < passed_count && !found; i++) found = same_key(&passed[i], key);
-  pthread_mutex_unlock(&passed_lock);
+  for (int i = 0; i < verdict_count && !found; i++)
+    if ((found = same_key(&verdicts[i].key, key))) *out = verdicts[i];
+  pthread_mutex_unlock(&verdicts_lock);
   return found;
 }
 
-static void remember(const probe_key *key) {
-  pthread_mutex_lock(&passed_lock);
-  passed[passed_next] = *key;
-  passed_next = (passed_next + 1) % REMEMBERED;
-  if (passed_count < REMEMBERED) passed_count++;
-  pthread_mutex_unlock(&passed_lock);
+static void keep(const probe_verdict *verdict) {
+  pthread_mutex_lock(&verdicts_lock);
+  verdicts[verdict_next] = *verdict;
+  verdict_next = (verdict_next + 1) % REMEMBERED;
+  if (verdict_count < REMEMBERED) verdict_count++;
+  pthread_mutex_unlock(&verdicts_lock);
 }
 
-/// The bytes the process maps now (the child starts with the same).
+/// The bytes the process maps now (the child starts with the same); 0 when unknown.
 static size_t mapped_bytes(void) {
   FILE *file = fopen("/proc/self/statm", "re");
   unsigned long pages = 0;
@@ -193,12 +204,26 @@ static size_t mapped_bytes(void) {
   return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
 }
 
-/// The child: loads the data as the engine will, then leaves without running anything of the
-/// parent's (no atexit handlers, no stdio flush).
-static void probe_child(const char *datapath, const char *languages, int oem, size_t limit) {
+/// The child: loads the data as the engine will, writes one byte to `report` if that worked,
+/// and leaves without running anything of the parent's (no atexit handlers, no stdio flush).
+static void probe_child(const char *datapath, const char *languages, int oem, int report) {
+  // Only the report pipe stays open: the parent's sockets, pipes and file locks are not held
+  // by the child (no exec, so close-on-exec never applies).
+  if (report != 3) {
+    dup2(report, 3);
+    report = 3;
+  }
+  if (close_range(4, ~0U, 0) != 0)
+    for (int fd = 4; fd < 65536; fd++) close(fd);
+  int null = open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    dup2(null, STDIN_FILENO);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+  }
   // Signals as the system defaults them: a host's crash reporter must not run here, and the
-  // alarm must end a child that hangs.
-  const int defaulted[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM};
+  // alarm must end a child that hangs. No core dump of a child that crashes.
+  const int defaulted[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM, SIGPIPE};
   sigset_t unblocked;
   sigemptyset(&unblocked);
   for (size_t i = 0; i < sizeof defaulted / sizeof defaulted[0]; i++) {
@@ -206,55 +231,81 @@ static void probe_child(const char *datapath, const char *languages, int oem, si
     sigaddset(&unblocked, defaulted[i]);
   }
   pthread_sigmask(SIG_UNBLOCK, &unblocked, NULL);
-  int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-  if (null >= 0) {
-    dup2(null, STDOUT_FILENO);
-    dup2(null, STDERR_FILENO);
-  }
-  struct rlimit memory = {limit, limit}, core = {0, 0};
-  setrlimit(RLIMIT_AS, &memory);  // a component sized in gigabytes fails here, not in RAM
+  prctl(PR_SET_DUMPABLE, 0);
+  struct rlimit core = {0, 0}, memory;
   setrlimit(RLIMIT_CORE, &core);
+  // A component sized in gigabytes fails here (and aborts the child), not in the host's RAM.
+  size_t mapped = mapped_bytes();
+  if (mapped > 0 && getrlimit(RLIMIT_AS, &memory) == 0) {
+    rlim_t limit = (rlim_t)(mapped + ((size_t)3 << 29));  // 1.5 GiB more than mapped
+    if (memory.rlim_max == RLIM_INFINITY || limit < memory.rlim_max) memory.rlim_cur = limit;
+    setrlimit(RLIMIT_AS, &memory);
+  }
   alarm(30);
   TessBaseAPI *api = TessBaseAPICreate();
-  if (api == NULL) _exit(3);
   TessBaseAPISetVariable(api, "debug_file", "/dev/null");
-  int loaded = TessBaseAPIInit2(api, datapath, languages, (TessOcrEngineMode)oem);
-  _exit(loaded == 0 ? 0 : 1);
+  if (TessBaseAPIInit2(api, datapath, languages, (TessOcrEngineMode)oem) == 0) {
+    char loaded = 1;
+    while (write(report, &loaded, 1) < 0 && errno == EINTR) {
+    }
+    _exit(0);
+  }
+  _exit(1);
 }
 
-/// Check 2: a test load in a forked child.
+/// Check 2: a test load in a forked child, while no engine of this process is being created or
+/// ended (Tesseract's shared tables are not locked by another thread at the fork). A clean
+/// refusal by Tesseract passes when `refusal_passes` (the caller's own load meets it the same
+/// way).
 static int probe(const char *datapath, const char *languages, int oem, const probe_key *key,
-                 char *message, size_t size) {
-  if (remembered(key)) return DEX_OCR_OK;
-  size_t limit = mapped_bytes() + ((size_t)3 << 29);  // what it maps now and 1.5 GiB more
+                 int refusal_passes, char *message, size_t size) {
+  probe_verdict verdict;
+  if (recall(key, &verdict))
+    return verdict.passed ? DEX_OCR_OK : refuse(message, size, languages, verdict.why);
+  verdict = (probe_verdict){.key = *key};
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0)
+    return refuse(message, size, languages, "its test load could not start");
+  dex_ocr_lifecycle_lock();
   fflush(NULL);  // else output the parent has buffered would be written twice
   pid_t child = fork();
+  if (child == 0) probe_child(datapath, languages, oem, report[1]);
+  close(report[1]);
+  char loaded = 0;
+  ssize_t got = 0;
+  if (child > 0) {
+    do got = read(report[0], &loaded, 1);  // until the child writes or ends
+    while (got < 0 && errno == EINTR);
+  }
+  close(report[0]);
+  int status = 0, reaped = 0;
+  if (child > 0) {
+    while ((reaped = waitpid(child, &status, 0) < 0 ? -1 : 1) < 0 && errno == EINTR) {
+    }
+  }
+  dex_ocr_lifecycle_unlock();
   if (child < 0) return refuse(message, size, languages, "its test load could not start");
-  if (child == 0) probe_child(datapath, languages, oem, limit);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) return refuse(message, size, languages, "its test load was lost");
+  // A host that reaps its children itself (SIGCHLD ignored) leaves only the report.
+  int passed = got == 1 && loaded == 1;
+  int timed_out = reaped > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM;
+  if (passed || (reaped > 0 && refusal_passes && WIFEXITED(status) && WEXITSTATUS(status) == 1)) {
+    verdict.passed = 1;
+  } else if (timed_out) {
+    snprintf(verdict.why, sizeof verdict.why, "loading it took over 30 s");
+  } else if (reaped > 0 && WIFSIGNALED(status)) {
+    snprintf(verdict.why, sizeof verdict.why, "loading it crashed Tesseract (%s)",
+             strsignal(WTERMSIG(status)));
+  } else {
+    snprintf(verdict.why, sizeof verdict.why, "Tesseract refused it");
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    remember(key);
-    return DEX_OCR_OK;
-  }
-  char why[160];
-  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-    snprintf(why, sizeof why, "loading it took over 30 s");
-  else if (WIFSIGNALED(status))
-    snprintf(why, sizeof why, "loading it crashed Tesseract (%s)", strsignal(WTERMSIG(status)));
-  else if (WEXITSTATUS(status) == 3)
-    snprintf(why, sizeof why, "loading it ran out of memory");
-  else
-    snprintf(why, sizeof why, "Tesseract refused it");
-  return refuse(message, size, languages, why);
+  if (!timed_out) keep(&verdict);
+  return verdict.passed ? DEX_OCR_OK : refuse(message, size, languages, verdict.why);
 }
 
 #endif
 
-int dex_traineddata_check(const char *datapath, const char *languages, int oem, char *message,
-                          size_t size) {
+int dex_traineddata_check(const char *datapath, const char *languages, int oem,
+                          int refusal_passes, char *message, size_t size) {
   // Only the names the Swift side allows reach here (letters, digits, "_", joined by "+").
   char names[MAX_LANGUAGES * 65];
   if (snprintf(names, sizeof names, "%s", languages) >= (int)sizeof names)
@@ -279,8 +330,9 @@ int dex_traineddata_check(const char *datapath, const char *languages, int oem, 
     key.size[i] = identities[i].st_size;
     key.modified[i] = identities[i].st_mtim;
   }
-  return probe(datapath, languages, oem, &key, message, size);
+  return probe(datapath, languages, oem, &key, refusal_passes, message, size);
 #else
+  (void)refusal_passes;
   return DEX_OCR_OK;
 #endif
 }

@@ -255,6 +255,14 @@ struct TextRecognitionHostileInputTests {
     }
   }
 
+  /// A language named twice is loaded once by Tesseract; the engine is still whole.
+  @Test func aLanguageNamedTwiceIsLoadedOnce() async throws {
+    let blank = try Self.solid(width: 64, height: 64)
+    let text = try await Self.recognizer.recognizeText(
+      in: blank, options: TextRecognitionOptions(languages: ["eng", "eng"]))
+    #expect(text.isEmpty)
+  }
+
   @Test func unknownLanguageIsLanguageUnavailable() async throws {
     await #expect(throws: TextRecognitionError.languageUnavailable("xyz")) {
       try await Self.recognizer.recognizeText(

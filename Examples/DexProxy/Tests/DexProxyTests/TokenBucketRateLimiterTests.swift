@@ -57,8 +57,10 @@ import Testing
     since started: ContinuousClock.Instant
   ) -> Bool {
     guard case .limited(let retryAfter) = decision else { return false }
-    let passed = Double((ContinuousClock.now - started).components.seconds) + 1
-    return retryAfter <= seconds && Double(retryAfter) >= max(1, Double(seconds) - passed)
+    let passed = ContinuousClock.now - started
+    let elapsed = Double(passed.components.seconds) + Double(passed.components.attoseconds) / 1e18
+    let least = max(1, (Double(seconds) - elapsed).rounded(.up))
+    return retryAfter <= seconds && Double(retryAfter) >= least
   }
 
   @Test func invalidLimitsAreClamped() {
