@@ -169,7 +169,8 @@ struct TextRecognitionHostileInputTests {
   /// Ways a `.traineddata` can be damaged that end the whole process inside Tesseract (an
   /// uncaught C++ exception, a failed assertion: `abort()`) or block it (a FIFO).
   enum Damage: String, CaseIterable, Sendable {
-    case modelByteFlipped, offsetGoesBackwards, offsetPastTheEnd, fifo, directory, empty
+    case modelByteFlipped, dictionaryByteFlipped, offsetGoesBackwards, offsetPastTheEnd, fifo
+    case directory, empty
   }
 
   /// The installed `eng.traineddata`, and where its components start (Tesseract's container:
@@ -195,7 +196,9 @@ struct TextRecognitionHostileInputTests {
   }
 
   /// Damaged language data is refused with `engineUnavailable` naming it; without the shim's
-  /// checks each of these ended the test process (or hung it, for the FIFO).
+  /// checks each of these ended the test process (or hung it, for the FIFO). The dictionary's
+  /// damage shows only in a recognition that reads it (not this blank image's): the shim's test
+  /// load reads a line of text.
   @Test(arguments: Damage.allCases)
   func damagedLanguageDataIsRefusedNotFatal(_ damage: Damage) async throws {
     let (original, offsets) = try Self.installedEnglish()
@@ -206,6 +209,8 @@ struct TextRecognitionHostileInputTests {
       case .modelByteFlipped:  // component 17, the LSTM model: a failed ASSERT_HOST
         let start = Int(offsets[17])
         data[start] ^= 0xFF
+      case .dictionaryByteFlipped:  // component 18, punctuation: read out of bounds when used
+        data[Int(offsets[18]) + 16] ^= 0xFF
       case .offsetGoesBackwards:  // a component sized negative: std::length_error, uncaught
         let present = offsets.indices.filter { offsets[$0] > 0 }
         Self.setOffset(offsets[present[0]] - 5, at: present[1], in: &data)
