@@ -4,8 +4,9 @@ import Logging
 
 /// Forwards one identification request to an OpenAI-compatible `/chat/completions` endpoint.
 ///
-/// The image goes as a `data:` URL in an `image_url` part next to the prompt text (always the
-/// proxy's own, see ``ProxyPrompts``); the reply's first message comes back as a
+/// The proxy's instructions (``ProxyPrompt``) go as the `system` message; the user's message
+/// holds the question, if any, as a JSON string, and the image as a `data:` URL in an
+/// `image_url` part; the reply's first message comes back as a
 /// ``DexCloud/VisionResponse``. A refusal (`content: null`, `refusal: "…"`) is returned as the
 /// message text, so the client's parser reports it as a refusal. HTTP goes through DexCloud's
 /// `HTTPTransport` (``AsyncHTTPClientTransport`` by default), which enforces the timeout, reads
@@ -28,13 +29,21 @@ public struct ChatCompletionsClient: Sendable {
     self.logger = logger
   }
 
-  /// Sends `prompt` (the proxy's, see ``ProxyPrompts``) and `image` (base64 JPEG or PNG)
-  /// upstream and returns the model's message.
+  /// Sends `prompt` (the proxy's instructions, see ``ProxyPrompts``) and `image` (base64 JPEG
+  /// or PNG) upstream and returns the model's message.
   public func complete(
     prompt: String, image: String
   ) async throws(UpstreamError) -> VisionResponse {
+    try await complete(ProxyPrompt(instructions: prompt), image: image)
+  }
+
+  /// Sends `prompt` (instructions as the `system` message, the question as data in the user's)
+  /// and `image` (base64 JPEG or PNG) upstream and returns the model's message.
+  public func complete(
+    _ prompt: ProxyPrompt, image: String
+  ) async throws(UpstreamError) -> VisionResponse {
     guard let url = configuration.chatCompletionsURL else { throw .unreachable }
-    let body = try encode(prompt: prompt, image: image)
+    let body = try encode(prompt, image: image)
     var headers = ["content-type": "application/json", "accept": "application/json"]
     if let key = configuration.apiKey { headers["authorization"] = "Bearer \(key.value)" }
     let response: TransportResponse
@@ -66,21 +75,22 @@ public struct ChatCompletionsClient: Sendable {
     return VisionResponse(role: message.role ?? "assistant", content: content)
   }
 
-  private func encode(prompt: String, image: String) throws(UpstreamError) -> Data {
+  private func encode(_ prompt: ProxyPrompt, image: String) throws(UpstreamError) -> Data {
     let mime = image.hasPrefix("iVBORw0KGgo") ? "image/png" : "image/jpeg"
+    var user: [ChatCompletionRequest.Part] = []
+    if let question = prompt.question,
+      let quoted = try? String(decoding: JSONEncoder().encode(question), as: UTF8.self)
+    {
+      user.append(.init(type: "text", text: "Question about the photo (JSON string): \(quoted)"))
+    }
+    user.append(.init(type: "image_url", imageURL: .init(url: "data:\(mime);base64,\(image)")))
     let payload = ChatCompletionRequest(
       model: configuration.model,
       messages: [
-        .init(
-          role: "user",
-          content: [
-            .init(type: "text", text: prompt),
-            .init(
-              type: "image_url",
-              imageURL: .init(url: "data:\(mime);base64,\(image)")),
-          ])
+        .init(role: "system", content: [.init(type: "text", text: prompt.instructions)]),
+        .init(role: "user", content: user),
       ],
-      maxTokens: configuration.maximumTokens)
+      maxTokens: min(configuration.maximumTokens, prompt.maximumTokens ?? .max))
     let encoder = JSONEncoder()
     encoder.outputFormatting = .withoutEscapingSlashes
     do {

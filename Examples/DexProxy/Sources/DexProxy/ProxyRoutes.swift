@@ -153,17 +153,11 @@ struct ProxyRoutes: Sendable {
       return refuse(error, context, route, started)
     }
     // Only now: a session id is public (it travels in every request's headers), so a bucket
-    // taken before the signature verified could be drained by anyone who saw the id. And before
-    // the replay record, so that a session over its limit takes no room in the replay cache.
+    // taken before the signature verified could be drained by anyone who saw the id.
     if let sessionID = signed.sessionID,
       let refusal = await rateLimited("session:\(sessionID)", route: route)
     {
       return finish(refusal.response, context, route, refusal.outcome, started)
-    }
-    do {
-      try await authenticator.verifier.record(verified)
-    } catch {
-      return refuse(error, context, route, started)
     }
     guard let body = try? JSONDecoder().decode(VisionRequest.self, from: signed.body),
       !body.image.isEmpty, Data(base64Encoded: body.image) != nil
@@ -175,15 +169,21 @@ struct ProxyRoutes: Sendable {
         type: "invalid_request_error", code: "invalid_body")
       return finish(response, context, route, "invalid_body", started)
     }
-    let prompt: String
+    let prompt: ProxyPrompt
     do {
       prompt = try prompts.prompt(for: body)
+    } catch .tooLong(let limit) {
+      let response = ErrorResponse.make(
+        status: 400, message: "The question is over \(limit) characters.",
+        type: "invalid_request_error", code: "prompt_too_long")
+      return finish(response, context, route, "prompt_too_long", started)
     } catch {
       let response = ErrorResponse.make(
         status: 400,
-        message: "The question is over \(prompts.maximumQuestionCharacters) characters.",
-        type: "invalid_request_error", code: "prompt_too_long")
-      return finish(response, context, route, "prompt_too_long", started)
+        message:
+          "The question may hold only visible text: no control, format or private-use characters.",
+        type: "invalid_request_error", code: "prompt_invalid")
+      return finish(response, context, route, "prompt_invalid", started)
     }
     // Counted once the body is known to be usable, and refunded below if the upstream fails.
     let budgetDate = Date()
@@ -193,11 +193,21 @@ struct ProxyRoutes: Sendable {
     if let budgets, let refusal = await spend(budgets, charges, on: budgetDate) {
       return finish(refusal.response, context, route, refusal.outcome, started)
     }
+    // Recorded against replay last: a request refused for its bucket, its body, its question or
+    // a budget takes no room in the replay cache (signed garbage could fill it otherwise).
+    do {
+      try await authenticator.verifier.record(verified)
+    } catch {
+      if let budgets, !charges.isEmpty, await !budgets.refund(charges, on: budgetDate) {
+        context.logger.notice("Budget refund failed; the call stays counted")
+      }
+      return refuse(error, context, route, started)
+    }
     let upstreamStarted = ContinuousClock.now
     do {
       let reply: VisionResponse
       do {
-        reply = try await upstream.complete(prompt: prompt, image: body.image)
+        reply = try await upstream.complete(prompt, image: body.image).bounded(for: body.task)
         metrics.recordUpstream(outcome: "ok", duration: ContinuousClock.now - upstreamStarted)
       } catch {
         metrics.recordUpstream(outcome: error.code, duration: ContinuousClock.now - upstreamStarted)

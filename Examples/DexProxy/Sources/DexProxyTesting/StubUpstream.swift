@@ -23,9 +23,11 @@ public struct UpstreamRecord: Sendable {
   public var model: String?
   /// The `max_tokens` field.
   public var maxTokens: Int?
-  /// The text part of the first message (the prompt).
+  /// The text of the `system` message (the proxy's instructions).
+  public var instructions: String?
+  /// The text part of the `user` message (the question, if any).
   public var text: String?
-  /// The image part of the first message (a `data:` URL).
+  /// The image part of the `user` message (a `data:` URL).
   public var imageURL: String?
 }
 
@@ -87,12 +89,19 @@ public final class StubUpstream: @unchecked Sendable {
     if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
       record.model = object["model"] as? String
       record.maxTokens = object["max_tokens"] as? Int
-      let messages = object["messages"] as? [[String: Any]]
-      let parts = messages?.first?["content"] as? [[String: Any]] ?? []
-      for part in parts {
-        if part["type"] as? String == "text" { record.text = part["text"] as? String }
-        if part["type"] as? String == "image_url" {
-          record.imageURL = (part["image_url"] as? [String: Any])?["url"] as? String
+      for message in object["messages"] as? [[String: Any]] ?? [] {
+        let system = message["role"] as? String == "system"
+        for part in message["content"] as? [[String: Any]] ?? [] {
+          if part["type"] as? String == "text" {
+            if system {
+              record.instructions = part["text"] as? String
+            } else {
+              record.text = part["text"] as? String
+            }
+          }
+          if part["type"] as? String == "image_url" {
+            record.imageURL = (part["image_url"] as? [String: Any])?["url"] as? String
+          }
         }
       }
     }

@@ -42,7 +42,7 @@ struct ScannerEndToEndTests {
       #expect(final.result?.commonName == "Tabby Cat")
       #expect(final.result?.confidence == 0.96)
 
-      let prompt = try #require(proxy.upstream.received.last?.text)
+      let prompt = try #require(proxy.upstream.received.last?.instructions)
       #expect(prompt.contains("guessed the category \"Animal\""), "the local guess is the hint")
       let sentImage = try #require(proxy.upstream.received.last?.imageURL)
       let jpeg = try #require(final.imageData)
