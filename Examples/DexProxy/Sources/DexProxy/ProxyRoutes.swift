@@ -101,16 +101,10 @@ struct ProxyRoutes: Sendable {
       ?? Self.generatedSubject()
     let budgetDate = Date()
     let charges = budgets?.sessionCharges(address: budgetAddress(request, context)) ?? []
-    if let budgets, let refusal = await spend(budgets, charges, on: budgetDate) {
-      return finish(refusal.response, context, route, refusal.outcome, started)
-    }
-    do {
-      try await authenticator.verifier.record(verified)
-    } catch {
-      if let budgets, !charges.isEmpty, await !budgets.refund(charges, on: budgetDate) {
-        context.logger.notice("Budget refund failed; the session stays counted")
-      }
-      return refuse(error, context, route, started)
+    if let refusal = await chargeThenRecord(
+      charges, on: budgetDate, verified, context: context, route: route, started: started)
+    {
+      return refusal
     }
     do {
       let session = try authenticator.issuer.issue(subject: subject)
@@ -159,49 +153,39 @@ struct ProxyRoutes: Sendable {
     {
       return finish(refusal.response, context, route, refusal.outcome, started)
     }
+    func badRequest(_ code: String, _ message: String) -> Response {
+      let response = ErrorResponse.make(
+        status: 400, message: message, type: "invalid_request_error", code: code)
+      return finish(response, context, route, code, started)
+    }
     guard let body = try? JSONDecoder().decode(VisionRequest.self, from: signed.body),
       !body.image.isEmpty, Data(base64Encoded: body.image) != nil
     else {
-      let response = ErrorResponse.make(
-        status: 400,
-        message:
-          "The body must be JSON {\"image\": <base64>, \"task\": \"identify\" or \"ask\"}.",
-        type: "invalid_request_error", code: "invalid_body")
-      return finish(response, context, route, "invalid_body", started)
+      return badRequest(
+        "invalid_body",
+        "The body must be JSON {\"image\": <base64>, \"task\": \"identify\" or \"ask\"}.")
     }
     let prompt: ProxyPrompt
     do {
       prompt = try prompts.prompt(for: body)
     } catch .tooLong(let limit) {
-      let response = ErrorResponse.make(
-        status: 400, message: "The question is over \(limit) characters.",
-        type: "invalid_request_error", code: "prompt_too_long")
-      return finish(response, context, route, "prompt_too_long", started)
+      return badRequest("prompt_too_long", "The question is over \(limit) characters.")
     } catch {
-      let response = ErrorResponse.make(
-        status: 400,
-        message:
-          "The question may hold only visible text: no control, format or private-use characters.",
-        type: "invalid_request_error", code: "prompt_invalid")
-      return finish(response, context, route, "prompt_invalid", started)
+      return badRequest(
+        "prompt_invalid",
+        "The question may hold only visible text: no control, format or private-use characters.")
     }
     // Counted once the body is known to be usable, and refunded below if the upstream fails.
     let budgetDate = Date()
     let charges =
       budgets?.visionCharges(
         subject: claims.subject, address: budgetAddress(request, context)) ?? []
-    if let budgets, let refusal = await spend(budgets, charges, on: budgetDate) {
-      return finish(refusal.response, context, route, refusal.outcome, started)
-    }
     // Recorded against replay last: a request refused for its bucket, its body, its question or
     // a budget takes no room in the replay cache (signed garbage could fill it otherwise).
-    do {
-      try await authenticator.verifier.record(verified)
-    } catch {
-      if let budgets, !charges.isEmpty, await !budgets.refund(charges, on: budgetDate) {
-        context.logger.notice("Budget refund failed; the call stays counted")
-      }
-      return refuse(error, context, route, started)
+    if let refusal = await chargeThenRecord(
+      charges, on: budgetDate, verified, context: context, route: route, started: started)
+    {
+      return refusal
     }
     let upstreamStarted = ContinuousClock.now
     do {
@@ -299,6 +283,27 @@ struct ProxyRoutes: Sendable {
       status: 429, message: "Too many requests; retry after \(seconds) s.",
       type: "rate_limit_error", code: "rate_limit_exceeded", headers: headers)
     return ResponseError(response: response, outcome: "rate_limited")
+  }
+
+  /// Takes `charges` from the budgets, then records `verified` against replay (giving the
+  /// charges back when that fails): a request a budget refuses takes no room in the replay
+  /// cache. The ready refusal, or `nil` to go on.
+  private func chargeThenRecord(
+    _ charges: [ProxyBudgets.Charge], on date: Date, _ verified: VerifiedSignature,
+    context: ProxyRequestContext, route: String, started: ContinuousClock.Instant
+  ) async -> Response? {
+    if let budgets, let refusal = await spend(budgets, charges, on: date) {
+      return finish(refusal.response, context, route, refusal.outcome, started)
+    }
+    do {
+      try await authenticator.verifier.record(verified)
+    } catch {
+      if let budgets, !charges.isEmpty, await !budgets.refund(charges, on: date) {
+        context.logger.notice("Budget refund failed; the request stays counted")
+      }
+      return refuse(error, context, route, started)
+    }
+    return nil
   }
 
   /// Takes `charges` from `budgets`; a ready 429 (with `Retry-After` until the budget's next
