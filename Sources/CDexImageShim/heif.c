@@ -2,7 +2,9 @@
 //
 // Before libheif parses anything, a bounded walk of the ISO-BMFF boxes counts the items (`iinf`)
 // and derived-image references (`iref` / `dimg`, a grid's or overlay's tiles), so that a file
-// whose grid claims thousands of tiles is refused before thousands of HEVC / AV1 decoders run.
+// whose grid claims thousands of tiles is refused before thousands of HEVC / AV1 decoders run,
+// and refuses derived images that refer to themselves or each other (libheif 1.15 follows them
+// until its stack overflows) and second copies of the boxes it counts.
 // libheif's own security limits (its compiled-in box/item caps and the maximum image size set
 // here) apply on top. The primary image is decoded with its transformations (irot, imir, clap)
 // applied, straight to interleaved 8-bit RGB(A) (libheif reduces 10/12-bit samples), composited
@@ -91,11 +93,71 @@ static int next_box(const uint8_t *d, size_t end, size_t *pos, uint32_t *type, s
   return 1;
 }
 
-/// Counts the items and derived-image references of the top-level `meta` box and notes an AVIF
-/// brand. Every read is bounds-checked; each box is at least 8 bytes, so the walk is linear.
-static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h) {
+/// One derived-image reference (`dimg`): a grid, overlay or identity item and one of its inputs.
+typedef struct {
+  uint32_t from, to;
+} dimg_edge;
+
+/// What the walk found that libheif must not see: derived images that refer to themselves or to
+/// each other (libheif 1.15 follows those references without end, until the stack overflows),
+/// or a second `iinf` / `iref` / `iprp` box (libheif reads the first, the counts here would come
+/// from another).
+typedef struct {
+  dimg_edge *edges;
+  size_t edge_count, edge_capacity;
+  int duplicate_box, too_many_edges;
+} heif_walk;
+
+enum { MAX_DIMG_EDGES = 4096 };
+
+static int by_from(const void *a, const void *b) {
+  const dimg_edge *x = a, *y = b;
+  return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/// Whether the derived images' references contain a cycle (a derived image is resolved once each
+/// of its inputs is a coded image or a resolved derived image; what never resolves is a cycle).
+/// Quadratic in the references at worst, which are at most MAX_DIMG_EDGES.
+static int has_cycle(dimg_edge *edges, size_t count) {
+  if (count == 0) return 0;
+  qsort(edges, count, sizeof *edges, by_from);
+  unsigned char *resolved = calloc(count, 1);  // per edge; an item's edges share the verdict
+  if (!resolved) return 1;  // refused rather than left to libheif
+  for (int progress = 1; progress;) {
+    progress = 0;
+    for (size_t first = 0, last; first < count; first = last) {
+      for (last = first; last < count && edges[last].from == edges[first].from; last++) {
+      }
+      if (resolved[first]) continue;
+      int ready = 1;
+      for (size_t e = first; e < last && ready; e++) {
+        // Is the input itself a derived image, and not resolved yet?
+        size_t low = 0, high = count;
+        while (low < high) {
+          size_t mid = low + (high - low) / 2;
+          if (edges[mid].from < edges[e].to) low = mid + 1;
+          else high = mid;
+        }
+        if (low < count && edges[low].from == edges[e].to && !resolved[low]) ready = 0;
+      }
+      if (ready) {
+        memset(resolved + first, 1, last - first);
+        progress = 1;
+      }
+    }
+  }
+  int cycle = memchr(resolved, 0, count) != NULL;
+  free(resolved);
+  return cycle;
+}
+
+/// Counts the items and derived-image references of the top-level `meta` box, collects the
+/// references into `w` and notes an AVIF brand. Every read is bounds-checked; each box is at
+/// least 8 bytes, so the walk is linear.
+static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk *w) {
   size_t pos = 0, body, body_end;
   uint32_t type;
+  int seen_iinf = 0, seen_iref = 0, seen_iprp = 0;
   while (next_box(d, n, &pos, &type, &body, &body_end)) {
     if (type == FOURCC('f', 't', 'y', 'p')) {
       for (size_t b = body; b + 4 <= body_end; b += 4) {
@@ -112,6 +174,12 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h) {
     while (next_box(d, body_end, &child, &ctype, &cbody, &cend)) {
       if (cend - cbody < 4) continue;
       const uint8_t version = d[cbody];  // for the FullBoxes (iinf, iref)
+      if ((ctype == FOURCC('i', 'i', 'n', 'f') && seen_iinf++) ||
+          (ctype == FOURCC('i', 'r', 'e', 'f') && seen_iref++) ||
+          (ctype == FOURCC('i', 'p', 'r', 'p') && seen_iprp++)) {
+        w->duplicate_box = 1;
+        continue;
+      }
       if (ctype == FOURCC('i', 'i', 'n', 'f')) {
         uint64_t count = 0;
         if (version == 0 && cend - cbody >= 6) count = be16(d + cbody + 4);
@@ -152,7 +220,29 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h) {
         uint64_t total = 0;
         while (next_box(d, cend, &ref, &rtype, &rbody, &rend)) {
           if (rtype != FOURCC('d', 'i', 'm', 'g') || rend - rbody < id_bytes + 2) continue;
-          total += be16(d + rbody + id_bytes);
+          const uint32_t references = be16(d + rbody + id_bytes);
+          total += references;
+          const uint32_t from = id_bytes == 2 ? be16(d + rbody) : be32(d + rbody);
+          for (uint32_t r = 0; r < references; r++) {
+            const size_t at = rbody + id_bytes + 2 + (size_t)r * id_bytes;
+            if (at > rend || rend - at < id_bytes) break;
+            if (w->edge_count == MAX_DIMG_EDGES) {
+              w->too_many_edges = 1;
+              break;
+            }
+            if (w->edge_count == w->edge_capacity) {
+              size_t capacity = w->edge_capacity ? w->edge_capacity * 2 : 64;
+              dimg_edge *grown = realloc(w->edges, capacity * sizeof *grown);
+              if (!grown) {
+                w->too_many_edges = 1;
+                break;
+              }
+              w->edges = grown;
+              w->edge_capacity = capacity;
+            }
+            w->edges[w->edge_count++] =
+                (dimg_edge){from, id_bytes == 2 ? be16(d + at) : be32(d + at)};
+          }
         }
         h->derived_references = total > INT32_MAX ? INT32_MAX : (int32_t)total;
       }
@@ -177,13 +267,31 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   memset(header, 0, sizeof *header);
   dex_heif_header h;
   memset(&h, 0, sizeof h);
-  walk_boxes(data, size, &h);
+  heif_walk walk = {0};
+  walk_boxes(data, size, &h, &walk);
+  const int cycle = !walk.too_many_edges && has_cycle(walk.edges, walk.edge_count);
+  free(walk.edges);
   *header = h;
+  if (walk.duplicate_box) {
+    snprintf(d->message, DEX_MESSAGE_CAPACITY,
+             "HEIF has two item information, reference or property boxes");
+    return DEX_STATUS_LIBRARY_ERROR;
+  }
   if (max_items > 0 && (h.item_count > max_items || h.derived_references > max_items)) {
     snprintf(d->message, DEX_MESSAGE_CAPACITY,
              "HEIF has %d items and %d derived-image references, more than the limit of %d",
              h.item_count, h.derived_references, max_items);
     return DEX_STATUS_TOO_LARGE;
+  }
+  if (walk.too_many_edges) {
+    snprintf(d->message, DEX_MESSAGE_CAPACITY,
+             "HEIF has over %d derived-image references", MAX_DIMG_EDGES);
+    return DEX_STATUS_TOO_LARGE;
+  }
+  if (cycle) {
+    snprintf(d->message, DEX_MESSAGE_CAPACITY,
+             "HEIF's derived images refer to themselves or to each other");
+    return DEX_STATUS_LIBRARY_ERROR;
   }
   if ((uint64_t)(uint32_t)h.ispe_width * (uint32_t)h.ispe_height > max_pixels ||
       (max_dimension > 0 &&

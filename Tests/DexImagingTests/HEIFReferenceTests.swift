@@ -1,0 +1,109 @@
+#if canImport(CDexImageShim)
+  import DexTestTraits
+  import Foundation
+  import Testing
+
+  @testable import DexImaging
+
+  /// HEIF/AVIF files whose item references libheif would follow without end or count wrongly:
+  /// derived images that refer to themselves or to each other (libheif 1.15 recursed until its
+  /// stack overflowed and the process died, from a 250-byte file), and a second reference box
+  /// that hid the first's count of tiles. Each is refused as corrupt before libheif parses it.
+  @Suite(.offCooperativePool) struct HEIFReferenceTests {
+    let downscaler = ImageDownscaler()
+
+    static func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+      bigEndian32(UInt32(8 + body.count)) + Array(type.utf8) + body
+    }
+
+    static func fullBox(
+      _ type: String, version: UInt8 = 0, flags: UInt8 = 0, _ body: [UInt8]
+    )
+      -> [UInt8]
+    {
+      box(type, [version, 0, 0, flags] + body)
+    }
+
+    static func bigEndian16(_ value: Int) -> [UInt8] {
+      [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    /// A minimal AVIF whose items `ids` (item 1 primary) are all derived images of `kind`
+    /// (`grid` or `iden`), with `dimg` references `references` (from, to) in one `iref` box per
+    /// entry of `irefs`, and one 64×64 grid description as every item's data.
+    static func derivedImages(
+      kind: String, ids: [Int], irefs: [[(from: Int, to: [Int])]]
+    ) -> [UInt8] {
+      let ftyp = box("ftyp", Array("avif".utf8) + bigEndian32(0) + Array("avifmif1miaf".utf8))
+      let hdlr = fullBox(
+        "hdlr", bigEndian32(0) + Array("pict".utf8) + [UInt8](repeating: 0, count: 13))
+      let pitm = fullBox("pitm", bigEndian16(1))
+      let infes = ids.flatMap {
+        fullBox(
+          "infe", version: 2, flags: $0 == 1 ? 0 : 1,
+          bigEndian16($0) + bigEndian16(0) + Array(kind.utf8) + [0])
+      }
+      let iinf = fullBox("iinf", bigEndian16(ids.count) + infes)
+      let iref = irefs.flatMap { references in
+        fullBox(
+          "iref",
+          references.flatMap {
+            box(
+              "dimg", bigEndian16($0.from) + bigEndian16($0.to.count) + $0.to.flatMap(bigEndian16))
+          })
+      }
+      let ispe = fullBox("ispe", bigEndian32(64) + bigEndian32(64))
+      let ipma = fullBox(
+        "ipma", bigEndian32(UInt32(ids.count)) + ids.flatMap { bigEndian16($0) + [1, 1] })
+      let iprp = box("iprp", box("ipco", ispe) + ipma)
+      let grid: [UInt8] = [0, 0, 0, 0] + bigEndian16(64) + bigEndian16(64)
+      func meta(dataAt base: Int) -> [UInt8] {
+        let iloc = fullBox(
+          "iloc",
+          [0x44, 0x00] + bigEndian16(ids.count)
+            + ids.flatMap {
+              bigEndian16($0) + bigEndian16(0) + bigEndian16(1) + bigEndian32(UInt32(base))
+                + bigEndian32(UInt32(grid.count))
+            })
+        return fullBox("meta", hdlr + pitm + iloc + iinf + iref + iprp)
+      }
+      let base = ftyp.count + meta(dataAt: 0).count + 8
+      return ftyp + meta(dataAt: base) + box("mdat", grid)
+    }
+
+    func expectCorrupt(_ file: [UInt8], saying words: String) {
+      #expect {
+        try downscaler.decodePixels(from: Data(file), target: .fitting(maxDimension: 64))
+      } throws: { error in
+        guard case ImagingError.corruptData(.avif, let detail) = error else { return false }
+        return detail.contains(words)
+      }
+    }
+
+    @Test func anIdentityImageOfItselfIsCorrupt() {
+      expectCorrupt(
+        Self.derivedImages(kind: "iden", ids: [1], irefs: [[(1, [1])]]), saying: "refer to")
+    }
+
+    @Test(arguments: ["iden", "grid"])
+    func derivedImagesOfEachOtherAreCorrupt(_ kind: String) {
+      expectCorrupt(
+        Self.derivedImages(kind: kind, ids: [1, 2], irefs: [[(1, [2]), (2, [1])]]),
+        saying: "refer to")
+    }
+
+    /// A grid of 2 000 tiles (over the 1 024 references allowed), and a second `iref` box after
+    /// it claiming one: the count came from the last box, libheif reads the first.
+    @Test func aSecondReferenceBoxIsCorrupt() {
+      let tiles = [(from: 1, to: [Int](repeating: 2, count: 2_000))]
+      let hidden = Self.derivedImages(kind: "grid", ids: [1, 2], irefs: [tiles, [(1, [2])]])
+      expectCorrupt(hidden, saying: "two item information")
+      // Alone, the grid's count is refused as too large, as before.
+      #expect(throws: ImagingError.self) {
+        try downscaler.decodePixels(
+          from: Data(Self.derivedImages(kind: "grid", ids: [1, 2], irefs: [tiles])),
+          target: .fitting(maxDimension: 64))
+      }
+    }
+  }
+#endif
