@@ -75,13 +75,13 @@ static void on_emit_message(j_common_ptr cinfo, int msg_level) {
   if (msg_level < 0) {
     err->warnings++;
     err->pub.num_warnings++;
-    // The data ended early: at the end of the file, or at a marker (an appended EOI, say) where
-    // the scan's entropy-coded data should have gone on. libjpeg fills the rest with grey.
-    // (Only the end-of-image marker: a restart marker out of place in a corrupt stretch is one
-    // libjpeg recovers from.)
+    // The data ended early: at the end of the file, or at a marker (an appended EOI, a comment)
+    // where the scan's entropy-coded data should have gone on. libjpeg fills the rest with grey.
+    // (Not a restart marker: one out of place in a corrupt stretch is one libjpeg recovers from.)
     if (err->pub.msg_code == JWRN_JPEG_EOF ||
         (err->pub.msg_code == JWRN_HIT_MARKER && cinfo->is_decompressor &&
-         ((j_decompress_ptr)cinfo)->unread_marker == JPEG_EOI))
+         (((j_decompress_ptr)cinfo)->unread_marker < JPEG_RST0 ||
+          ((j_decompress_ptr)cinfo)->unread_marker > JPEG_RST0 + 7)))
       err->hit_eof = 1;
     if (err->message[0] == 0) (*cinfo->err->format_message)(cinfo, err->message);
   }

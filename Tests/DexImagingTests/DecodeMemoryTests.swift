@@ -1,4 +1,5 @@
 #if canImport(CDexImageShim)
+  import CDexImageShim
   import DexTestTraits
   import Foundation
   import Testing
@@ -35,6 +36,21 @@
         try decode(name, maxMemory: bytes - 1)
       }
       try decode(name, maxMemory: bytes)
+    }
+
+    /// A lossy WebP with alpha holds its alpha plane (and, compressed losslessly, that plane's
+    /// ARGB picture) at the stored size, whatever the output size.
+    @Test func aLossyWebPWithAlphaCountsItsFullSizeAlpha() {
+      var header = dex_webp_header()
+      header.width = 10_000
+      header.height = 10_000
+      header.format = 1
+      let scaled = DownscaleGeometry.Size(width: 100, height: 100)
+      #expect(WebPDecoding.decodeByteCount(header, scaled: scaled) == 4 * 100 * 100)
+      header.has_alpha = 1
+      #expect(
+        WebPDecoding.decodeByteCount(header, scaled: scaled)
+          == 4 * 100 * 100 + 5 * 10_000 * 10_000)
     }
 
     /// An overlay draws each input decoded in full: 1024 references to one 96 x 64 tile on a
@@ -95,9 +111,13 @@
     /// A JPEG cut short with an end-of-image marker appended: libjpeg meets the marker where the
     /// scan's data should go on and fills the rest with grey. That is a truncated file, refused,
     /// or partial when partial images are allowed (it was a whole image, 70 % grey).
-    @Test func aCutJPEGEndingInEOIIsTruncated() throws {
+    /// The same with a comment marker where the data stops (a 201-byte file claiming 100 MP was
+    /// taken as a whole grey image).
+    @Test(
+      arguments: [[0xFF, 0xD9], [0xFF, 0xFE, 0x00, 0x04, 0x41, 0x42, 0xFF, 0xD9]] as [[UInt8]])
+    func aCutJPEGEndingInAMarkerIsTruncated(_ trailer: [UInt8]) throws {
       let data = try resource("photo.jpg")
-      let cut = data.prefix(data.count * 3 / 10) + Data([0xFF, 0xD9])
+      let cut = data.prefix(data.count * 3 / 10) + Data(trailer)
       var options = DownscaleOptions(maxDimension: 200)
       #expect(throws: ImagingError.truncatedData(format: .jpeg)) {
         try downscaler.downscale(cut, options: options)
