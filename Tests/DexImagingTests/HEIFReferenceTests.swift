@@ -32,7 +32,8 @@
     /// (`grid` or `iden`), with `dimg` references `references` (from, to) in one `iref` box per
     /// entry of `irefs`, and one 64×64 grid description as every item's data.
     static func derivedImages(
-      kind: String, ids: [Int], irefs: [[(from: Int, to: [Int])]]
+      kind: String, ids: [Int], irefs: [[(from: Int, to: [Int])]], extents: Int = 1,
+      padding: Int = 0
     ) -> [UInt8] {
       let ftyp = box("ftyp", Array("avif".utf8) + bigEndian32(0) + Array("avifmif1miaf".utf8))
       let hdlr = fullBox(
@@ -56,14 +57,17 @@
       let ipma = fullBox(
         "ipma", bigEndian32(UInt32(ids.count)) + ids.flatMap { bigEndian16($0) + [1, 1] })
       let iprp = box("iprp", box("ipco", ispe) + ipma)
-      let grid: [UInt8] = [0, 0, 0, 0] + bigEndian16(64) + bigEndian16(64)
+      let grid: [UInt8] =
+        [0, 0, 0, 0] + bigEndian16(64) + bigEndian16(64) + [UInt8](repeating: 0, count: padding)
       func meta(dataAt base: Int) -> [UInt8] {
         let iloc = fullBox(
           "iloc",
           [0x44, 0x00] + bigEndian16(ids.count)
             + ids.flatMap {
-              bigEndian16($0) + bigEndian16(0) + bigEndian16(1) + bigEndian32(UInt32(base))
-                + bigEndian32(UInt32(grid.count))
+              bigEndian16($0) + bigEndian16(0) + bigEndian16(extents)
+                + (0..<extents).flatMap { _ in
+                  bigEndian32(UInt32(base)) + bigEndian32(UInt32(grid.count))
+                }
             })
         return fullBox("meta", hdlr + pitm + iloc + iinf + iref + iprp)
       }
@@ -90,6 +94,23 @@
       expectCorrupt(
         Self.derivedImages(kind: kind, ids: [1, 2], irefs: [[(1, [2]), (2, [1])]]),
         saying: "refer to")
+    }
+
+    /// An item whose extents cover the same bytes again and again, adding up to more than the
+    /// file (libheif copies them all into one buffer per decode: 32 extents over 16 MiB took
+    /// 1.1 GB), is refused; the same item in one extent decodes as far as its data allows.
+    @Test func codedDataLargerThanTheFileIsRefused() {
+      let repeated = Self.derivedImages(
+        kind: "grid", ids: [1, 2], irefs: [[(1, [2])]], extents: 4, padding: 1_000)
+      expectCorrupt(repeated, saying: "bytes of coded data in a")
+      #expect {
+        try downscaler.decodePixels(
+          from: Data(Self.derivedImages(kind: "grid", ids: [1, 2], irefs: [[(1, [2])]])),
+          target: .fitting(maxDimension: 64))
+      } throws: { error in
+        guard case ImagingError.corruptData(_, let detail) = error else { return true }
+        return !detail.contains("coded data")
+      }
     }
 
     /// A grid of 2 000 tiles (over the 1 024 references allowed), and a second `iref` box after
