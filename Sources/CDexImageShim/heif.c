@@ -4,7 +4,10 @@
 // and derived-image references (`iref` / `dimg`, a grid's or overlay's tiles), so that a file
 // whose grid claims thousands of tiles is refused before thousands of HEVC / AV1 decoders run,
 // and refuses derived images that refer to themselves or each other (libheif 1.15 follows them
-// until its stack overflows) and second copies of the boxes it counts.
+// until its stack overflows), second copies of the boxes it counts, item data (`iloc`) larger
+// than the file or read too often by derived images, and AV1 streams whose sequence headers
+// declare frames larger than the file's `ispe` sizes (libheif decodes what the stream says).
+// HEVC parameter sets are not read: a HEIC can still declare a smaller size than it decodes.
 // libheif's own security limits (its compiled-in box/item caps and the maximum image size set
 // here) apply on top. The primary image is decoded with its transformations (irot, imir, clap)
 // applied, straight to interleaved 8-bit RGB(A) (libheif reduces 10/12-bit samples), composited
@@ -102,6 +105,11 @@ typedef struct {
 /// each other (libheif 1.15 follows those references without end, until the stack overflows),
 /// or a second `iinf` / `iref` / `iprp` box (libheif reads the first, the counts here would come
 /// from another).
+/// Where part of an item's data lies in the file.
+typedef struct {
+  uint64_t offset, length;
+} item_extent;
+
 typedef struct {
   dimg_edge *edges;
   size_t edge_count, edge_capacity;
@@ -112,6 +120,21 @@ typedef struct {
   uint64_t *item_bytes;
   size_t item_count;
   int unreadable_locations;
+  /// Where each listed item's data lies in the file (construction method 0: file offsets):
+  /// extents `first_extent[i] ..< first_extent[i + 1]` of `extents`; method 1 or 2 items have
+  /// none and `by_reference[i]` set.
+  size_t *first_extent;
+  unsigned char *by_reference;
+  item_extent *extents;
+  size_t extent_count, extent_capacity;
+  /// The AV1 items (`av01`), and the `av1C` boxes' configuration OBUs (body ranges).
+  uint32_t av1_items[64];
+  size_t av1_item_count;
+  size_t av1c_start[16], av1c_end[16];
+  size_t av1c_count;
+  int too_many_av1;
+  /// The widest and tallest `ispe` declared.
+  uint32_t ispe_max_width, ispe_max_height;
 } heif_walk;
 
 enum { MAX_DIMG_EDGES = 4096 };
@@ -183,23 +206,40 @@ static void read_locations(const uint8_t *d, size_t n, size_t body, size_t end, 
   uint64_t count = 0;
   if (version > 2 || !read_field(d, end, &at, version < 2 ? 2 : 4, &count) || count > 65536 ||
       !(w->item_ids = calloc(count ? count : 1, sizeof *w->item_ids)) ||
-      !(w->item_bytes = calloc(count ? count : 1, sizeof *w->item_bytes))) {
+      !(w->item_bytes = calloc(count ? count : 1, sizeof *w->item_bytes)) ||
+      !(w->first_extent = calloc(count + 1, sizeof *w->first_extent)) ||
+      !(w->by_reference = calloc(count ? count : 1, 1))) {
     w->unreadable_locations = 1;
     return;
   }
   for (uint64_t i = 0; i < count; i++) {
-    uint64_t id = 0, unused = 0, extents = 0, total = 0;
+    uint64_t id = 0, method = 0, unused = 0, base = 0, extents = 0, total = 0;
     int ok = read_field(d, end, &at, version < 2 ? 2 : 4, &id) &&
-             (version == 0 || read_field(d, end, &at, 2, &unused)) &&  // construction method
-             read_field(d, end, &at, 2, &unused) &&                    // data reference index
-             read_field(d, end, &at, base_size, &unused) && read_field(d, end, &at, 2, &extents);
+             (version == 0 || read_field(d, end, &at, 2, &method)) &&  // construction method
+             read_field(d, end, &at, 2, &unused) &&                     // data reference index
+             read_field(d, end, &at, base_size, &base) && read_field(d, end, &at, 2, &extents);
+    w->first_extent[i] = w->extent_count;
+    w->by_reference[i] = (method & 15) != 0;
     for (uint64_t e = 0; ok && e < extents; e++) {
-      uint64_t length = 0;
+      uint64_t offset = 0, length = 0;
       ok = read_field(d, end, &at, index_size, &unused) &&
-           read_field(d, end, &at, offset_size, &unused) &&
+           read_field(d, end, &at, offset_size, &offset) &&
            read_field(d, end, &at, length_size, &length);
-      if (length == 0) length = n;
+      if (length == 0) length = offset + base < n ? n - (offset + base) : n;
       total = total + length < total ? UINT64_MAX : total + length;
+      if (ok && w->extent_count == w->extent_capacity) {
+        size_t capacity = w->extent_capacity ? 2 * w->extent_capacity : 64;
+        void *grown = realloc(w->extents, capacity * sizeof *w->extents);
+        if (!grown) ok = 0;
+        else {
+          w->extents = grown;
+          w->extent_capacity = capacity;
+        }
+      }
+      if (ok) {
+        w->extents[w->extent_count].offset = base + offset < base ? UINT64_MAX : base + offset;
+        w->extents[w->extent_count++].length = length;
+      }
     }
     if (!ok) {
       w->unreadable_locations = 1;
@@ -207,7 +247,154 @@ static void read_locations(const uint8_t *d, size_t n, size_t body, size_t end, 
     }
     w->item_ids[w->item_count] = (uint32_t)id;
     w->item_bytes[w->item_count++] = total;
+    w->first_extent[w->item_count] = w->extent_count;
   }
+}
+
+// MARK: AV1 sequence headers
+
+/// An item's data as one stream of bytes over its extents (file offsets), for the OBU walk.
+typedef struct {
+  const uint8_t *d;
+  size_t n;
+  const heif_walk *w;
+  size_t extent, end_extent;
+  uint64_t at;  // offset within the current extent
+} item_reader;
+
+/// The next byte of the item's data; -1 at its end or where an extent leaves the file.
+static int next_byte(item_reader *r) {
+  while (r->extent < r->end_extent && r->at >= r->w->extents[r->extent].length) {
+    r->extent++;
+    r->at = 0;
+  }
+  if (r->extent >= r->end_extent) return -1;
+  const uint64_t offset = r->w->extents[r->extent].offset;
+  if (offset > r->n || r->at >= r->n - offset) return -1;
+  return r->d[offset + r->at++];
+}
+
+/// Bits of a sequence header, most significant first (AV1 spec 4.10.1 f(n)).
+typedef struct {
+  item_reader *r;
+  uint64_t left;  // bytes of the OBU not yet read
+  int byte, bits;
+  int failed;
+} bit_reader;
+
+static uint32_t bits(bit_reader *b, int count) {
+  uint32_t value = 0;
+  for (int i = 0; i < count; i++) {
+    if (b->bits == 0) {
+      if (b->left == 0 || (b->byte = next_byte(b->r)) < 0) {
+        b->failed = 1;
+        return 0;
+      }
+      b->left--;
+      b->bits = 8;
+    }
+    value = value << 1 | (uint32_t)(b->byte >> --b->bits & 1);
+  }
+  return value;
+}
+
+/// uvlc() (AV1 spec 4.10.3), only to be skipped.
+static void skip_uvlc(bit_reader *b) {
+  int zeros = 0;
+  while (!b->failed && bits(b, 1) == 0)
+    if (++zeros >= 32) return;
+  if (zeros < 32) (void)bits(b, zeros);
+}
+
+/// max_frame_width and max_frame_height of a sequence header OBU's payload (AV1 spec 5.5.1);
+/// 0 when the payload does not read as one.
+static int sequence_size(bit_reader *b, uint32_t *width, uint32_t *height) {
+  (void)bits(b, 3);  // seq_profile
+  (void)bits(b, 1);  // still_picture
+  if (bits(b, 1)) {  // reduced_still_picture_header
+    (void)bits(b, 5);
+  } else {
+    int decoder_model = 0, buffer_delay_length = 0;
+    if (bits(b, 1)) {  // timing_info_present_flag
+      (void)bits(b, 32);
+      (void)bits(b, 32);
+      if (bits(b, 1)) skip_uvlc(b);  // equal_picture_interval
+      if ((decoder_model = (int)bits(b, 1))) {
+        buffer_delay_length = (int)bits(b, 5) + 1;
+        (void)bits(b, 32);
+        (void)bits(b, 10);
+      }
+    }
+    const int initial_display_delay = (int)bits(b, 1);
+    const int points = (int)bits(b, 5) + 1;
+    for (int i = 0; i < points && !b->failed; i++) {
+      (void)bits(b, 12);
+      if (bits(b, 5) > 7) (void)bits(b, 1);
+      if (decoder_model && bits(b, 1)) {
+        (void)bits(b, buffer_delay_length);
+        (void)bits(b, buffer_delay_length);
+        (void)bits(b, 1);
+      }
+      if (initial_display_delay && bits(b, 1)) (void)bits(b, 4);
+    }
+  }
+  const int width_bits = (int)bits(b, 4) + 1, height_bits = (int)bits(b, 4) + 1;
+  *width = bits(b, width_bits) + 1;
+  *height = bits(b, height_bits) + 1;
+  return !b->failed;
+}
+
+/// Walks the OBUs of `r` (AV1 spec 5.3) and checks every sequence header's largest frame
+/// against the widest and tallest `ispe`: dav1d decodes frames up to that size whatever `ispe`
+/// says (64 x 64 declared over an 8000 x 8000 stream took 471 MB). 0 when one is larger or the
+/// OBUs do not read.
+static int sequences_fit(item_reader *r, uint32_t max_width, uint32_t max_height) {
+  for (int byte; (byte = next_byte(r)) >= 0;) {
+    const int type = byte >> 3 & 15, extension = byte >> 2 & 1, has_size = byte >> 1 & 1;
+    if (byte & 0x80 || !has_size) return 0;  // configuration and item OBUs carry sizes
+    if (extension && next_byte(r) < 0) return 0;
+    uint64_t size = 0;
+    for (int i = 0;; i++) {  // leb128
+      const int part = next_byte(r);
+      if (part < 0 || i == 8) return 0;
+      size |= (uint64_t)(part & 0x7F) << (7 * i);
+      if (!(part & 0x80)) break;
+    }
+    bit_reader b = {r, size, 0, 0, 0};
+    if (type == 1) {  // OBU_SEQUENCE_HEADER
+      uint32_t width = 0, height = 0;
+      if (!sequence_size(&b, &width, &height) || width > max_width || height > max_height)
+        return 0;
+    }
+    while (b.left > 0) {  // the rest of the OBU
+      if (next_byte(r) < 0) return 0;
+      b.left--;
+    }
+  }
+  return 1;
+}
+
+/// Whether every AV1 sequence header the decoder will see (the `av1C` boxes' and each `av01`
+/// item's) stays within the declared `ispe` sizes.
+static int av1_sizes_fit(const uint8_t *d, size_t n, const heif_walk *w) {
+  if (w->av1c_count == 0 && w->av1_item_count == 0) return 1;
+  if (w->too_many_av1) return 0;
+  for (size_t i = 0; i < w->av1c_count; i++) {
+    heif_walk config = {0};
+    item_extent extent = {w->av1c_start[i], w->av1c_end[i] - w->av1c_start[i]};
+    config.extents = &extent;
+    item_reader r = {d, n, &config, 0, 1, 0};
+    if (!sequences_fit(&r, w->ispe_max_width, w->ispe_max_height)) return 0;
+  }
+  for (size_t a = 0; a < w->av1_item_count; a++) {
+    for (size_t i = 0; i < w->item_count; i++) {
+      if (w->item_ids[i] != w->av1_items[a]) continue;
+      if (w->by_reference[i]) return 0;  // coded data in `idat` or another item: not walked
+      item_reader r = {d, n, w, w->first_extent[i], w->first_extent[i + 1], 0};
+      if (!sequences_fit(&r, w->ispe_max_width, w->ispe_max_height)) return 0;
+    }
+  }
+  return 1;
 }
 
 /// The coded bytes of item `id` as `iloc` places them; 0 for an item it does not list.
@@ -258,9 +445,17 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
           if (etype != FOURCC('i', 'n', 'f', 'e') || eend - ebody < 4) continue;
           const uint8_t infe_version = d[ebody];
           const size_t type_at = ebody + 4 + (infe_version == 3 ? 4 : 2) + 2;
-          if (infe_version >= 2 && type_at <= eend && eend - type_at >= 4 &&
-              be32(d + type_at) == FOURCC('i', 'o', 'v', 'l'))
-            h->has_overlay = 1;
+          if (infe_version < 2 || type_at > eend || eend - type_at < 4) continue;
+          const uint32_t item_type = be32(d + type_at);
+          if (item_type == FOURCC('i', 'o', 'v', 'l')) h->has_overlay = 1;
+          if (item_type == FOURCC('a', 'v', '0', '1')) {
+            if (w->av1_item_count == sizeof w->av1_items / sizeof w->av1_items[0]) {
+              w->too_many_av1 = 1;
+            } else {
+              w->av1_items[w->av1_item_count++] =
+                  infe_version == 3 ? be32(d + ebody + 4) : be16(d + ebody + 4);
+            }
+          }
         }
       } else if (ctype == FOURCC('i', 'l', 'o', 'c')) {
         read_locations(d, n, cbody, cend, w);
@@ -273,10 +468,20 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
           size_t item = pbody, ibody, iend;
           uint32_t itype;
           while (next_box(d, pend, &item, &itype, &ibody, &iend)) {
+            if (itype == FOURCC('a', 'v', '1', 'C') && iend - ibody >= 4) {
+              if (w->av1c_count == sizeof w->av1c_start / sizeof w->av1c_start[0]) {
+                w->too_many_av1 = 1;
+              } else {
+                w->av1c_start[w->av1c_count] = ibody + 4;  // after the 4-byte configuration
+                w->av1c_end[w->av1c_count++] = iend;
+              }
+            }
             if (itype != FOURCC('i', 's', 'p', 'e') || iend - ibody < 12) continue;
-            const uint64_t w = be32(d + ibody + 4), hgt = be32(d + ibody + 8);
-            if (w * hgt > (uint64_t)(uint32_t)h->ispe_width * (uint32_t)h->ispe_height) {
-              h->ispe_width = w > INT32_MAX ? INT32_MAX : (int32_t)w;
+            if (be32(d + ibody + 4) > w->ispe_max_width) w->ispe_max_width = be32(d + ibody + 4);
+            if (be32(d + ibody + 8) > w->ispe_max_height) w->ispe_max_height = be32(d + ibody + 8);
+            const uint64_t width = be32(d + ibody + 4), hgt = be32(d + ibody + 8);
+            if (width * hgt > (uint64_t)(uint32_t)h->ispe_width * (uint32_t)h->ispe_height) {
+              h->ispe_width = width > INT32_MAX ? INT32_MAX : (int32_t)width;
               h->ispe_height = hgt > INT32_MAX ? INT32_MAX : (int32_t)hgt;
             }
           }
@@ -352,9 +557,13 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   const uint64_t referenced_limit = 4 * (uint64_t)size > ((uint64_t)256 << 20) ? 4 * (uint64_t)size
                                                                                : (uint64_t)256 << 20;
   const int unreadable_locations = walk.unreadable_locations;
+  const int av1_fits = unreadable_locations || av1_sizes_fit(data, size, &walk);
   free(walk.edges);
   free(walk.item_ids);
   free(walk.item_bytes);
+  free(walk.first_extent);
+  free(walk.by_reference);
+  free(walk.extents);
   *header = h;
   if (walk.duplicate_box) {
     snprintf(d->message, DEX_MESSAGE_CAPACITY,
@@ -386,6 +595,11 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
              "HEIF places %llu bytes of coded data in a %zu-byte file",
              (unsigned long long)largest_item, size);
     return DEX_STATUS_TOO_LARGE;
+  }
+  if (!av1_fits) {
+    snprintf(d->message, DEX_MESSAGE_CAPACITY,
+             "HEIF's AV1 data declares frames larger than its image sizes (ispe), or does not read");
+    return DEX_STATUS_LIBRARY_ERROR;
   }
   if (referenced > referenced_limit) {
     snprintf(d->message, DEX_MESSAGE_CAPACITY,

@@ -113,6 +113,24 @@
       }
     }
 
+    /// An `ispe` smaller than the AV1 stream's frames (dav1d decodes the stream's size: 64 x 64
+    /// declared over an 8000 x 8000 stream took 471 MB against a 256 MiB limit) is refused; the
+    /// file as it is decodes.
+    @Test func anAV1StreamLargerThanItsDeclaredSizeIsCorrupt() throws {
+      let original = [UInt8](try resource("avif-8bit.avif", in: "Resources/formats"))
+      var lying = original
+      var offset = 0
+      while let body = FormatsBadInputTests.boxBody("ispe", in: Array(lying[offset...])).map({
+        $0 + offset
+      }) {
+        lying.replaceSubrange(body + 4..<body + 12, with: bigEndian32(16) + bigEndian32(16))
+        offset = body + 12
+      }
+      #expect(offset > 0, "the fixture declares its size")
+      expectCorrupt(lying, saying: "AV1 data declares frames larger")
+      _ = try downscaler.decodePixels(from: Data(original), target: .fitting(maxDimension: 64))
+    }
+
     /// A grid of 2 000 tiles (over the 1 024 references allowed), and a second `iref` box after
     /// it claiming one: the count came from the last box, libheif reads the first.
     @Test func aSecondReferenceBoxIsCorrupt() {
