@@ -57,7 +57,9 @@ public enum DexProxyApplication {
       trustedProxies: configuration.trustedProxies,
       prompts: configuration.prompts,
       budgets: budgets(configuration, store: replayCache as? any DailyQuotaStore),
-      inFlight: InFlightLimit(maximum: configuration.maximumInFlight),
+      inFlight: InFlightLimit(
+        maximum: configuration.maximumInFlight,
+        maximumPerAddress: configuration.maximumInFlightPerAddress),
       health: (replayCache as? any SharedReplayStore).map { HealthProbe(store: $0) },
       metrics: metrics, servesMetrics: configuration.servesMetrics)
     let router = Router(context: ProxyRequestContext.self)

@@ -62,6 +62,9 @@ extension ProxyConfiguration {
     /// Optional. The most `/auth_token` and `/vision` requests one instance works on at once
     /// (default 512); past it, 503 `busy`.
     public static let maximumInFlight = "DEX_PROXY_MAX_IN_FLIGHT"
+    /// Optional. The most of those one client address (IPv6: its /64) has worked on at once
+    /// (default 8); past it, 503 `busy`.
+    public static let maximumInFlightPerAddress = "DEX_PROXY_MAX_IN_FLIGHT_PER_ADDRESS"
     /// Optional. `on` serves `GET /metrics` (Prometheus text format, unauthenticated); `off`
     /// (the default) answers it with 404.
     public static let metrics = "DEX_PROXY_METRICS"
@@ -182,6 +185,9 @@ extension ProxyConfiguration {
       try number(Variable.readTimeout, default: 30.0, minimum: 0.1, maximum: 3600.0) as Double
     let inFlight =
       try number(Variable.maximumInFlight, default: 512, minimum: 1, maximum: 1_000_000) as Int
+    let inFlightPerAddress =
+      try number(
+        Variable.maximumInFlightPerAddress, default: 8, minimum: 1, maximum: 1_000_000) as Int
     var trusted = TrustedProxies.none
     if let text = environment[Variable.trustedProxies],
       !text.trimmingCharacters(in: .whitespaces).isEmpty
@@ -218,6 +224,7 @@ extension ProxyConfiguration {
       dailyBudget: budget, sessionsPerAddressPerHour: sessions,
       prompts: ProxyPrompts(maximumQuestionCharacters: promptCharacters),
       readTimeout: .milliseconds(Int((readTimeout * 1000).rounded())),
-      maximumInFlight: inFlight, servesMetrics: servesMetrics)
+      maximumInFlight: inFlight, maximumInFlightPerAddress: inFlightPerAddress,
+      servesMetrics: servesMetrics)
   }
 }

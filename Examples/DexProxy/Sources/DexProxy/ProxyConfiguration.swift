@@ -54,6 +54,10 @@ public struct ProxyConfiguration: Sendable {
   /// The most `/auth_token` and `/vision` requests this instance works on at once (default
   /// 512); past it they get 503 `busy` with `Retry-After`.
   public var maximumInFlight: Int
+  /// The most of those one client address (an IPv6 address by its /64) has worked on at once
+  /// (default 8), so that one address that trickles its bodies cannot hold every slot; past it
+  /// 503 `busy` as well.
+  public var maximumInFlightPerAddress: Int
   /// Whether `GET /metrics` answers with the ``ProxyMetrics`` in the Prometheus text format
   /// (default `false`: 404). The endpoint needs no signature, so turn it on only where the
   /// balancer does not route `/metrics` from the internet, or where the port is private.
@@ -68,7 +72,7 @@ public struct ProxyConfiguration: Sendable {
     trustedProxies: TrustedProxies = .none, dailyQuota: Int? = nil,
     addressDailyQuota: Int? = nil, dailyBudget: Int? = nil, sessionsPerAddressPerHour: Int? = nil,
     prompts: ProxyPrompts = ProxyPrompts(), readTimeout: Duration = .seconds(30),
-    maximumInFlight: Int = 512, servesMetrics: Bool = false
+    maximumInFlight: Int = 512, maximumInFlightPerAddress: Int = 8, servesMetrics: Bool = false
   ) {
     self.bootstrapKeys = bootstrapKeys
     self.keyring = keyring
@@ -87,6 +91,7 @@ public struct ProxyConfiguration: Sendable {
     self.prompts = prompts
     self.readTimeout = readTimeout
     self.maximumInFlight = maximumInFlight
+    self.maximumInFlightPerAddress = maximumInFlightPerAddress
     self.servesMetrics = servesMetrics
   }
 }

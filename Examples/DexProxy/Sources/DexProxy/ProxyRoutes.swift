@@ -49,12 +49,12 @@ struct ProxyRoutes: Sendable {
       return ErrorResponse.json(status: 200, data: Data(#"{"status":"ok"}"#.utf8))
     }
     router.post("/auth_token") { request, context in
-      await admitted(route: "/auth_token", context: context) {
+      await admitted(request, route: "/auth_token", context: context) {
         await authToken(request, context: context)
       }
     }
     router.post("/vision") { request, context in
-      await admitted(route: "/vision", context: context) {
+      await admitted(request, route: "/vision", context: context) {
         await vision(request, context: context)
       }
     }
@@ -335,12 +335,14 @@ struct ProxyRoutes: Sendable {
     }
   }
 
-  /// Runs `handler` if fewer than ``inFlight``'s maximum requests are being worked on, else
-  /// answers 503 `busy` with `Retry-After: 1` at once.
+  /// Runs `handler` if fewer than ``inFlight``'s maximum requests are being worked on, in all
+  /// and from `request`'s address, else answers 503 `busy` with `Retry-After: 1` at once.
   private func admitted(
-    route: String, context: ProxyRequestContext, _ handler: () async -> Response
+    _ request: Request, route: String, context: ProxyRequestContext,
+    _ handler: () async -> Response
   ) async -> Response {
-    guard inFlight.enter() else {
+    let address = budgetAddress(request, context)
+    guard inFlight.enter(address: address) else {
       let started = ContinuousClock.now
       var headers = HTTPFields()
       headers[.retryAfter] = "1"
@@ -349,7 +351,7 @@ struct ProxyRoutes: Sendable {
         code: "busy", headers: headers)
       return finish(response, context, route, "busy", started)
     }
-    defer { inFlight.leave() }
+    defer { inFlight.leave(address: address) }
     return await handler()
   }
 

@@ -370,6 +370,43 @@ import Testing
     }
   }
 
+  /// One address cannot hold every slot: past its own cap its requests are busy while another
+  /// address's are still worked on.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func oneAddressCannotHoldEverySlot() async throws {
+    try await ProxyHarness.with(configure: {
+      $0.maximumInFlight = 10
+      $0.maximumInFlightPerAddress = 1
+      $0.upstream.timeout = .seconds(30)
+      $0.trustedProxies = TrustedProxies("127.0.0.1") ?? .none
+    }) { proxy in
+      proxy.upstream.enqueue(.slow(.seconds(6), .content(StubUpstream.cleanJSON)))
+      let session = try await proxy.rawSession(forwardedFor: "198.51.100.7")
+      func send(_ question: String, from address: String) async throws -> TransportResponse {
+        let body = try visionBody(question)
+        var headers = ProxyHarness.signed(
+          "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
+        headers["X-Forwarded-For"] = address
+        return try await proxy.send("POST", "/vision", headers: headers, body: body)
+      }
+      let slow = Task { try await send("slow", from: "203.0.113.9") }
+      let deadline = ContinuousClock.now + .seconds(10)
+      while proxy.upstream.received.isEmpty, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      let busy = try await send("again", from: "203.0.113.9")
+      #expect(busy.statusCode == 503)
+      #expect(errorCode(busy.body) == "busy")
+      #expect(try await send("elsewhere", from: "192.0.2.40").statusCode == 200)
+      #expect(try await slow.value.statusCode == 200)
+    }
+    var environment = minimalEnvironment
+    environment["DEX_PROXY_MAX_IN_FLIGHT_PER_ADDRESS"] = "3"
+    #expect(try ProxyConfiguration.fromEnvironment(environment).maximumInFlightPerAddress == 3)
+    #expect(
+      try ProxyConfiguration.fromEnvironment(minimalEnvironment).maximumInFlightPerAddress == 8)
+  }
+
   /// A 100 MB reply is cut off once it passes the 2 MiB cap: the proxy answers 502 and hangs
   /// up, so the upstream's socket took only the cap and the socket buffers' worth.
   @available(macOS 14, iOS 17, tvOS 17, *)
