@@ -5,9 +5,9 @@
 // whose grid claims thousands of tiles is refused before thousands of HEVC / AV1 decoders run,
 // and refuses derived images that refer to themselves or each other (libheif 1.15 follows them
 // until its stack overflows), second copies of the boxes it counts, item data (`iloc`) larger
-// than the file or read too often by derived images, and AV1 streams whose sequence headers
-// declare frames larger than the file's `ispe` sizes (libheif decodes what the stream says).
-// HEVC parameter sets are not read: a HEIC can still declare a smaller size than it decodes.
+// than the file or read too often by derived images, and coded streams (AV1 sequence headers,
+// HEVC sequence parameter sets) that declare pictures larger than the file's `ispe` sizes
+// (libheif decodes what the stream says).
 // libheif's own security limits (its compiled-in box/item caps and the maximum image size set
 // here) apply on top. The primary image is decoded with its transformations (irot, imir, clap)
 // applied, straight to interleaved 8-bit RGB(A) (libheif reduces 10/12-bit samples), composited
@@ -110,6 +110,20 @@ typedef struct {
   uint64_t offset, length;
 } item_extent;
 
+enum { CODEC_AV1 = 1, CODEC_HEVC = 2, MAX_CODED_ITEMS = 4096 };
+
+/// A coded image item and its codec.
+typedef struct {
+  uint32_t id;
+  int codec;
+} coded_item;
+
+/// A codec configuration box's body (after its fixed fields) and its codec.
+typedef struct {
+  size_t start, end;
+  int codec;
+} config_box;
+
 typedef struct {
   dimg_edge *edges;
   size_t edge_count, edge_capacity;
@@ -120,19 +134,25 @@ typedef struct {
   uint64_t *item_bytes;
   size_t item_count;
   int unreadable_locations;
-  /// Where each listed item's data lies in the file (construction method 0: file offsets):
-  /// extents `first_extent[i] ..< first_extent[i + 1]` of `extents`; method 1 or 2 items have
-  /// none and `by_reference[i]` set.
+  /// Where each listed item's data lies: extents `first_extent[i] ..< first_extent[i + 1]` of
+  /// `extents`, file offsets for construction method 0, offsets into the `idat` box's body for
+  /// method 1 (`in_idat[i]`); method 2 (data in another item) sets `by_reference[i]`.
   size_t *first_extent;
-  unsigned char *by_reference;
+  unsigned char *by_reference, *in_idat;
+  /// The `idat` box's body.
+  size_t idat_start, idat_end;
   item_extent *extents;
   size_t extent_count, extent_capacity;
-  /// The AV1 items (`av01`), and the `av1C` boxes' configuration OBUs (body ranges).
-  uint32_t av1_items[64];
-  size_t av1_item_count;
-  size_t av1c_start[16], av1c_end[16];
-  size_t av1c_count;
-  int too_many_av1;
+  /// The coded image items (`av01`, `hvc1`) and their codec, and the codec configuration boxes
+  /// (`av1C`: configuration OBUs; `hvcC`: parameter set arrays) as body ranges.
+  coded_item *coded;
+  size_t coded_count, coded_capacity;
+  config_box configs[64];
+  size_t config_count;
+  int too_many_coded;
+  /// The NAL unit length size `hvcC` declares (bytes, 1-4); 0 before one is seen, -1 when two
+  /// disagree.
+  int nal_length_size;
   /// The widest and tallest `ispe` declared.
   uint32_t ispe_max_width, ispe_max_height;
 } heif_walk;
@@ -208,7 +228,8 @@ static void read_locations(const uint8_t *d, size_t n, size_t body, size_t end, 
       !(w->item_ids = calloc(count ? count : 1, sizeof *w->item_ids)) ||
       !(w->item_bytes = calloc(count ? count : 1, sizeof *w->item_bytes)) ||
       !(w->first_extent = calloc(count + 1, sizeof *w->first_extent)) ||
-      !(w->by_reference = calloc(count ? count : 1, 1))) {
+      !(w->by_reference = calloc(count ? count : 1, 1)) ||
+      !(w->in_idat = calloc(count ? count : 1, 1))) {
     w->unreadable_locations = 1;
     return;
   }
@@ -219,7 +240,8 @@ static void read_locations(const uint8_t *d, size_t n, size_t body, size_t end, 
              read_field(d, end, &at, 2, &unused) &&                     // data reference index
              read_field(d, end, &at, base_size, &base) && read_field(d, end, &at, 2, &extents);
     w->first_extent[i] = w->extent_count;
-    w->by_reference[i] = (method & 15) != 0;
+    w->by_reference[i] = (method & 15) > 1;
+    w->in_idat[i] = (method & 15) == 1;
     for (uint64_t e = 0; ok && e < extents; e++) {
       uint64_t offset = 0, length = 0;
       ok = read_field(d, end, &at, index_size, &unused) &&
@@ -259,7 +281,8 @@ typedef struct {
   size_t n;
   const heif_walk *w;
   size_t extent, end_extent;
-  uint64_t at;  // offset within the current extent
+  uint64_t at;     // offset within the current extent
+  uint64_t shift;  // added to the extents' offsets (the `idat` body for construction method 1)
 } item_reader;
 
 /// The next byte of the item's data; -1 at its end or where an extent leaves the file.
@@ -269,33 +292,136 @@ static int next_byte(item_reader *r) {
     r->at = 0;
   }
   if (r->extent >= r->end_extent) return -1;
-  const uint64_t offset = r->w->extents[r->extent].offset;
-  if (offset > r->n || r->at >= r->n - offset) return -1;
+  const uint64_t offset = r->w->extents[r->extent].offset + r->shift;
+  if (offset < r->shift || offset > r->n || r->at >= r->n - offset) return -1;
   return r->d[offset + r->at++];
 }
 
-/// Bits of a sequence header, most significant first (AV1 spec 4.10.1 f(n)).
+/// Bits of a sequence header or parameter set, most significant first (AV1 spec 4.10.1 f(n),
+/// HEVC u(n)); with `emulation`, an HEVC NAL unit's emulation prevention bytes (a 3 after two
+/// zero bytes) are skipped.
 typedef struct {
   item_reader *r;
-  uint64_t left;  // bytes of the OBU not yet read
+  uint64_t left;  // bytes of the OBU or NAL unit not yet read
   int byte, bits;
   int failed;
+  int emulation, zeros;
 } bit_reader;
 
 static uint32_t bits(bit_reader *b, int count) {
   uint32_t value = 0;
   for (int i = 0; i < count; i++) {
     if (b->bits == 0) {
-      if (b->left == 0 || (b->byte = next_byte(b->r)) < 0) {
-        b->failed = 1;
-        return 0;
-      }
-      b->left--;
+      do {
+        if (b->left == 0 || (b->byte = next_byte(b->r)) < 0) {
+          b->failed = 1;
+          return 0;
+        }
+        b->left--;
+      } while (b->emulation && b->zeros >= 2 && b->byte == 3 && (b->zeros = 0, 1));
+      b->zeros = b->byte == 0 ? b->zeros + 1 : 0;
       b->bits = 8;
     }
     value = value << 1 | (uint32_t)(b->byte >> --b->bits & 1);
   }
   return value;
+}
+
+/// ue(v) (HEVC 9.2); `failed` set past 31 leading zeros.
+static uint32_t exp_golomb(bit_reader *b) {
+  int zeros = 0;
+  while (!b->failed && bits(b, 1) == 0)
+    if (++zeros > 31) {
+      b->failed = 1;
+      return 0;
+    }
+  return zeros == 0 ? 0 : (uint32_t)((1ULL << zeros) - 1 + bits(b, zeros));
+}
+
+/// pic_width_in_luma_samples and pic_height_in_luma_samples of an HEVC sequence parameter set
+/// (a NAL unit's payload after its 2-byte header; H.265 7.3.2.2); 0 when it does not read.
+static int parameter_set_size(bit_reader *b, uint32_t *width, uint32_t *height) {
+  (void)bits(b, 4);  // sps_video_parameter_set_id
+  const int sub_layers = (int)bits(b, 3);  // sps_max_sub_layers_minus1
+  (void)bits(b, 1);
+  // profile_tier_level(1, sub_layers): the general profile and level, 88 + 8 bits
+  for (int i = 0; i < 3; i++) (void)bits(b, 32);
+  int profile_present[8] = {0}, level_present[8] = {0};
+  for (int i = 0; i < sub_layers; i++) {
+    profile_present[i] = (int)bits(b, 1);
+    level_present[i] = (int)bits(b, 1);
+  }
+  if (sub_layers > 0)
+    for (int i = sub_layers; i < 8; i++) (void)bits(b, 2);
+  for (int i = 0; i < sub_layers; i++) {
+    if (profile_present[i]) {
+      (void)bits(b, 32);
+      (void)bits(b, 32);
+      (void)bits(b, 24);
+    }
+    if (level_present[i]) (void)bits(b, 8);
+  }
+  (void)exp_golomb(b);  // sps_seq_parameter_set_id
+  if (exp_golomb(b) == 3) (void)bits(b, 1);  // chroma_format_idc, separate_colour_plane_flag
+  *width = exp_golomb(b);
+  *height = exp_golomb(b);
+  return !b->failed;
+}
+
+/// Whether an HEVC NAL unit of `size` bytes from `r` (its header next) is a sequence parameter
+/// set whose pictures fit `max_width` x `max_height` (or no sequence parameter set); the rest of
+/// the unit is skipped.
+static int nal_fits(item_reader *r, uint64_t size, uint32_t max_width, uint32_t max_height) {
+  bit_reader b = {r, size, 0, 0, 0, 1, 0};
+  int fits = 1;
+  if (size >= 2) {
+    const uint32_t header = bits(&b, 16);
+    if ((header >> 9 & 0x3F) == 33) {  // SPS_NUT
+      uint32_t width = 0, height = 0;
+      // Coded pictures are whole coding blocks (up to 64 pixels) with a conformance window
+      // cropping them to the image's size: a block's worth of slack.
+      fits = parameter_set_size(&b, &width, &height) && width <= (uint64_t)max_width + 64 &&
+             height <= (uint64_t)max_height + 64;
+    }
+  }
+  while (fits && b.left > 0) {
+    if (next_byte(r) < 0) return 0;
+    b.left--;
+  }
+  return fits;
+}
+
+/// The NAL units of an `hevc` item's data (each after a big-endian length of `length_size`
+/// bytes) all fit.
+static int nal_units_fit(item_reader *r, int length_size, uint32_t max_width,
+                         uint32_t max_height) {
+  for (int first; (first = next_byte(r)) >= 0;) {
+    uint64_t size = (uint64_t)first;
+    for (int i = 1; i < length_size; i++) {
+      const int part = next_byte(r);
+      if (part < 0) return 0;
+      size = size << 8 | (uint64_t)part;
+    }
+    if (!nal_fits(r, size, max_width, max_height)) return 0;
+  }
+  return 1;
+}
+
+/// The parameter set arrays of an `hvcC` body (after its 22 fixed bytes: the array count, then
+/// per array a type byte, a count and length-prefixed NAL units) all fit.
+static int configuration_fits(item_reader *r, uint32_t max_width, uint32_t max_height) {
+  const int arrays = next_byte(r);
+  if (arrays < 0) return 0;
+  for (int a = 0; a < arrays; a++) {
+    const int type = next_byte(r), high = next_byte(r), low = next_byte(r);
+    if (type < 0 || high < 0 || low < 0) return 0;
+    for (int u = 0; u < (high << 8 | low); u++) {
+      const int size_high = next_byte(r), size_low = next_byte(r);
+      if (size_high < 0 || size_low < 0) return 0;
+      if (!nal_fits(r, (uint64_t)(size_high << 8 | size_low), max_width, max_height)) return 0;
+    }
+  }
+  return 1;
 }
 
 /// uvlc() (AV1 spec 4.10.3), only to be skipped.
@@ -360,7 +486,7 @@ static int sequences_fit(item_reader *r, uint32_t max_width, uint32_t max_height
       size |= (uint64_t)(part & 0x7F) << (7 * i);
       if (!(part & 0x80)) break;
     }
-    bit_reader b = {r, size, 0, 0, 0};
+    bit_reader b = {r, size, 0, 0, 0, 0, 0};
     if (type == 1) {  // OBU_SEQUENCE_HEADER
       uint32_t width = 0, height = 0;
       if (!sequence_size(&b, &width, &height) || width > max_width || height > max_height)
@@ -374,24 +500,34 @@ static int sequences_fit(item_reader *r, uint32_t max_width, uint32_t max_height
   return 1;
 }
 
-/// Whether every AV1 sequence header the decoder will see (the `av1C` boxes' and each `av01`
-/// item's) stays within the declared `ispe` sizes.
-static int av1_sizes_fit(const uint8_t *d, size_t n, const heif_walk *w) {
-  if (w->av1c_count == 0 && w->av1_item_count == 0) return 1;
-  if (w->too_many_av1) return 0;
-  for (size_t i = 0; i < w->av1c_count; i++) {
+/// Whether every AV1 sequence header and HEVC sequence parameter set the decoders will see
+/// (the configuration boxes' and each coded item's) stays within the widest and tallest `ispe`:
+/// the decoders make pictures of the stream's size whatever `ispe` says (64 x 64 declared over
+/// an 8000 x 8000 AV1 stream took 471 MB).
+static int coded_sizes_fit(const uint8_t *d, size_t n, const heif_walk *w) {
+  if (w->config_count == 0 && w->coded_count == 0) return 1;
+  if (w->too_many_coded || w->nal_length_size < 0) return 0;
+  const uint32_t max_width = w->ispe_max_width, max_height = w->ispe_max_height;
+  for (size_t i = 0; i < w->config_count; i++) {
     heif_walk config = {0};
-    item_extent extent = {w->av1c_start[i], w->av1c_end[i] - w->av1c_start[i]};
+    item_extent extent = {w->configs[i].start, w->configs[i].end - w->configs[i].start};
     config.extents = &extent;
-    item_reader r = {d, n, &config, 0, 1, 0};
-    if (!sequences_fit(&r, w->ispe_max_width, w->ispe_max_height)) return 0;
+    item_reader r = {d, n, &config, 0, 1, 0, 0};
+    if (w->configs[i].codec == CODEC_AV1 ? !sequences_fit(&r, max_width, max_height)
+                                          : !configuration_fits(&r, max_width, max_height))
+      return 0;
   }
-  for (size_t a = 0; a < w->av1_item_count; a++) {
+  for (size_t c = 0; c < w->coded_count; c++) {
     for (size_t i = 0; i < w->item_count; i++) {
-      if (w->item_ids[i] != w->av1_items[a]) continue;
-      if (w->by_reference[i]) return 0;  // coded data in `idat` or another item: not walked
-      item_reader r = {d, n, w, w->first_extent[i], w->first_extent[i + 1], 0};
-      if (!sequences_fit(&r, w->ispe_max_width, w->ispe_max_height)) return 0;
+      if (w->item_ids[i] != w->coded[c].id) continue;
+      if (w->by_reference[i] || (w->in_idat[i] && w->idat_end == 0))
+        return 0;  // coded data in another item, or an `idat` that is not there: not walked
+      item_reader r = {d, n, w, w->first_extent[i], w->first_extent[i + 1], 0,
+                       w->in_idat[i] ? w->idat_start : 0};
+      const int length_size = w->nal_length_size ? w->nal_length_size : 4;
+      if (w->coded[c].codec == CODEC_AV1 ? !sequences_fit(&r, max_width, max_height)
+                                         : !nal_units_fit(&r, length_size, max_width, max_height))
+        return 0;
     }
   }
   return 1;
@@ -448,15 +584,26 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
           if (infe_version < 2 || type_at > eend || eend - type_at < 4) continue;
           const uint32_t item_type = be32(d + type_at);
           if (item_type == FOURCC('i', 'o', 'v', 'l')) h->has_overlay = 1;
-          if (item_type == FOURCC('a', 'v', '0', '1')) {
-            if (w->av1_item_count == sizeof w->av1_items / sizeof w->av1_items[0]) {
-              w->too_many_av1 = 1;
-            } else {
-              w->av1_items[w->av1_item_count++] =
-                  infe_version == 3 ? be32(d + ebody + 4) : be16(d + ebody + 4);
+          const int codec = item_type == FOURCC('a', 'v', '0', '1')   ? CODEC_AV1
+                            : item_type == FOURCC('h', 'v', 'c', '1') ? CODEC_HEVC
+                                                                      : 0;
+          if (codec && w->coded_count == w->coded_capacity) {
+            size_t capacity = w->coded_capacity ? 2 * w->coded_capacity : 64;
+            void *grown = capacity <= MAX_CODED_ITEMS ? realloc(w->coded, capacity * sizeof *w->coded) : NULL;
+            if (!grown) {
+              w->too_many_coded = 1;
+              continue;
             }
+            w->coded = grown;
+            w->coded_capacity = capacity;
           }
+          if (codec)
+            w->coded[w->coded_count++] = (coded_item){
+                infe_version == 3 ? be32(d + ebody + 4) : be16(d + ebody + 4), codec};
         }
+      } else if (ctype == FOURCC('i', 'd', 'a', 't') && w->idat_end == 0) {
+        w->idat_start = cbody;
+        w->idat_end = cend;
       } else if (ctype == FOURCC('i', 'l', 'o', 'c')) {
         read_locations(d, n, cbody, cend, w);
       } else if (ctype == FOURCC('i', 'p', 'r', 'p')) {
@@ -468,12 +615,19 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
           size_t item = pbody, ibody, iend;
           uint32_t itype;
           while (next_box(d, pend, &item, &itype, &ibody, &iend)) {
-            if (itype == FOURCC('a', 'v', '1', 'C') && iend - ibody >= 4) {
-              if (w->av1c_count == sizeof w->av1c_start / sizeof w->av1c_start[0]) {
-                w->too_many_av1 = 1;
-              } else {
-                w->av1c_start[w->av1c_count] = ibody + 4;  // after the 4-byte configuration
-                w->av1c_end[w->av1c_count++] = iend;
+            const int av1 = itype == FOURCC('a', 'v', '1', 'C') && iend - ibody >= 4;
+            const int hevc = itype == FOURCC('h', 'v', 'c', 'C') && iend - ibody >= 22;
+            if (hevc) {  // lengthSizeMinusOne, in the last of the 22 fixed bytes
+              const int length_size = (d[ibody + 21] & 3) + 1;
+              if (w->nal_length_size == 0) w->nal_length_size = length_size;
+              else if (w->nal_length_size != length_size) w->nal_length_size = -1;
+            }
+            if (av1 || hevc) {
+              if (w->config_count == sizeof w->configs / sizeof w->configs[0]) {
+                w->too_many_coded = 1;
+              } else {  // after av1C's 4 and hvcC's 22 fixed bytes
+                w->configs[w->config_count++] =
+                    (config_box){ibody + (av1 ? 4 : 22), iend, av1 ? CODEC_AV1 : CODEC_HEVC};
               }
             }
             if (itype != FOURCC('i', 's', 'p', 'e') || iend - ibody < 12) continue;
@@ -557,13 +711,15 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   const uint64_t referenced_limit = 4 * (uint64_t)size > ((uint64_t)256 << 20) ? 4 * (uint64_t)size
                                                                                : (uint64_t)256 << 20;
   const int unreadable_locations = walk.unreadable_locations;
-  const int av1_fits = unreadable_locations || av1_sizes_fit(data, size, &walk);
+  const int sizes_fit = unreadable_locations || coded_sizes_fit(data, size, &walk);
   free(walk.edges);
   free(walk.item_ids);
   free(walk.item_bytes);
   free(walk.first_extent);
   free(walk.by_reference);
+  free(walk.in_idat);
   free(walk.extents);
+  free(walk.coded);
   *header = h;
   if (walk.duplicate_box) {
     snprintf(d->message, DEX_MESSAGE_CAPACITY,
@@ -596,9 +752,10 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
              (unsigned long long)largest_item, size);
     return DEX_STATUS_TOO_LARGE;
   }
-  if (!av1_fits) {
+  if (!sizes_fit) {
     snprintf(d->message, DEX_MESSAGE_CAPACITY,
-             "HEIF's AV1 data declares frames larger than its image sizes (ispe), or does not read");
+             "HEIF's coded data declares pictures larger than its image sizes (ispe), or does not "
+             "read");
     return DEX_STATUS_LIBRARY_ERROR;
   }
   if (referenced > referenced_limit) {
