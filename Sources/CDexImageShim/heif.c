@@ -118,11 +118,21 @@ typedef struct {
   int codec;
 } coded_item;
 
-/// A codec configuration box's body (after its fixed fields) and its codec.
+/// An `ipco` property the checks use: a codec configuration (its body after the fixed fields)
+/// or an `ispe` (its size); others are kept with `kind` 0 so that indices stay right.
 typedef struct {
+  int kind;  // CODEC_AV1 / CODEC_HEVC for av1C / hvcC, PROPERTY_ISPE, or 0
   size_t start, end;
-  int codec;
-} config_box;
+  uint32_t width, height;
+} item_property;
+
+/// One `ipma` association: item `item` has property `index` (1-based, in `ipco` order).
+typedef struct {
+  uint32_t item;
+  uint32_t index;
+} property_association;
+
+enum { PROPERTY_ISPE = 3, MAX_PROPERTIES = 4096, MAX_ASSOCIATIONS = 1 << 16 };
 
 typedef struct {
   dimg_edge *edges;
@@ -133,7 +143,7 @@ typedef struct {
   uint32_t *item_ids;
   uint64_t *item_bytes;
   size_t item_count;
-  int unreadable_locations;
+  int unreadable_locations, oversized_item;
   /// Where each listed item's data lies: extents `first_extent[i] ..< first_extent[i + 1]` of
   /// `extents`, file offsets for construction method 0, offsets into the `idat` box's body for
   /// method 1 (`in_idat[i]`); method 2 (data in another item) sets `by_reference[i]`.
@@ -147,15 +157,31 @@ typedef struct {
   /// (`av1C`: configuration OBUs; `hvcC`: parameter set arrays) as body ranges.
   coded_item *coded;
   size_t coded_count, coded_capacity;
-  config_box configs[64];
-  size_t config_count;
+  item_property *properties;
+  size_t property_count, property_capacity;
+  property_association *associations;
+  size_t association_count, association_capacity;
   int too_many_coded;
   /// The NAL unit length size `hvcC` declares (bytes, 1-4); 0 before one is seen, -1 when two
   /// disagree.
   int nal_length_size;
-  /// The widest and tallest `ispe` declared.
-  uint32_t ispe_max_width, ispe_max_height;
 } heif_walk;
+
+/// Appends `value` to a growable array of at most `limit` elements; 0 when full or out of memory.
+static int append_element(void **array, size_t *count, size_t *capacity, size_t size,
+                          size_t limit, const void *value) {
+  if (*count == *capacity) {
+    const size_t grown = *capacity ? 2 * *capacity : 64;
+    if (*count >= limit) return 0;
+    void *larger = realloc(*array, (grown > limit ? limit : grown) * size);
+    if (!larger) return 0;
+    *array = larger;
+    *capacity = grown > limit ? limit : grown;
+  }
+  memcpy((char *)*array + *count * size, value, size);
+  (*count)++;
+  return 1;
+}
 
 enum { MAX_DIMG_EDGES = 4096 };
 
@@ -206,6 +232,7 @@ static int read_field(const uint8_t *d, size_t end, size_t *at, unsigned size, u
   *value = 0;
   if ((size != 0 && size != 2 && size != 4 && size != 8) || *at > end || end - *at < size)
     return 0;
+  // (`iloc`'s own size fields are checked to be 0, 4 or 8 before they are used here.)
   for (unsigned i = 0; i < size; i++) *value = *value << 8 | d[*at + i];
   *at += size;
   return 1;
@@ -224,7 +251,14 @@ static void read_locations(const uint8_t *d, size_t n, size_t body, size_t end, 
   const unsigned base_size = d[body + 5] >> 4, index_size = version ? d[body + 5] & 15 : 0;
   size_t at = body + 6;
   uint64_t count = 0;
-  if (version > 2 || !read_field(d, end, &at, version < 2 ? 2 : 4, &count) || count > 65536 ||
+  // ISO allows 0, 4 or 8 bytes for the offsets and lengths; libheif 1.15 reads an index after
+  // them where the standard puts it before: files with other sizes or an index are not read
+  // the same by both, so they are refused.
+  const int sizes_ok = (offset_size == 0 || offset_size == 4 || offset_size == 8) &&
+                       (length_size == 0 || length_size == 4 || length_size == 8) &&
+                       (base_size == 0 || base_size == 4 || base_size == 8) && index_size == 0;
+  if (!sizes_ok || version > 2 || !read_field(d, end, &at, version < 2 ? 2 : 4, &count) ||
+      count > 65536 ||
       !(w->item_ids = calloc(count ? count : 1, sizeof *w->item_ids)) ||
       !(w->item_bytes = calloc(count ? count : 1, sizeof *w->item_bytes)) ||
       !(w->first_extent = calloc(count + 1, sizeof *w->first_extent)) ||
@@ -249,6 +283,13 @@ static void read_locations(const uint8_t *d, size_t n, size_t body, size_t end, 
            read_field(d, end, &at, length_size, &length);
       if (length == 0) length = offset + base < n ? n - (offset + base) : n;
       total = total + length < total ? UINT64_MAX : total + length;
+      if (total > n) {  // more than the file: refused below, not walked (nor stored) further
+        w->item_ids[w->item_count] = (uint32_t)id;
+        w->item_bytes[w->item_count++] = UINT64_MAX;
+        w->first_extent[w->item_count] = w->extent_count;
+        w->oversized_item = 1;
+        return;
+      }
       if (ok && w->extent_count == w->extent_capacity) {
         size_t capacity = w->extent_capacity ? 2 * w->extent_capacity : 64;
         void *grown = realloc(w->extents, capacity * sizeof *w->extents);
@@ -281,8 +322,9 @@ typedef struct {
   size_t n;
   const heif_walk *w;
   size_t extent, end_extent;
-  uint64_t at;     // offset within the current extent
-  uint64_t shift;  // added to the extents' offsets (the `idat` body for construction method 1)
+  uint64_t at;       // offset within the current extent
+  uint64_t shift;    // added to the extents' offsets (the `idat` body for construction method 1)
+  uint64_t *budget;  // bytes all the walks may still read, shared (a few times the file)
 } item_reader;
 
 /// The next byte of the item's data; -1 at its end or where an extent leaves the file.
@@ -291,10 +333,27 @@ static int next_byte(item_reader *r) {
     r->extent++;
     r->at = 0;
   }
-  if (r->extent >= r->end_extent) return -1;
+  if (r->extent >= r->end_extent || *r->budget == 0) return -1;
   const uint64_t offset = r->w->extents[r->extent].offset + r->shift;
   if (offset < r->shift || offset > r->n || r->at >= r->n - offset) return -1;
+  (*r->budget)--;
   return r->d[offset + r->at++];
+}
+
+/// Moves past `count` bytes of the item's data without reading them; 0 when it ends first.
+static int skip(item_reader *r, uint64_t count) {
+  while (count > 0) {
+    if (r->extent >= r->end_extent) return 0;
+    const uint64_t left = r->w->extents[r->extent].length - r->at;
+    if (count < left) {
+      r->at += count;
+      return 1;
+    }
+    count -= left;
+    r->extent++;
+    r->at = 0;
+  }
+  return 1;
 }
 
 /// Bits of a sequence header or parameter set, most significant first (AV1 spec 4.10.1 f(n),
@@ -384,11 +443,7 @@ static int nal_fits(item_reader *r, uint64_t size, uint32_t max_width, uint32_t 
              height <= (uint64_t)max_height + 64;
     }
   }
-  while (fits && b.left > 0) {
-    if (next_byte(r) < 0) return 0;
-    b.left--;
-  }
-  return fits;
+  return fits && skip(r, b.left);
 }
 
 /// The NAL units of an `hevc` item's data (each after a big-endian length of `length_size`
@@ -434,7 +489,8 @@ static void skip_uvlc(bit_reader *b) {
 
 /// max_frame_width and max_frame_height of a sequence header OBU's payload (AV1 spec 5.5.1);
 /// 0 when the payload does not read as one.
-static int sequence_size(bit_reader *b, uint32_t *width, uint32_t *height) {
+static int sequence_size(bit_reader *b, uint32_t *width, uint32_t *height, uint32_t *width_bits_out,
+                         uint32_t *height_bits_out) {
   (void)bits(b, 3);  // seq_profile
   (void)bits(b, 1);  // still_picture
   if (bits(b, 1)) {  // reduced_still_picture_header
@@ -465,69 +521,92 @@ static int sequence_size(bit_reader *b, uint32_t *width, uint32_t *height) {
     }
   }
   const int width_bits = (int)bits(b, 4) + 1, height_bits = (int)bits(b, 4) + 1;
+  *width_bits_out = (uint32_t)width_bits;
+  *height_bits_out = (uint32_t)height_bits;
   *width = bits(b, width_bits) + 1;
   *height = bits(b, height_bits) + 1;
   return !b->failed;
 }
 
 /// Walks the OBUs of `r` (AV1 spec 5.3) and checks every sequence header's largest frame
-/// against the widest and tallest `ispe`: dav1d decodes frames up to that size whatever `ispe`
-/// says (64 x 64 declared over an 8000 x 8000 stream took 471 MB). 0 when one is larger or the
-/// OBUs do not read.
+/// (`max_frame_width` and `_height`) against `max_width` x `max_height`: dav1d decodes frames of
+/// the stream's size whatever `ispe` says (64 x 64 declared over an 8000 x 8000 stream took
+/// 471 MB). 0 when one is larger or the OBUs do not read. An OBU without a size field runs to
+/// the end of the data (as the last of a sample may). Not caught: a frame header that overrides
+/// its size beyond `max_frame_width` (dav1d does not compare them; frame headers are not read).
 static int sequences_fit(item_reader *r, uint32_t max_width, uint32_t max_height) {
   for (int byte; (byte = next_byte(r)) >= 0;) {
     const int type = byte >> 3 & 15, extension = byte >> 2 & 1, has_size = byte >> 1 & 1;
-    if (byte & 0x80 || !has_size) return 0;  // configuration and item OBUs carry sizes
+    if (byte & 0x80) return 0;
     if (extension && next_byte(r) < 0) return 0;
-    uint64_t size = 0;
-    for (int i = 0;; i++) {  // leb128
-      const int part = next_byte(r);
-      if (part < 0 || i == 8) return 0;
-      size |= (uint64_t)(part & 0x7F) << (7 * i);
-      if (!(part & 0x80)) break;
+    uint64_t size = UINT64_MAX;  // without a size field: the rest
+    if (has_size) {
+      size = 0;
+      for (int i = 0;; i++) {  // leb128
+        const int part = next_byte(r);
+        if (part < 0 || i == 8) return 0;
+        size |= (uint64_t)(part & 0x7F) << (7 * i);
+        if (!(part & 0x80)) break;
+      }
     }
     bit_reader b = {r, size, 0, 0, 0, 0, 0};
     if (type == 1) {  // OBU_SEQUENCE_HEADER
-      uint32_t width = 0, height = 0;
-      if (!sequence_size(&b, &width, &height) || width > max_width || height > max_height)
+      uint32_t width = 0, height = 0, width_bits = 0, height_bits = 0;
+      if (!sequence_size(&b, &width, &height, &width_bits, &height_bits) ||
+          width > max_width || height > max_height)
         return 0;
     }
-    while (b.left > 0) {  // the rest of the OBU
-      if (next_byte(r) < 0) return 0;
-      b.left--;
-    }
+    if (!has_size) return 1;
+    if (!skip(r, b.left)) return 0;
   }
   return 1;
 }
 
-/// Whether every AV1 sequence header and HEVC sequence parameter set the decoders will see
-/// (the configuration boxes' and each coded item's) stays within the widest and tallest `ispe`:
-/// the decoders make pictures of the stream's size whatever `ispe` says (64 x 64 declared over
-/// an 8000 x 8000 AV1 stream took 471 MB).
-static int coded_sizes_fit(const uint8_t *d, size_t n, const heif_walk *w) {
-  if (w->config_count == 0 && w->coded_count == 0) return 1;
-  if (w->too_many_coded || w->nal_length_size < 0) return 0;
-  const uint32_t max_width = w->ispe_max_width, max_height = w->ispe_max_height;
-  for (size_t i = 0; i < w->config_count; i++) {
-    heif_walk config = {0};
-    item_extent extent = {w->configs[i].start, w->configs[i].end - w->configs[i].start};
-    config.extents = &extent;
-    item_reader r = {d, n, &config, 0, 1, 0, 0};
-    if (w->configs[i].codec == CODEC_AV1 ? !sequences_fit(&r, max_width, max_height)
-                                          : !configuration_fits(&r, max_width, max_height))
-      return 0;
+/// Item `id`'s first property of `kind` (its `ipma` associations, in order); NULL when none.
+static const item_property *property_of(const heif_walk *w, uint32_t id, int kind) {
+  for (size_t a = 0; a < w->association_count; a++) {
+    const property_association *link = &w->associations[a];
+    if (link->item != id || link->index == 0 || link->index > w->property_count) continue;
+    const item_property *property = &w->properties[link->index - 1];
+    if (property->kind == kind) return property;
   }
+  return NULL;
+}
+
+/// Whether every AV1 sequence header and HEVC sequence parameter set the decoders will see for
+/// each coded item (its own `av1C` / `hvcC` and its data) stays within that item's own `ispe`:
+/// the decoders make pictures of the stream's size whatever `ispe` says (64 x 64 declared over
+/// an 8000 x 8000 AV1 stream took 471 MB). The walks read at most a few times the file's size
+/// in all, and skip what they do not read.
+static int coded_sizes_fit(const uint8_t *d, size_t n, const heif_walk *w) {
+  if (w->coded_count == 0) return 1;
+  if (w->too_many_coded || w->nal_length_size < 0) return 0;
+  uint64_t budget = 4 * (uint64_t)n + (1 << 16);
   for (size_t c = 0; c < w->coded_count; c++) {
+    const coded_item *coded = &w->coded[c];
+    const item_property *ispe = property_of(w, coded->id, PROPERTY_ISPE);
+    if (!ispe) return 0;  // MIAF requires one; libheif would not know the size either
+    const item_property *config = property_of(w, coded->id, coded->codec);
+    if (config) {
+      heif_walk box = {0};
+      item_extent extent = {config->start, config->end - config->start};
+      box.extents = &extent;
+      item_reader r = {d, n, &box, 0, 1, 0, 0, &budget};
+      if (coded->codec == CODEC_AV1 ? !sequences_fit(&r, ispe->width, ispe->height)
+                                    : !configuration_fits(&r, ispe->width, ispe->height))
+        return 0;
+    }
     for (size_t i = 0; i < w->item_count; i++) {
-      if (w->item_ids[i] != w->coded[c].id) continue;
+      if (w->item_ids[i] != coded->id) continue;
       if (w->by_reference[i] || (w->in_idat[i] && w->idat_end == 0))
         return 0;  // coded data in another item, or an `idat` that is not there: not walked
       item_reader r = {d, n, w, w->first_extent[i], w->first_extent[i + 1], 0,
-                       w->in_idat[i] ? w->idat_start : 0};
+                       w->in_idat[i] ? w->idat_start : 0, &budget};
       const int length_size = w->nal_length_size ? w->nal_length_size : 4;
-      if (w->coded[c].codec == CODEC_AV1 ? !sequences_fit(&r, max_width, max_height)
-                                         : !nal_units_fit(&r, length_size, max_width, max_height))
+      if (coded->codec == CODEC_AV1 ? !sequences_fit(&r, ispe->width, ispe->height)
+                                    : !nal_units_fit(&r, length_size, ispe->width, ispe->height))
         return 0;
+      break;  // libheif uses an item's first location
     }
   }
   return 1;
@@ -607,14 +686,46 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
       } else if (ctype == FOURCC('i', 'l', 'o', 'c')) {
         read_locations(d, n, cbody, cend, w);
       } else if (ctype == FOURCC('i', 'p', 'r', 'p')) {
-        // iprp > ipco > ispe (FullBox: width, height): the largest coded size declared.
+        // iprp > ipco: the properties, in order (ipma names them by index), with the largest
+        // `ispe` (FullBox: width, height) also noted in the header; iprp > ipma: which item has
+        // which.
         size_t prop = cbody, pbody, pend;
         uint32_t ptype;
         while (next_box(d, cend, &prop, &ptype, &pbody, &pend)) {
+          if (ptype == FOURCC('i', 'p', 'm', 'a') && pend - pbody >= 8) {
+            const uint8_t ipma_version = d[pbody], large_index = d[pbody + 3] & 1;
+            size_t at = pbody + 4;
+            uint64_t entries = 0;
+            read_field(d, pend, &at, 4, &entries);
+            for (uint64_t e = 0; e < entries; e++) {
+              uint64_t item = 0, links = 0;
+              if (!read_field(d, pend, &at, ipma_version < 1 ? 2 : 4, &item) || at >= pend) {
+                w->too_many_coded = 1;  // does not read: the checks cannot be made
+                break;
+              }
+              links = d[at++];
+              for (uint64_t l = 0; l < links; l++) {
+                uint64_t index = 0;
+                if (large_index ? !read_field(d, pend, &at, 2, &index) : at >= pend) {
+                  w->too_many_coded = 1;
+                  break;
+                }
+                if (!large_index) index = d[at++];
+                property_association link = {(uint32_t)item,
+                                             (uint32_t)(index & (large_index ? 0x7FFF : 0x7F))};
+                if (!append_element((void **)&w->associations, &w->association_count,
+                                    &w->association_capacity, sizeof link, MAX_ASSOCIATIONS,
+                                    &link))
+                  w->too_many_coded = 1;
+              }
+            }
+            continue;
+          }
           if (ptype != FOURCC('i', 'p', 'c', 'o')) continue;
           size_t item = pbody, ibody, iend;
           uint32_t itype;
           while (next_box(d, pend, &item, &itype, &ibody, &iend)) {
+            item_property property = {0};
             const int av1 = itype == FOURCC('a', 'v', '1', 'C') && iend - ibody >= 4;
             const int hevc = itype == FOURCC('h', 'v', 'c', 'C') && iend - ibody >= 22;
             if (hevc) {  // lengthSizeMinusOne, in the last of the 22 fixed bytes
@@ -622,22 +733,21 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
               if (w->nal_length_size == 0) w->nal_length_size = length_size;
               else if (w->nal_length_size != length_size) w->nal_length_size = -1;
             }
-            if (av1 || hevc) {
-              if (w->config_count == sizeof w->configs / sizeof w->configs[0]) {
-                w->too_many_coded = 1;
-              } else {  // after av1C's 4 and hvcC's 22 fixed bytes
-                w->configs[w->config_count++] =
-                    (config_box){ibody + (av1 ? 4 : 22), iend, av1 ? CODEC_AV1 : CODEC_HEVC};
+            if (av1 || hevc)  // after av1C's 4 and hvcC's 22 fixed bytes
+              property = (item_property){av1 ? CODEC_AV1 : CODEC_HEVC, ibody + (av1 ? 4 : 22), iend,
+                                         0, 0};
+            if (itype == FOURCC('i', 's', 'p', 'e') && iend - ibody >= 12) {
+              property = (item_property){PROPERTY_ISPE, 0, 0, be32(d + ibody + 4),
+                                         be32(d + ibody + 8)};
+              const uint64_t width = property.width, hgt = property.height;
+              if (width * hgt > (uint64_t)(uint32_t)h->ispe_width * (uint32_t)h->ispe_height) {
+                h->ispe_width = width > INT32_MAX ? INT32_MAX : (int32_t)width;
+                h->ispe_height = hgt > INT32_MAX ? INT32_MAX : (int32_t)hgt;
               }
             }
-            if (itype != FOURCC('i', 's', 'p', 'e') || iend - ibody < 12) continue;
-            if (be32(d + ibody + 4) > w->ispe_max_width) w->ispe_max_width = be32(d + ibody + 4);
-            if (be32(d + ibody + 8) > w->ispe_max_height) w->ispe_max_height = be32(d + ibody + 8);
-            const uint64_t width = be32(d + ibody + 4), hgt = be32(d + ibody + 8);
-            if (width * hgt > (uint64_t)(uint32_t)h->ispe_width * (uint32_t)h->ispe_height) {
-              h->ispe_width = width > INT32_MAX ? INT32_MAX : (int32_t)width;
-              h->ispe_height = hgt > INT32_MAX ? INT32_MAX : (int32_t)hgt;
-            }
+            if (!append_element((void **)&w->properties, &w->property_count,
+                                &w->property_capacity, sizeof property, MAX_PROPERTIES, &property))
+              w->too_many_coded = 1;
           }
         }
       } else if (ctype == FOURCC('i', 'r', 'e', 'f')) {
@@ -711,7 +821,9 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   const uint64_t referenced_limit = 4 * (uint64_t)size > ((uint64_t)256 << 20) ? 4 * (uint64_t)size
                                                                                : (uint64_t)256 << 20;
   const int unreadable_locations = walk.unreadable_locations;
-  const int sizes_fit = unreadable_locations || coded_sizes_fit(data, size, &walk);
+  // Walked only where the cheaper checks pass (the file is refused otherwise).
+  const int sizes_fit = unreadable_locations || largest_item > size ||
+                        referenced > referenced_limit || coded_sizes_fit(data, size, &walk);
   free(walk.edges);
   free(walk.item_ids);
   free(walk.item_bytes);
@@ -720,6 +832,8 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   free(walk.in_idat);
   free(walk.extents);
   free(walk.coded);
+  free(walk.properties);
+  free(walk.associations);
   *header = h;
   if (walk.duplicate_box) {
     snprintf(d->message, DEX_MESSAGE_CAPACITY,
@@ -748,8 +862,7 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   }
   if (largest_item > size) {
     snprintf(d->message, DEX_MESSAGE_CAPACITY,
-             "HEIF places %llu bytes of coded data in a %zu-byte file",
-             (unsigned long long)largest_item, size);
+             "HEIF places more coded data in one item than its %zu-byte file holds", size);
     return DEX_STATUS_TOO_LARGE;
   }
   if (!sizes_fit) {

@@ -102,7 +102,7 @@
     @Test func codedDataLargerThanTheFileIsRefused() {
       let repeated = Self.derivedImages(
         kind: "grid", ids: [1, 2], irefs: [[(1, [2])]], extents: 4, padding: 1_000)
-      expectCorrupt(repeated, saying: "bytes of coded data in a")
+      expectCorrupt(repeated, saying: "more coded data in one item than")
       #expect {
         try downscaler.decodePixels(
           from: Data(Self.derivedImages(kind: "grid", ids: [1, 2], irefs: [[(1, [2])]])),
