@@ -144,6 +144,9 @@ typedef struct {
   uint64_t *item_bytes;
   size_t item_count;
   int unreadable_locations, oversized_item;
+  /// A box inside `meta`, `iinf` or `iref` whose size does not fit its parent: libheif may read
+  /// it otherwise than the walk (it followed a reference cycle the walk did not see).
+  int malformed;
   /// Where each listed item's data lies: extents `first_extent[i] ..< first_extent[i + 1]` of
   /// `extents`, file offsets for construction method 0, offsets into the `idat` box's body for
   /// method 1 (`in_idat[i]`); method 2 (data in another item) sets `by_reference[i]`.
@@ -619,6 +622,10 @@ static uint64_t item_bytes(const heif_walk *w, uint32_t id) {
   return 0;
 }
 
+/// Whether a walk of boxes stopped at `pos` reached `end`: what is left is too short for a box
+/// header (padding), not a box whose size does not fit, which libheif may read otherwise.
+static int walked_to_end(size_t pos, size_t end) { return pos >= end || end - pos < 8; }
+
 /// Counts the items and derived-image references of the top-level `meta` box, collects the
 /// references into `w` and notes an AVIF brand. Every read is bounds-checked; each box is at
 /// least 8 bytes, so the walk is linear.
@@ -680,6 +687,7 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
             w->coded[w->coded_count++] = (coded_item){
                 infe_version == 3 ? be32(d + ebody + 4) : be16(d + ebody + 4), codec};
         }
+        if (!walked_to_end(entry, cend)) w->malformed = 1;
       } else if (ctype == FOURCC('i', 'd', 'a', 't') && w->idat_end == 0) {
         w->idat_start = cbody;
         w->idat_end = cend;
@@ -781,9 +789,11 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
                 (dimg_edge){from, id_bytes == 2 ? be16(d + at) : be32(d + at)};
           }
         }
+        if (!walked_to_end(ref, cend)) w->malformed = 1;
         h->derived_references = total > INT32_MAX ? INT32_MAX : (int32_t)total;
       }
     }
+    if (!walked_to_end(child, body_end)) w->malformed = 1;
     break;  // one meta box at the top level
   }
   if (h->has_overlay) {
@@ -835,9 +845,10 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   free(walk.properties);
   free(walk.associations);
   *header = h;
-  if (walk.duplicate_box) {
-    snprintf(d->message, DEX_MESSAGE_CAPACITY,
-             "HEIF has two item information, reference or property boxes");
+  if (walk.duplicate_box || walk.malformed) {
+    snprintf(d->message, DEX_MESSAGE_CAPACITY, "%s",
+             walk.malformed ? "HEIF has a box that does not fit inside its parent"
+                            : "HEIF has two item information, reference or property boxes");
     return DEX_STATUS_LIBRARY_ERROR;
   }
   if (max_items > 0 && (h.item_count > max_items || h.derived_references > max_items)) {

@@ -132,6 +132,16 @@
       _ = try downscaler.decodePixels(from: Data(original), target: .fitting(maxDimension: 64))
     }
 
+    /// A reference box whose size runs past its parent: the walk stopped there while libheif
+    /// read on and followed the cycle behind it (found by mutating a file), so it is refused.
+    @Test func aReferenceBoxLargerThanItsParentIsCorrupt() throws {
+      var file = Self.derivedImages(kind: "grid", ids: [1, 2], irefs: [[(1, [2]), (2, [1])]])
+      let dimg = try #require(
+        (0..<file.count - 4).first { Array(file[$0..<$0 + 4]) == Array("dimg".utf8) })
+      file.replaceSubrange(dimg - 4..<dimg, with: bigEndian32(122))
+      expectCorrupt(file, saying: "does not fit inside its parent")
+    }
+
     /// A grid of 2 000 tiles (over the 1 024 references allowed), and a second `iref` box after
     /// it claiming one: the count came from the last box, libheif reads the first.
     @Test func aSecondReferenceBoxIsCorrupt() {
