@@ -101,10 +101,6 @@ typedef struct {
   uint32_t from, to;
 } dimg_edge;
 
-/// What the walk found that libheif must not see: derived images that refer to themselves or to
-/// each other (libheif 1.15 follows those references without end, until the stack overflows),
-/// or a second `iinf` / `iref` / `iprp` box (libheif reads the first, the counts here would come
-/// from another).
 /// Where part of an item's data lies in the file.
 typedef struct {
   uint64_t offset, length;
@@ -134,6 +130,10 @@ typedef struct {
 
 enum { PROPERTY_ISPE = 3, MAX_PROPERTIES = 4096, MAX_ASSOCIATIONS = 1 << 16 };
 
+/// What the walk found that libheif must not see: derived images that refer to themselves or to
+/// each other (libheif 1.15 follows those references without end, until the stack overflows),
+/// a second `iinf` / `iref` / `iprp` box (libheif reads the first, the counts here would come
+/// from another), and what the item locations and coded streams are checked against.
 typedef struct {
   dimg_edge *edges;
   size_t edge_count, edge_capacity;
@@ -143,7 +143,7 @@ typedef struct {
   uint32_t *item_ids;
   uint64_t *item_bytes;
   size_t item_count;
-  int unreadable_locations, oversized_item;
+  int unreadable_locations;
   /// A box inside `meta`, `iinf` or `iref` whose size does not fit its parent: libheif may read
   /// it otherwise than the walk (it followed a reference cycle the walk did not see).
   int malformed;
@@ -164,10 +164,9 @@ typedef struct {
   size_t property_count, property_capacity;
   property_association *associations;
   size_t association_count, association_capacity;
-  int too_many_coded;
-  /// The NAL unit length size `hvcC` declares (bytes, 1-4); 0 before one is seen, -1 when two
-  /// disagree.
-  int nal_length_size;
+  /// Set where the items, properties or their associations are too many or do not read: the
+  /// coded streams cannot be checked, so the file is refused.
+  int uncheckable;
 } heif_walk;
 
 /// Appends `value` to a growable array of at most `limit` elements; 0 when full or out of memory.
@@ -235,7 +234,6 @@ static int read_field(const uint8_t *d, size_t end, size_t *at, unsigned size, u
   *value = 0;
   if ((size != 0 && size != 2 && size != 4 && size != 8) || *at > end || end - *at < size)
     return 0;
-  // (`iloc`'s own size fields are checked to be 0, 4 or 8 before they are used here.)
   for (unsigned i = 0; i < size; i++) *value = *value << 8 | d[*at + i];
   *at += size;
   return 1;
@@ -290,22 +288,11 @@ static void read_locations(const uint8_t *d, size_t n, size_t body, size_t end, 
         w->item_ids[w->item_count] = (uint32_t)id;
         w->item_bytes[w->item_count++] = UINT64_MAX;
         w->first_extent[w->item_count] = w->extent_count;
-        w->oversized_item = 1;
         return;
       }
-      if (ok && w->extent_count == w->extent_capacity) {
-        size_t capacity = w->extent_capacity ? 2 * w->extent_capacity : 64;
-        void *grown = realloc(w->extents, capacity * sizeof *w->extents);
-        if (!grown) ok = 0;
-        else {
-          w->extents = grown;
-          w->extent_capacity = capacity;
-        }
-      }
-      if (ok) {
-        w->extents[w->extent_count].offset = base + offset < base ? UINT64_MAX : base + offset;
-        w->extents[w->extent_count++].length = length;
-      }
+      const item_extent extent = {base + offset < base ? UINT64_MAX : base + offset, length};
+      ok = ok && append_element((void **)&w->extents, &w->extent_count, &w->extent_capacity,
+                                sizeof extent, SIZE_MAX / sizeof extent, &extent);
     }
     if (!ok) {
       w->unreadable_locations = 1;
@@ -317,7 +304,7 @@ static void read_locations(const uint8_t *d, size_t n, size_t body, size_t end, 
   }
 }
 
-// MARK: AV1 sequence headers
+// MARK: Coded stream sizes (AV1 sequence headers, HEVC sequence parameter sets)
 
 /// An item's data as one stream of bytes over its extents (file offsets), for the OBU walk.
 typedef struct {
@@ -492,8 +479,7 @@ static void skip_uvlc(bit_reader *b) {
 
 /// max_frame_width and max_frame_height of a sequence header OBU's payload (AV1 spec 5.5.1);
 /// 0 when the payload does not read as one.
-static int sequence_size(bit_reader *b, uint32_t *width, uint32_t *height, uint32_t *width_bits_out,
-                         uint32_t *height_bits_out) {
+static int sequence_size(bit_reader *b, uint32_t *width, uint32_t *height) {
   (void)bits(b, 3);  // seq_profile
   (void)bits(b, 1);  // still_picture
   if (bits(b, 1)) {  // reduced_still_picture_header
@@ -524,8 +510,6 @@ static int sequence_size(bit_reader *b, uint32_t *width, uint32_t *height, uint3
     }
   }
   const int width_bits = (int)bits(b, 4) + 1, height_bits = (int)bits(b, 4) + 1;
-  *width_bits_out = (uint32_t)width_bits;
-  *height_bits_out = (uint32_t)height_bits;
   *width = bits(b, width_bits) + 1;
   *height = bits(b, height_bits) + 1;
   return !b->failed;
@@ -554,15 +538,21 @@ static int sequences_fit(item_reader *r, uint32_t max_width, uint32_t max_height
     }
     bit_reader b = {r, size, 0, 0, 0, 0, 0};
     if (type == 1) {  // OBU_SEQUENCE_HEADER
-      uint32_t width = 0, height = 0, width_bits = 0, height_bits = 0;
-      if (!sequence_size(&b, &width, &height, &width_bits, &height_bits) ||
-          width > max_width || height > max_height)
+      uint32_t width = 0, height = 0;
+      if (!sequence_size(&b, &width, &height) || width > max_width || height > max_height)
         return 0;
     }
     if (!has_size) return 1;
     if (!skip(r, b.left)) return 0;
   }
   return 1;
+}
+
+/// Where `iloc` lists item `id` first (libheif uses that entry); `item_count` when it does not.
+static size_t location_of(const heif_walk *w, uint32_t id) {
+  size_t i = 0;
+  while (i < w->item_count && w->item_ids[i] != id) i++;
+  return i;
 }
 
 /// Item `id`'s first property of `kind` (its `ipma` associations, in order); NULL when none.
@@ -583,7 +573,7 @@ static const item_property *property_of(const heif_walk *w, uint32_t id, int kin
 /// in all, and skip what they do not read.
 static int coded_sizes_fit(const uint8_t *d, size_t n, const heif_walk *w) {
   if (w->coded_count == 0) return 1;
-  if (w->too_many_coded || w->nal_length_size < 0) return 0;
+  if (w->uncheckable) return 0;
   uint64_t budget = 4 * (uint64_t)n + (1 << 16);
   for (size_t c = 0; c < w->coded_count; c++) {
     const coded_item *coded = &w->coded[c];
@@ -599,28 +589,21 @@ static int coded_sizes_fit(const uint8_t *d, size_t n, const heif_walk *w) {
                                     : !configuration_fits(&r, ispe->width, ispe->height))
         return 0;
     }
-    for (size_t i = 0; i < w->item_count; i++) {
-      if (w->item_ids[i] != coded->id) continue;
-      if (w->by_reference[i] || (w->in_idat[i] && w->idat_end == 0))
-        return 0;  // coded data in another item, or an `idat` that is not there: not walked
-      item_reader r = {d, n, w, w->first_extent[i], w->first_extent[i + 1], 0,
-                       w->in_idat[i] ? w->idat_start : 0, &budget};
-      const int length_size = w->nal_length_size ? w->nal_length_size : 4;
-      if (coded->codec == CODEC_AV1 ? !sequences_fit(&r, ispe->width, ispe->height)
-                                    : !nal_units_fit(&r, length_size, ispe->width, ispe->height))
-        return 0;
-      break;  // libheif uses an item's first location
-    }
+    const size_t i = location_of(w, coded->id);
+    if (i == w->item_count) continue;  // no data: libheif refuses the item itself
+    if (w->by_reference[i] || (w->in_idat[i] && w->idat_end == 0))
+      return 0;  // coded data in another item, or an `idat` that is not there: not walked
+    item_reader r = {d, n, w, w->first_extent[i], w->first_extent[i + 1], 0,
+                     w->in_idat[i] ? w->idat_start : 0, &budget};
+    // hvcC's lengthSizeMinusOne is in the last of its 22 fixed bytes (just before `start`).
+    const int length_size = config ? (d[config->start - 1] & 3) + 1 : 4;
+    if (coded->codec == CODEC_AV1 ? !sequences_fit(&r, ispe->width, ispe->height)
+                                  : !nal_units_fit(&r, length_size, ispe->width, ispe->height))
+      return 0;
   }
   return 1;
 }
 
-/// The coded bytes of item `id` as `iloc` places them; 0 for an item it does not list.
-static uint64_t item_bytes(const heif_walk *w, uint32_t id) {
-  for (size_t i = 0; i < w->item_count; i++)
-    if (w->item_ids[i] == id) return w->item_bytes[i];
-  return 0;
-}
 
 /// Whether a walk of boxes stopped at `pos` reached `end`: what is left is too short for a box
 /// header (padding), not a box whose size does not fit, which libheif may read otherwise.
@@ -673,19 +656,11 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
           const int codec = item_type == FOURCC('a', 'v', '0', '1')   ? CODEC_AV1
                             : item_type == FOURCC('h', 'v', 'c', '1') ? CODEC_HEVC
                                                                       : 0;
-          if (codec && w->coded_count == w->coded_capacity) {
-            size_t capacity = w->coded_capacity ? 2 * w->coded_capacity : 64;
-            void *grown = capacity <= MAX_CODED_ITEMS ? realloc(w->coded, capacity * sizeof *w->coded) : NULL;
-            if (!grown) {
-              w->too_many_coded = 1;
-              continue;
-            }
-            w->coded = grown;
-            w->coded_capacity = capacity;
-          }
-          if (codec)
-            w->coded[w->coded_count++] = (coded_item){
-                infe_version == 3 ? be32(d + ebody + 4) : be16(d + ebody + 4), codec};
+          const coded_item coded = {
+              infe_version == 3 ? be32(d + ebody + 4) : be16(d + ebody + 4), codec};
+          if (codec && !append_element((void **)&w->coded, &w->coded_count, &w->coded_capacity,
+                                       sizeof coded, MAX_CODED_ITEMS, &coded))
+            w->uncheckable = 1;
         }
         if (!walked_to_end(entry, cend)) w->malformed = 1;
       } else if (ctype == FOURCC('i', 'd', 'a', 't') && w->idat_end == 0) {
@@ -708,14 +683,14 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
             for (uint64_t e = 0; e < entries; e++) {
               uint64_t item = 0, links = 0;
               if (!read_field(d, pend, &at, ipma_version < 1 ? 2 : 4, &item) || at >= pend) {
-                w->too_many_coded = 1;  // does not read: the checks cannot be made
+                w->uncheckable = 1;  // does not read: the checks cannot be made
                 break;
               }
               links = d[at++];
               for (uint64_t l = 0; l < links; l++) {
                 uint64_t index = 0;
                 if (large_index ? !read_field(d, pend, &at, 2, &index) : at >= pend) {
-                  w->too_many_coded = 1;
+                  w->uncheckable = 1;
                   break;
                 }
                 if (!large_index) index = d[at++];
@@ -724,7 +699,7 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
                 if (!append_element((void **)&w->associations, &w->association_count,
                                     &w->association_capacity, sizeof link, MAX_ASSOCIATIONS,
                                     &link))
-                  w->too_many_coded = 1;
+                  w->uncheckable = 1;
               }
             }
             continue;
@@ -736,11 +711,6 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
             item_property property = {0};
             const int av1 = itype == FOURCC('a', 'v', '1', 'C') && iend - ibody >= 4;
             const int hevc = itype == FOURCC('h', 'v', 'c', 'C') && iend - ibody >= 22;
-            if (hevc) {  // lengthSizeMinusOne, in the last of the 22 fixed bytes
-              const int length_size = (d[ibody + 21] & 3) + 1;
-              if (w->nal_length_size == 0) w->nal_length_size = length_size;
-              else if (w->nal_length_size != length_size) w->nal_length_size = -1;
-            }
             if (av1 || hevc)  // after av1C's 4 and hvcC's 22 fixed bytes
               property = (item_property){av1 ? CODEC_AV1 : CODEC_HEVC, ibody + (av1 ? 4 : 22), iend,
                                          0, 0};
@@ -755,7 +725,7 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
             }
             if (!append_element((void **)&w->properties, &w->property_count,
                                 &w->property_capacity, sizeof property, MAX_PROPERTIES, &property))
-              w->too_many_coded = 1;
+              w->uncheckable = 1;
           }
         }
       } else if (ctype == FOURCC('i', 'r', 'e', 'f')) {
@@ -771,22 +741,12 @@ static void walk_boxes(const uint8_t *d, size_t n, dex_heif_header *h, heif_walk
           for (uint32_t r = 0; r < references; r++) {
             const size_t at = rbody + id_bytes + 2 + (size_t)r * id_bytes;
             if (at > rend || rend - at < id_bytes) break;
-            if (w->edge_count == MAX_DIMG_EDGES) {
+            const dimg_edge edge = {from, id_bytes == 2 ? be16(d + at) : be32(d + at)};
+            if (!append_element((void **)&w->edges, &w->edge_count, &w->edge_capacity,
+                                sizeof edge, MAX_DIMG_EDGES, &edge)) {
               w->too_many_edges = 1;
               break;
             }
-            if (w->edge_count == w->edge_capacity) {
-              size_t capacity = w->edge_capacity ? w->edge_capacity * 2 : 64;
-              dimg_edge *grown = realloc(w->edges, capacity * sizeof *grown);
-              if (!grown) {
-                w->too_many_edges = 1;
-                break;
-              }
-              w->edges = grown;
-              w->edge_capacity = capacity;
-            }
-            w->edges[w->edge_count++] =
-                (dimg_edge){from, id_bytes == 2 ? be16(d + at) : be32(d + at)};
           }
         }
         if (!walked_to_end(ref, cend)) w->malformed = 1;
@@ -825,7 +785,8 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   for (size_t i = 0; i < walk.item_count; i++)
     if (walk.item_bytes[i] > largest_item) largest_item = walk.item_bytes[i];
   for (size_t e = 0; e < walk.edge_count; e++) {
-    const uint64_t bytes = item_bytes(&walk, walk.edges[e].to);
+    const size_t i = location_of(&walk, walk.edges[e].to);
+    const uint64_t bytes = i < walk.item_count ? walk.item_bytes[i] : 0;
     referenced = referenced + bytes < referenced ? UINT64_MAX : referenced + bytes;
   }
   const uint64_t referenced_limit = 4 * (uint64_t)size > ((uint64_t)256 << 20) ? 4 * (uint64_t)size
