@@ -8,8 +8,9 @@ import Foundation
 /// UUID strings and come back in canonical uppercase form; an insert is all-or-nothing; a photo
 /// already stored is handled by the ``/DexStorage/DexDuplicatePolicy`` given at creation;
 /// listings are newest first (then by id) and paged with ``/DexStorage/DexCursor``; a text query
-/// matches word prefixes of the common name, scientific name, summary and facts, ignoring case
-/// and diacritics; ``observe(_:)`` delivers the first page now and again after every change that
+/// is answered by the real store's full-text rules (SQLite's FTS5 with the same tokenizer, over
+/// an in-memory database: word prefixes of the common name, scientific name, summary, facts and
+/// recognised text, case and Latin diacritics folded as the store folds them); ``observe(_:)`` delivers the first page now and again after every change that
 /// alters it. Nothing touches the disk, so tests need no temporary directory and leave nothing
 /// behind. (It keeps photos as given and does not bound their size the way a ``/DexStorage/DexStore``
 /// configuration does.)
@@ -36,6 +37,8 @@ public actor InMemoryDexStore: DexStoring {
   public let duplicatePolicy: DexDuplicatePolicy
   private var stored: [String: Stored] = [:]
   private var observers: [UUID: Observer] = [:]
+  /// The real store's search rules, made on the first text query.
+  private var textSearch: DexTextSearch?
 
   /// Creates an empty store.
   ///
@@ -90,12 +93,12 @@ public actor InMemoryDexStore: DexStoring {
 
   /// See ``/DexStorage/DexStoring/page(_:after:)``.
   public func page(_ query: DexQuery, after cursor: DexCursor?) async throws -> DexPage {
-    currentPage(query, after: cursor)
+    try currentPage(query, after: cursor)
   }
 
   /// See ``/DexStorage/DexStoring/count(matching:)``.
   public func count(matching query: DexQuery) async throws -> Int {
-    stored.values.count { Self.matches($0.entry, query) }
+    try stored.values.count { try matches($0.entry, query) }
   }
 
   /// See ``/DexStorage/DexStoring/countsByCategory()``.
@@ -152,7 +155,13 @@ public actor InMemoryDexStore: DexStoring {
     _ continuation: AsyncThrowingStream<DexPage, any Error>.Continuation
   ) {
     var observer = Observer(query: query, continuation: continuation)
-    let page = currentPage(query, after: nil)
+    let page: DexPage
+    do {
+      page = try currentPage(query, after: nil)
+    } catch {
+      continuation.finish(throwing: error)
+      return
+    }
     observer.lastPage = page
     if case .terminated = continuation.yield(page) { return }
     observers[token] = observer
@@ -165,7 +174,14 @@ public actor InMemoryDexStore: DexStoring {
   /// Sends each observer its page again when it changed.
   private func publish() {
     for (token, observer) in observers {
-      let page = currentPage(observer.query, after: nil)
+      let page: DexPage
+      do {
+        page = try currentPage(observer.query, after: nil)
+      } catch {
+        observer.continuation.finish(throwing: error)
+        observers[token] = nil
+        continue
+      }
       guard page != observer.lastPage else { continue }
       observers[token]?.lastPage = page
       if case .terminated = observer.continuation.yield(page) { observers[token] = nil }
@@ -215,8 +231,8 @@ public actor InMemoryDexStore: DexStoring {
     return (staged, result)
   }
 
-  private func currentPage(_ query: DexQuery, after cursor: DexCursor?) -> DexPage {
-    var matching = Self.sorted(stored.values.map(\.entry).filter { Self.matches($0, query) })
+  private func currentPage(_ query: DexQuery, after cursor: DexCursor?) throws -> DexPage {
+    var matching = Self.sorted(try stored.values.map(\.entry).filter { try matches($0, query) })
     if let cursor {
       matching.removeAll { entry in
         entry.dateDiscovered > cursor.dateDiscovered
@@ -235,25 +251,12 @@ public actor InMemoryDexStore: DexStoring {
     }
   }
 
-  private static func matches(_ entry: DexEntry, _ query: DexQuery) -> Bool {
+  private func matches(_ entry: DexEntry, _ query: DexQuery) throws -> Bool {
     if let category = query.category, entry.category != category { return false }
     guard let terms = query.searchTerms else { return true }
     if terms.isEmpty { return false }
-    let words = Set(
-      ([entry.commonName, entry.scientificName, entry.summary, entry.recognizedText ?? ""]
-        + entry.facts)
-        .flatMap { Self.words(in: $0) })
-    return terms.allSatisfy { term in
-      let prefix = Self.folded(term)
-      return words.contains { $0.hasPrefix(prefix) }
-    }
-  }
-
-  private static func words(in text: String) -> [String] {
-    text.split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map { folded(String($0)) }
-  }
-
-  private static func folded(_ text: String) -> String {
-    text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    let search = try textSearch ?? DexTextSearch()
+    textSearch = search
+    return try search.matches(entry, terms: terms)
   }
 }

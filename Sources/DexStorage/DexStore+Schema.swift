@@ -42,7 +42,7 @@ extension DexStore {
           CREATE INDEX entry_image_hash ON entry(imageSHA256);
           CREATE VIRTUAL TABLE entry_text USING fts5(
             commonName, scientificName, summary, facts,
-            tokenize = 'unicode61 remove_diacritics 2'
+            tokenize = '\(DexTextSearch.tokenizer)'
           );
           CREATE TRIGGER entry_text_insert AFTER INSERT ON entry BEGIN
             INSERT INTO entry_text(rowid, commonName, scientificName, summary, facts)
@@ -77,7 +77,7 @@ extension DexStore {
           DROP TABLE entry_text;
           CREATE VIRTUAL TABLE entry_text USING fts5(
             commonName, scientificName, summary, facts, recognizedText,
-            tokenize = 'unicode61 remove_diacritics 2'
+            tokenize = '\(DexTextSearch.tokenizer)'
           );
           INSERT INTO entry_text(rowid, commonName, scientificName, summary, facts, recognizedText)
           SELECT seq, commonName, scientificName, summary,

@@ -41,6 +41,14 @@ struct InMemoryDexStoreTests {
         image: Data([1])),
       DexInsertion(
         entry: entry("Oak", .plant, seconds: sameSecond + 10, id: Self.id(4)), image: Data([2])),
+      // Text where a hand-written word matcher and FTS5's unicode61 tokenizer disagree: full
+      // case folding ("ß" is not "ss" to FTS5), diacritics outside Latin script ("й" keeps its
+      // breve), compatibility ligatures ("ﬁ" is not "fi"), and an apostrophe inside a word.
+      DexInsertion(
+        entry: entry(
+          "Straße ﬁsh", .fish, facts: ["Tastes of йод", "The keeper's pet"], seconds: sameSecond - 20,
+          id: Self.id(5)),
+        image: Data([3])),
     ])
     record("ids are canonical", saved.allSatisfy { $0.id == $0.id.uppercased() })
     record("robin", try await store.entry(id: robinID.lowercased())?.commonName ?? "nil")
@@ -68,7 +76,10 @@ struct InMemoryDexStoreTests {
     record("pages", pages)
     record("plants", names(try await store.allEntries(matching: DexQuery(category: .plant))))
     record("newest", names(try await store.newest(limit: 3)))
-    for text in ["clown", "ELEVE", "sings", "pond dawn", "zebra", "   ", "!!"] {
+    for text in [
+      "clown", "ELEVE", "sings", "pond dawn", "zebra", "   ", "!!", "strass", "STRAß", "fish",
+      "ﬁsh", "иод", "йод", "keeper", "keepers", "keeper s",
+    ] {
       record("search \(text)", names(try await store.allEntries(matching: DexQuery(text: text))))
       record("count \(text)", try await store.count(matching: DexQuery(text: text)))
     }
