@@ -180,6 +180,8 @@ FILES = [
     ("heic-stream-over-ispe.heic", heif_seed("heic-stream-over-ispe"), "96x64 HEVC under 16x16"),
     ("hevc-8000-under-64-infe-v4.heic", heif_seed("hevc-8000-under-64-infe-v4"), "SPS 8000x8000"),
     ("hevc-30000-under-64-infe-v4.heic", heif_seed("hevc-30000-under-64-infe-v4"), "OOB write in 1.15"),
+    ("hevc-8000-under-64-infe-v3.heic", heif_seed("hevc-8000-under-64-infe-v3"), "SPS 8000x8000, v3"),
+    ("hevc-30000-under-64-infe-v3.heic", heif_seed("hevc-30000-under-64-infe-v3"), "SPS 30000x30000, v3"),
 ]
 
 

@@ -205,7 +205,8 @@
       }
       let url = URL(fileURLWithPath: folder, isDirectory: true)
       try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-      for (name, bytes) in try Self.reproducers() {
+      // The 16 MiB one is left out (over the fuzzer's input size; hostile.py builds it).
+      for (name, bytes) in try Self.reproducers() where bytes.count <= 1 << 20 {
         try Data(bytes).write(to: url.appendingPathComponent("\(name).heic"))
       }
     }
