@@ -66,12 +66,16 @@ let package = Package(
       pkgConfig: "libpng16",
       providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
     ),
-    // libheif (HEIF / HEIC / AVIF, with its HEVC and AV1 decoders) and libwebp + libwebpdemux
+    // libheif 1.19 or later (HEIF / HEIC / AVIF, with its HEVC and AV1 decoders, libde265 and
+    // dav1d, which the shim also asks for a stream's picture size) and libwebp + libwebpdemux
     // (WebP stills, animations' first frames) from the system, also only touched by the shim.
     .systemLibrary(
       name: "CHEIF",
       pkgConfig: "libheif",
-      providers: [.apt(["libheif-dev"]), .brew(["libheif"])]
+      providers: [
+        .apt(["libheif-dev", "libde265-dev", "libdav1d-dev"]),
+        .brew(["libheif", "libde265", "dav1d"]),
+      ]
     ),
     .systemLibrary(
       name: "CWebP",
@@ -82,7 +86,14 @@ let package = Package(
       name: "CDexImageShim",
       dependencies: ["CJPEG", "CPNG", "CHEIF", "CWebP"],
       cSettings: [.define("NDEBUG")],
-      linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread")]
+      // libwebp 1.5's pkg-config file names only libwebpdemux (libwebp is private to it);
+      // libde265 and dav1d are asked for a coded stream's size (heif_probe.c).
+      linkerSettings: [
+        .linkedLibrary("m"), .linkedLibrary("pthread"),
+        .linkedLibrary("webp", .when(platforms: [.linux, .android])),
+        .linkedLibrary("de265", .when(platforms: [.linux, .android])),
+        .linkedLibrary("dav1d", .when(platforms: [.linux, .android])),
+      ]
     ),
     // The classifier network on oneDNN (libdnnl, OpenMP runtime; Debian libdnnl-dev): the only
     // C that calls it. It loads libdnnl at run time, so a host without it still starts.

@@ -6,9 +6,13 @@ set -euo pipefail
 # libdnnl-dev (oneDNN) is for the classifier's oneDNN backend, the default trait `OneDNN`.
 dexkit_system_packages=(libjpeg62-turbo-dev libpng-dev libssl-dev libsqlite3-dev pkg-config
   libdnnl-dev)
-# libheif-dev (HEIF / HEIC / AVIF, with libde265, dav1d and aom) and libwebp-dev (WebP, with
-# libwebpdemux) for DexImaging's decoders.
-dexkit_system_packages+=(libheif-dev libwebp-dev)
+# libheif-dev 1.19 or later (HEIF / HEIC / AVIF; its security limits are what make hostile files
+# safe, and an older libheif makes DexImaging refuse HEIF and AVIF) with its HEVC (libde265) and
+# AV1 (dav1d) decoder plugins, libde265-dev and libdav1d-dev (the shim asks them for a stream's
+# picture size), and libwebp-dev 1.5 or later (WebP, with libwebpdemux). Debian 12 has them in
+# bookworm-backports (dexkit_heif_packages below); Debian 13 as its standard packages.
+dexkit_heif_packages=(libheif-dev libheif-plugin-libde265 libheif-plugin-dav1d libwebp-dev)
+dexkit_system_packages+=(libde265-dev libdav1d-dev)
 # libtesseract-dev (Tesseract 5 and Leptonica) with English and orientation data for
 # DexTextRecognition; tesseract-ocr, the command line, is the peer its benchmark runs against.
 dexkit_system_packages+=(libtesseract-dev tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr)
@@ -33,6 +37,38 @@ dexkit_apt_install() {
   fi
 }
 
+# On Debian 12 (bookworm), adds bookworm-backports (deb822, the same file every time) and
+# installs libheif 1.19 / libwebp 1.5 from it unless they are there already; elsewhere installs
+# the standard packages, which Debian 13 has new enough.
+dexkit_heif_install() {
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  local codename=""
+  if [ -r /etc/os-release ]; then codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"; fi
+  if [ "$codename" != "bookworm" ]; then
+    dexkit_apt_install "${dexkit_heif_packages[@]}"
+    return
+  fi
+  if dpkg --compare-versions "$(dpkg-query -W -f='${Version}' libheif-dev 2>/dev/null || echo 0)" \
+    ge 1.19 \
+    && dpkg --compare-versions "$(dpkg-query -W -f='${Version}' libwebp-dev 2>/dev/null || echo 0)" \
+      ge 1.5 \
+    && dpkg -s libheif-plugin-libde265 libheif-plugin-dav1d >/dev/null 2>&1; then
+    return
+  fi
+  local sources=/etc/apt/sources.list.d/bookworm-backports.sources
+  if [ ! -f "$sources" ]; then
+    echo "DexKit: adding bookworm-backports ($sources) for libheif 1.19 and libwebp 1.5" >&2
+    printf '%s\n' "Types: deb" "URIs: http://deb.debian.org/debian" \
+      "Suites: bookworm-backports" "Components: main" \
+      "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" | $sudo tee "$sources" >/dev/null
+  fi
+  echo "DexKit: installing ${dexkit_heif_packages[*]} from bookworm-backports" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    -t bookworm-backports "${dexkit_heif_packages[@]}"
+}
+
 # Installs PyPI package $1 at exactly version $2 unless that version is there already.
 dexkit_pip_install() {
   if ! python3 -c "import importlib.metadata as m; assert m.version('$1') == '$2'" \
@@ -51,6 +87,7 @@ dexkit_bootstrap() {
   # pip installs json-repair below (and Selenium for the browser test).
   python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
   dexkit_apt_install "${packages[@]}"
+  dexkit_heif_install
   # json-repair (PyPI, MIT): the peer the tolerant parser is checked against at test time
   # (Tests/DexModelTests/JSONRepairAgreementTests.swift); pinned so that its answers, and the
   # disagreements listed with reasons, stay the same from run to run.

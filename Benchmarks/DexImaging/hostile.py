@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""Writes the decode bombs of issue 28 and times ours on each, printing wall time and peak RSS.
+"""Writes the decode bombs of issues 28 and 38 and times ours on each, printing wall time and
+peak RSS.
 
     hostile.py <DexImagingBenchmark binary> <work dir> [--reference <old binary>]
 
 Each file is built here (zlib and struct from the standard library; the scan bomb starts from
 Tests/DexImagingTests/Resources/small-progressive.jpg) and handed to DexImagingBenchmark (one
 downscale to 1024 px, the `dex scan` path) under /usr/bin/time, one process per file, so the
-peak RSS is that file's alone. A refused file stops at the first run, so its time is the whole
+peak RSS is that file's alone. The HEIF / AVIF rows of issue 38 (the hand-written box walk's
+reproducers, now refused by libheif's own limits or the stream-size probe) are the files
+Tests/DexImagingTests/HEIFReproducerTests.swift builds, committed as the fuzzer's seeds in
+Scripts/fuzz-imaging/heif-seeds; the 16 MiB one is built here. A refused file stops at the first run, so its time is the whole
 process's; an accepted one runs three times and also prints one run's median. With --reference, an older build of the same benchmark runs the
 same files beside it (time limit 120 s each) and the table prints ours/reference.
 """
 
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -117,6 +122,41 @@ def text_bomb(path, chunks):
         out.write(chunk(b"IDAT", idat) + chunk(b"IEND", b""))
 
 
+HEIF_SEEDS = os.path.join(ROOT, "Scripts/fuzz-imaging/heif-seeds")
+
+
+def heif_seed(name):
+    return lambda path: shutil.copyfile(os.path.join(HEIF_SEEDS, name + ".heic"), path)
+
+
+def heif_extents_over(path, extents, padding):
+    """HEIFReferenceTests.derivedImages(kind: "grid", ids: [1, 2], irefs: [[(1, [2])]],
+    extents:, padding:): both items' data `extents` extents over one grid description followed
+    by `padding` bytes (32 extents over 16 MiB took 1.1 GB under the walk's predecessor)."""
+    be16, be32 = (lambda v: struct.pack(">H", v)), (lambda v: struct.pack(">I", v))
+    box = lambda kind, body: be32(8 + len(body)) + kind + body
+    full = lambda kind, body, version=0, flags=0: box(kind, bytes([version, 0, 0, flags]) + body)
+    ids = [1, 2]
+    ftyp = box(b"ftyp", b"avif" + be32(0) + b"avifmif1miaf")
+    hdlr = full(b"hdlr", be32(0) + b"pict" + b"\0" * 13)
+    pitm = full(b"pitm", be16(1))
+    infes = b"".join(full(b"infe", be16(i) + be16(0) + b"grid\0", 2, 0 if i == 1 else 1) for i in ids)
+    iinf = full(b"iinf", be16(len(ids)) + infes)
+    iref = full(b"iref", box(b"dimg", be16(1) + be16(1) + be16(2)))
+    iprp = box(b"iprp", box(b"ipco", full(b"ispe", be32(64) + be32(64)))
+               + full(b"ipma", be32(len(ids)) + b"".join(be16(i) + b"\1\1" for i in ids)))
+    grid = b"\0\0\0\0" + be16(64) + be16(64) + b"\0" * padding
+
+    def meta(base):
+        iloc = full(b"iloc", b"\x44\x00" + be16(len(ids)) + b"".join(
+            be16(i) + be16(0) + be16(extents) + (be32(base) + be32(len(grid))) * extents for i in ids))
+        return full(b"meta", hdlr + pitm + iloc + iinf + iref + iprp)
+
+    base = len(ftyp) + len(meta(0)) + 8
+    with open(path, "wb") as out:
+        out.write(ftyp + meta(base) + box(b"mdat", grid))
+
+
 FILES = [
     # name, builder, what the issue saw or what it checks
     ("wide-100000000x1.png", lambda p: png(p, 100_000_000, 1, 1, 0, 12_500_000), "68 s / 3.5 GB before"),
@@ -128,6 +168,20 @@ FILES = [
     ("interlaced-10000x10000.png", lambda p: png(p, 10_000, 10_000, 8, 6, 40_000, True), "400 MB Adam7"),
     ("strip-65535x1525.png", lambda p: png(p, 65_535, 1_525, 8, 0, 65_535), "largest strip, accepted"),
     ("text-999-ztxt.png", lambda p: text_bomb(p, 999), "7.4 GB / 46 s before, accepted"),
+    # Issue 38: the HEIF box walk's reproducers, with the walk deleted (target < 1 s, < 100 MB).
+    ("heif-self-referencing-iden.heic", heif_seed("self-referencing-iden"), "stack overflow in 1.15"),
+    ("heif-mutual-grids.heic", heif_seed("mutual-grids"), "reference cycle"),
+    ("heif-second-iref.heic", heif_seed("second-iref-hiding-2000-tiles"), "second iref box"),
+    ("heif-box-past-its-parent.heic", heif_seed("box-past-its-parent"), "iref past its parent"),
+    ("heif-32-extents-over-16-MiB.heic", lambda p: heif_extents_over(p, 32, 16 << 20), "1.1 GB before"),
+    ("heif-zero-width-extents-2.heic", heif_seed("zero-width-extents-2-items"), "iloc v0, 0-byte fields"),
+    ("heif-zero-width-extents-1000.heic", heif_seed("zero-width-extents-1000-items"), "4.2 GB under the walk"),
+    ("avif-stream-over-ispe.avif", heif_seed("avif-stream-over-ispe"), "96x60 AV1 under 16x16"),
+    ("heic-stream-over-ispe.heic", heif_seed("heic-stream-over-ispe"), "96x64 HEVC under 16x16"),
+    ("hevc-8000-under-64-infe-v4.heic", heif_seed("hevc-8000-under-64-infe-v4"), "SPS 8000x8000"),
+    ("hevc-30000-under-64-infe-v4.heic", heif_seed("hevc-30000-under-64-infe-v4"), "OOB write in 1.15"),
+    ("hevc-8000-under-64-infe-v3.heic", heif_seed("hevc-8000-under-64-infe-v3"), "SPS 8000x8000, v3"),
+    ("hevc-30000-under-64-infe-v3.heic", heif_seed("hevc-30000-under-64-infe-v3"), "SPS 30000x30000, v3"),
 ]
 
 

@@ -26,19 +26,27 @@ public struct DecodingLimits: Sendable, Hashable {
   /// animation). Baseline JPEGs, non-interlaced PNGs and lossy WebPs stream and stay far below
   /// it.
   public var maxMemoryByteCount: Int
+  /// Most items a HEIF or AVIF file may hold, and most tiles its grid may have (default 1 024):
+  /// a 12 MP iPhone photo has about 50 items and 48 tiles, a 100 MP image in 512-pixel tiles
+  /// about 400. Beyond it the file is refused before any tile is decoded. It becomes libheif's
+  /// own item and tile limits, with ``maxPixelCount`` and ``maxMemoryByteCount``.
+  public var maxItemCount: Int
 
   /// Creates limits; the defaults suit phone and camera photos.
   public init(
     maxPixelCount: Int = 100_000_000, maxByteCount: Int = 100 * 1024 * 1024,
-    maxDimension: Int = DecodingLimits.largestDimension, maxMemoryByteCount: Int = 256 << 20
+    maxDimension: Int = DecodingLimits.largestDimension, maxMemoryByteCount: Int = 256 << 20,
+    maxItemCount: Int = 1024
   ) {
     self.maxPixelCount = maxPixelCount
     self.maxByteCount = maxByteCount
     self.maxDimension = maxDimension
     self.maxMemoryByteCount = maxMemoryByteCount
+    self.maxItemCount = maxItemCount
   }
 
-  /// 100 megapixels, 100 MiB of input, 65 535 pixels a side and 256 MiB of decode buffers.
+  /// 100 megapixels, 100 MiB of input, 65 535 pixels a side, 256 MiB of decode buffers and
+  /// 1 024 HEIF items.
   public static let `default` = DecodingLimits()
 
   /// ``maxDimension`` within `1...largestDimension`.

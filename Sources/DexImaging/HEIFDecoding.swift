@@ -1,21 +1,18 @@
 #if canImport(CDexImageShim)
   import CDexImageShim
 
-  /// HEIF / HEIC / AVIF decode path through libheif: box walk and header with limits, primary
-  /// image decoded upright (libheif applies `irot` / `imir` / `clap`) to 8-bit RGB, composited on
-  /// the background and Lanczos-resampled. No shrink-on-load: HEVC and AV1 decode at full size.
+  /// HEIF / HEIC / AVIF decode path through libheif 1.19 or later: the caller's
+  /// ``DecodingLimits`` become libheif's own security limits, each coded stream's picture size
+  /// is checked against its item's declared size, and the primary image is decoded upright
+  /// (libheif applies `irot` / `imir` / `clap`) to 8-bit RGB, composited on the background and
+  /// Lanczos-resampled. No shrink-on-load: HEVC and AV1 decode at full size. With an older
+  /// libheif, which has no limits of its own, HEIF and AVIF are refused
+  /// (``ImagingError/decoderUnavailable(format:reason:)``).
   ///
   /// Orientation policy: the container's transformation properties are authoritative (HEIF,
   /// ISO/IEC 23008-12); an EXIF orientation tag inside the file is not applied on top, as
   /// ImageIO, libvips and browsers do, so a photo is never rotated twice.
   enum HEIFDecoding {
-    /// Most items, and most derived-image references (a grid's or overlay's tiles), a file may
-    /// have: a 12 MP iPhone photo has about 50 items and 48 tiles, a 100 MP image in 512-pixel
-    /// tiles about 400. Beyond this the file is refused before any tile is decoded.
-    static let maxItemCount = 1024
-    /// libheif's own ceiling on a side (its compiled-in security limit).
-    static let maxSide = 32768
-
     /// What libheif holds to decode the primary image: its planes (1.5 bytes a pixel for 8-bit
     /// 4:2:0, 3 for deeper samples) and the interleaved RGB or RGBA copy, at full size (HEVC and
     /// AV1 have no scaled decode); for an overlay, every input's planes as well.
@@ -27,6 +24,16 @@
       let interleaved = header.has_alpha != 0 ? 4.0 : 3.0
       let bytes = Swift.max(shown, coded) * (planes + interleaved) + inputs * planes
       return bytes >= Double(Int.max) ? .max : Int(bytes.rounded(.up))
+    }
+
+    /// The shim's limits, all from `limits`: libheif's image size, item, tile and memory-block
+    /// limits and the primary image's side.
+    static func shimLimits(_ limits: DecodingLimits) -> dex_heif_limits {
+      dex_heif_limits(
+        max_pixels: UInt64(clamping: Swift.max(limits.maxPixelCount, 1)),
+        max_dimension: UInt32(clamping: limits.effectiveMaxDimension),
+        max_items: UInt32(clamping: Swift.max(limits.maxItemCount, 1)),
+        max_memory_bytes: UInt64(clamping: Swift.max(limits.maxMemoryByteCount, 1)))
     }
 
     static func decode(
@@ -42,29 +49,21 @@
 
       let limits = options.limits
       var header = dex_heif_header()
-      let status = dex_heif_read_header(
-        decoder, base, bytes.count,
-        UInt32(clamping: Swift.min(limits.effectiveMaxDimension, maxSide)),
-        UInt64(clamping: limits.maxPixelCount), Int32(maxItemCount), &header)
+      var shim = shimLimits(limits)
+      let status = dex_heif_read_header(decoder, base, bytes.count, &shim, &header)
       switch Int(status) {
       case Int(DEX_STATUS_OK): break
+      case Int(DEX_STATUS_UNSUPPORTED):
+        throw .decoderUnavailable(format: format, reason: libraryMessage())
       case Int(DEX_STATUS_TOO_LARGE):
-        if Int(header.item_count) > maxItemCount || Int(header.derived_references) > maxItemCount {
-          throw .corruptData(format: format, message: libraryMessage())
-        }
-        // The same checks as every format (pixel count, then each side) name the limit; what
-        // passes them is over libheif's own ceiling on a side.
+        // The same checks as every format (pixel count, then each side) name the limit where
+        // the primary image's sizes were read; libheif's own refusals keep its message.
         let coded = DownscaleGeometry.Size(
           width: Int(header.ispe_width), height: Int(header.ispe_height))
         let shown = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
-        // The shown size is 0 x 0 when the refusal came before libheif read the file.
         if coded.width > 0, coded.height > 0 { try checkLimits(coded, limits) }
         if shown.width > 0, shown.height > 0 { try checkLimits(shown, limits) }
-        let longer = coded.longSide >= shown.longSide ? coded : shown
-        guard longer.longSide > maxSide else {
-          throw .corruptData(format: format, message: libraryMessage())
-        }
-        throw .dimensionTooLarge(width: longer.width, height: longer.height, maxDimension: maxSide)
+        throw .corruptData(format: format, message: libraryMessage())
       case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: format)
       case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
       default: throw .corruptData(format: format, message: libraryMessage())

@@ -13,6 +13,10 @@ public enum ImagingError: Error, Sendable, Hashable {
   case unsupportedFormat(detected: String)
   /// The decoder rejected the data; `message` is the library's own explanation.
   case corruptData(format: ImageFormat, message: String)
+  /// The format is known, but the library installed on this host cannot decode it safely;
+  /// `reason` says which library and what to install (for example "libheif 1.15 has no
+  /// security limits; install 1.19 or later"). The file is never decoded unguarded.
+  case decoderUnavailable(format: ImageFormat, reason: String)
   /// The data ends before the image does and ``DecodingOptions/allowsPartialImages`` is off.
   case truncatedData(format: ImageFormat)
   /// The header claims more pixels than ``DecodingLimits/maxPixelCount`` allows.
@@ -43,6 +47,8 @@ extension ImagingError: CustomStringConvertible, LocalizedError {
         "Unsupported image format: \(detected). Only JPEG, PNG, HEIF (HEIC), AVIF and WebP can be decoded."
     case .corruptData(let format, let message):
       return "The \(format.name) data is corrupt: \(message)"
+    case .decoderUnavailable(let format, let reason):
+      return "\(format.name) images cannot be decoded on this host: \(reason)."
     case .truncatedData(let format):
       return "The \(format.name) data ends before the image does (truncated file)."
     case .imageTooLarge(let width, let height, let maxPixelCount):
@@ -77,6 +83,7 @@ extension ImagingError: CustomStringConvertible, LocalizedError {
     case .imageTooLarge, .inputTooLarge, .dimensionTooLarge, .decodingMemoryTooLarge:
       "Use a smaller photo, or raise the limits in DecodingLimits."
     case .outOfMemory: "Close other apps, or use a smaller photo."
+    case .decoderUnavailable: "Install the library version named, or convert the photo to JPEG."
     case .invalidArgument, .encodingFailed: nil
     }
   }

@@ -53,26 +53,23 @@
           == 4 * 100 * 100 + 5 * 10_000 * 10_000)
     }
 
-    /// An overlay draws each input decoded in full: 1024 references to one 96 x 64 tile on a
-    /// 64 x 64 canvas (12 KB; with a 4096 x 4096 tile such a file takes minutes) count as
-    /// 1024 inputs, while two inputs decode.
-    @Test func anOverlayCountsEveryInput() throws {
-      let canvas = 64 * 64 * 9 / 2
-      let inputs = 1024 * 96 * 64 * 3 / 2
-      #expect(
-        throws: ImagingError.decodingMemoryTooLarge(
-          byteCount: canvas + inputs, maxByteCount: 8 << 20)
-      ) {
-        try decode("heif-overlay-1024-inputs.heic", maxMemory: 8 << 20)
+    /// The overlay fixtures refer to one tile again and again (1024 times, or twice): libheif
+    /// 1.19 refuses an `iref` with double references, so neither reaches a decoder (with 1.15
+    /// the 1024 inputs were counted against the memory limit; with a 4096 x 4096 tile such a
+    /// file took minutes).
+    @Test(arguments: ["heif-overlay-1024-inputs.heic", "heif-overlay-2.heic"])
+    func overlaysOfOneTileAgainAreCorrupt(_ name: String) throws {
+      #expect {
+        try decode(name, maxMemory: 8 << 20)
+      } throws: { error in
+        guard case ImagingError.corruptData(.heif, let message) = error else { return false }
+        return message.contains("double references")
       }
-      let two = try downscaler.decodePixels(
-        from: formatResource("heif-overlay-2.heic"), target: .original)
-      #expect(two.width == 96 && two.height == 64)
     }
 
-    /// An `ispe` over libheif's 32 768-pixel side, refused before libheif reads the file, names
-    /// the side (it said "0 x 0 = 0 pixels").
-    @Test func aSideOverLibheifsCeilingIsNamed() throws {
+    /// A side over DecodingLimits.maxDimension, in the `ispe` the shim reads through libheif,
+    /// names the side.
+    @Test func aSideOverTheLimitIsNamed() throws {
       var bytes = [UInt8](try formatResource("heic-8bit.heic"))
       var offset = 0
       while let body = FormatsBadInputTests.boxBody("ispe", in: Array(bytes[offset...])).map({
@@ -81,17 +78,19 @@
         bytes.replaceSubrange(body + 4..<body + 12, with: bigEndian32(40_000) + bigEndian32(1))
         offset = body + 12
       }
+      let limits = DecodingLimits(maxDimension: 32_768)
       #expect(
-        throws: ImagingError.dimensionTooLarge(
-          width: 40_000, height: 1, maxDimension: HEIFDecoding.maxSide)
+        throws: ImagingError.dimensionTooLarge(width: 40_000, height: 1, maxDimension: 32_768)
       ) {
-        try downscaler.decodePixels(from: Data(bytes), target: .fitting(maxDimension: 64))
+        try downscaler.decodePixels(
+          from: Data(bytes), target: .fitting(maxDimension: 64),
+          options: DecodingOptions(limits: limits))
       }
     }
 
-    /// An `infe` box too short to hold an item type, as the last bytes of the file: the box walk
-    /// reads inside the box only (it read up to 10 bytes past the input), and the file is
-    /// refused as corrupt.
+    /// An `infe` box too short to hold an item type, as the last bytes of the file (the box walk
+    /// read up to 10 bytes past the input): libheif 1.19 finds the data ending and the file is
+    /// refused as truncated.
     @Test func aShortItemInfoBoxAtTheEndIsCorrupt() {
       func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
         bigEndian32(UInt32(8 + body.count)) + Array(type.utf8) + body
@@ -103,8 +102,10 @@
       #expect {
         try downscaler.decodePixels(from: Data(file), target: .fitting(maxDimension: 64))
       } throws: { error in
-        guard case ImagingError.corruptData(.heif, _) = error else { return false }
-        return true
+        switch error {
+        case ImagingError.corruptData(.heif, _), ImagingError.truncatedData(.heif): return true
+        default: return false
+        }
       }
     }
 

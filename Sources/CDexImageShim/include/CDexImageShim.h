@@ -30,6 +30,9 @@ enum {
   DEX_STATUS_INVALID_ARGUMENT = 4,
   /// The image exceeds the limits that were passed in.
   DEX_STATUS_TOO_LARGE = 5,
+  /// The library installed cannot decode this safely (libheif older than 1.19, which has no
+  /// security limits); the message buffer says which version and what to install.
+  DEX_STATUS_UNSUPPORTED = 6,
 };
 
 /// JPEG colour spaces as reported by the header (mirrors J_COLOR_SPACE's first values).
@@ -148,26 +151,34 @@ typedef struct {
   /// Size after libheif's transforms (irot / imir / clap): what is displayed and decoded.
   int32_t width;
   int32_t height;
-  /// Size in the `ispe` property (the coded size before transforms).
+  /// Size in the `ispe` property (the coded size before transforms; 0 for a derived image
+  /// without one).
   int32_t ispe_width;
   int32_t ispe_height;
   int32_t has_alpha;
   int32_t premultiplied_alpha;
   /// Bits per luma sample (8, 10 or 12; -1 when unknown).
   int32_t luma_bits;
-  /// Items in the file's `iinf` box and derived-image (`dimg`) references in its `iref` box,
-  /// counted by a bounded walk of the boxes before libheif parses them (a grid's tiles).
-  int32_t item_count;
-  int32_t derived_references;
-  /// The brand says AV1 (AVIF) rather than HEVC.
-  int32_t is_avif;
-  /// The file has an overlay (`iovl`) item: libheif decodes each of its inputs in full,
+  /// The primary image is an overlay (`iovl`): libheif decodes each of its inputs in full,
   /// wherever on the canvas (or off it) the input is drawn.
   int32_t has_overlay;
-  /// For a file with an overlay: its derived-image references times the largest coded size
-  /// the file declares, a bound on the pixels its inputs decode to (0 otherwise).
+  /// For an overlay: the pixels of all its inputs' coded sizes, one per reference (0 otherwise).
   int64_t overlay_input_pixels;
 } dex_heif_header;
+
+/// The caller's limits (DecodingLimits), which become libheif's security limits for the file.
+typedef struct {
+  /// Most pixels of any image (libheif's max_image_size_pixels; the primary's shown and coded
+  /// sizes are checked against it too).
+  uint64_t max_pixels;
+  /// Longest side of the primary image (0 = none).
+  uint32_t max_dimension;
+  /// Most items, and most tiles of a grid (libheif's max_items and max_number_of_tiles).
+  uint32_t max_items;
+  /// Largest block of memory libheif may allocate for one thing: an item's data, a profile
+  /// (libheif's max_memory_block_size).
+  uint64_t max_memory_bytes;
+} dex_heif_limits;
 
 typedef struct dex_heif_decoder dex_heif_decoder;
 
@@ -175,13 +186,17 @@ dex_heif_decoder *dex_heif_decoder_create(void);
 void dex_heif_decoder_destroy(dex_heif_decoder *decoder);
 const char *dex_heif_decoder_message(const dex_heif_decoder *decoder);
 
-/// Parses the file (libheif keeps a pointer to `data`, which must outlive the decoder) and reads
-/// the primary image's header. Refuses (DEX_STATUS_TOO_LARGE) images with a side beyond
-/// max_dimension, more than max_pixels pixels (coded or displayed) or more than max_items items
-/// or derived-image references, before any pixel buffer exists; the header is filled in either way.
+/// 1 when the libheif in use (at compile and run time) has security limits (1.19 or later);
+/// otherwise 0, with `message` (DEX_MESSAGE_CAPACITY bytes, may be NULL) saying which it is.
+int32_t dex_heif_library_supported(char *message);
+
+/// Parses the file under `limits` (libheif keeps a pointer to `data`, which must outlive the
+/// decoder) and reads the primary image's header. Refuses (DEX_STATUS_TOO_LARGE) what exceeds
+/// the limits, before any pixel buffer exists; a coded stream declaring pictures larger than
+/// its item's `ispe` is corrupt (DEX_STATUS_LIBRARY_ERROR); with libheif older than 1.19,
+/// DEX_STATUS_UNSUPPORTED. The header is filled in as far as it was read.
 int32_t dex_heif_read_header(dex_heif_decoder *decoder, const uint8_t *data, size_t size,
-                             uint32_t max_dimension, uint64_t max_pixels, int32_t max_items,
-                             dex_heif_header *header);
+                             const dex_heif_limits *limits, dex_heif_header *header);
 
 /// Decodes the primary image (transforms applied, high bit depths reduced to 8 bits), composites
 /// alpha on (bg_r, bg_g, bg_b) and resamples to dst_width x dst_height RGB8.

@@ -1,0 +1,236 @@
+// The one check libheif 1.19 cannot make: whether an image item's coded stream declares a picture
+// larger than the item's `ispe`. libheif checks `ispe` against its security limits and then hands
+// the stream to libde265 or dav1d, which allocate and decode the size the stream says
+// (reproducers, built in Tests/DexImagingTests/HEIFReferenceTests.swift: an 8000x8000 AV1 stream
+// declared 64x64 took 471 MB; an `infe` v4 HEVC item whose SPS says 30000x30000 under a 64x64
+// `ispe` wrote out of bounds in libheif 1.15 and takes gigabytes in 1.19).
+//
+// Nothing here reads the file's bytes: libheif assembles each item's stream (its decoder
+// configuration and data) and hands it to this plugin, chosen by name, exactly as it would hand
+// it to the real decoder; libde265 and dav1d parse it, and their picture allocators, which run
+// before any picture or per-block buffer exists, report the size and refuse to allocate.
+
+#if defined(__linux__) || defined(__ANDROID__)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libheif/heif.h>
+#if LIBHEIF_HAVE_VERSION(1, 19, 0)
+#include <dav1d/dav1d.h>
+#include <libde265/de265.h>
+#include <libheif/heif_items.h>
+#include <libheif/heif_plugin.h>
+
+#include "CDexImageShim.h"
+#include "heif_probe.h"
+
+#define PROBE_NAME "dexkit-size-probe"
+
+typedef struct {
+  uint8_t *data;
+  size_t size;
+} probe_stream;
+
+// The picture size the decoder asked to allocate (0 x 0 when it never got that far).
+typedef struct {
+  int width, height;
+} probe_size;
+
+// Each probe runs synchronously inside heif_decode_image on the calling thread, which sets the
+// item's format first (the plugin sees only bytes).
+static _Thread_local probe_size measured;
+static _Thread_local int measuring_av1;
+static _Thread_local unsigned largest_frame;  // pixels: dav1d refuses larger frame headers
+
+static const char *probe_plugin_name(void) { return PROBE_NAME; }
+
+static int probe_supports(enum heif_compression_format format) {
+  return format == heif_compression_HEVC || format == heif_compression_AV1;  // lowest priority
+}
+
+static struct heif_error probe_error(const char *message) {
+  return (struct heif_error){heif_error_Decoder_plugin_error, heif_suberror_Unspecified, message};
+}
+
+static struct heif_error probe_new(void **decoder) {
+  *decoder = calloc(1, sizeof(probe_stream));
+  return *decoder ? heif_error_success : probe_error("out of memory");
+}
+
+static void probe_free(void *decoder) {
+  if (!decoder) return;
+  free(((probe_stream *)decoder)->data);
+  free(decoder);
+}
+
+// libheif pushes the whole stream once, already bounded by its memory-block limit.
+static struct heif_error probe_push(void *decoder, const void *data, size_t size) {
+  probe_stream *stream = decoder;
+  uint8_t *grown = realloc(stream->data, stream->size + size);
+  if (!grown) return probe_error("out of memory");
+  memcpy(grown + stream->size, data, size);
+  stream->data = grown;
+  stream->size += size;
+  return heif_error_success;
+}
+
+static int hevc_get_buffer(de265_decoder_context *context, struct de265_image_spec *spec,
+                           struct de265_image *image, void *user) {
+  (void)context, (void)image, (void)user;
+  measured = (probe_size){spec->width, spec->height};
+  return 0;  // refused: libde265 stops before allocating the picture or its metadata
+}
+
+static void hevc_release_buffer(de265_decoder_context *context, struct de265_image *image,
+                                void *user) {
+  (void)context, (void)image, (void)user;
+}
+
+// libheif hands HEVC over as NAL units with 4-byte big-endian lengths (its own libde265 plugin
+// reads them the same way).
+static void measure_hevc(const probe_stream *stream) {
+  de265_decoder_context *context = de265_new_decoder();
+  if (!context) return;
+  // With SAO on, libde265 decodes into a buffer of its own allocator and only the output
+  // picture comes from ours; libheif's plugin turns SAO off too.
+  de265_set_parameter_bool(context, DE265_DECODER_PARAM_DISABLE_SAO, 1);
+  struct de265_image_allocation allocation = {hevc_get_buffer, hevc_release_buffer};
+  de265_set_image_allocation_functions(context, &allocation, NULL);
+  for (size_t at = 0; stream->size - at >= 4;) {
+    const uint8_t *p = stream->data + at;
+    const size_t length = (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
+    if (length > stream->size - at - 4 || length > INT32_MAX) break;
+    de265_push_NAL(context, p + 4, (int)length, 0, NULL);
+    at += 4 + length;
+  }
+  de265_flush_data(context);
+  int more = 1;
+  for (int round = 0; more && measured.width == 0 && round < 1024; round++) {
+    const de265_error error = de265_decode(context, &more);
+    if (error != DE265_OK && error != DE265_ERROR_WAITING_FOR_INPUT_DATA) break;
+  }
+  de265_free_decoder(context);
+}
+
+static int av1_alloc_picture(Dav1dPicture *picture, void *cookie) {
+  (void)cookie;
+  measured = (probe_size){picture->p.w, picture->p.h};
+  return DAV1D_ERR(ENOMEM);  // refused: dav1d stops before the picture exists
+}
+
+static void av1_release_picture(Dav1dPicture *picture, void *cookie) { (void)picture, (void)cookie; }
+
+static void measure_av1(const probe_stream *stream) {
+  Dav1dSettings settings;
+  dav1d_default_settings(&settings);
+  settings.n_threads = 1;
+  settings.max_frame_delay = 1;
+  settings.frame_size_limit = largest_frame;
+  settings.allocator = (Dav1dPicAllocator){NULL, av1_alloc_picture, av1_release_picture};
+  Dav1dContext *context = NULL;
+  if (dav1d_open(&context, &settings) != 0) return;
+  Dav1dData data = {0};
+  uint8_t *bytes = dav1d_data_create(&data, stream->size);
+  if (bytes) {
+    memcpy(bytes, stream->data, stream->size);
+    for (int round = 0; measured.width == 0 && round < 1024; round++) {
+      const int sent = data.sz > 0 ? dav1d_send_data(context, &data) : DAV1D_ERR(EAGAIN);
+      Dav1dPicture picture = {0};
+      const int got = dav1d_get_picture(context, &picture);
+      if (got == 0) dav1d_picture_unref(&picture);
+      if ((sent < 0 && sent != DAV1D_ERR(EAGAIN)) || (got < 0 && got != DAV1D_ERR(EAGAIN)) ||
+          (data.sz == 0 && got == DAV1D_ERR(EAGAIN)))
+        break;
+    }
+    dav1d_data_unref(&data);
+  }
+  dav1d_close(&context);
+}
+
+static struct heif_error probe_decode(void *decoder, struct heif_image **image) {
+  (void)image;
+  probe_stream *stream = decoder;
+  measured = (probe_size){0, 0};
+  if (measuring_av1)
+    measure_av1(stream);
+  else
+    measure_hevc(stream);
+  return probe_error("measured");  // never an image: the real decoder decodes it later
+}
+
+static const struct heif_decoder_plugin probe_plugin = {
+    .plugin_api_version = 3,
+    .get_plugin_name = probe_plugin_name,
+    .does_support_format = probe_supports,
+    .new_decoder = probe_new,
+    .free_decoder = probe_free,
+    .push_data = probe_push,
+    .decode_image = probe_decode,
+    .id_name = PROBE_NAME,
+};
+
+void dex_heif_probe_register(void) { (void)heif_register_decoder_plugin(&probe_plugin); }
+
+int32_t dex_heif_probe_streams(struct heif_context *context, uint32_t max_items, char *message) {
+  const int count = heif_context_get_number_of_items(context);
+  if (count < 0 || (uint32_t)count > max_items) {
+    snprintf(message, DEX_MESSAGE_CAPACITY, "HEIF has %d items, more than the limit of %u", count,
+             max_items);
+    return DEX_STATUS_TOO_LARGE;
+  }
+  heif_item_id *ids = calloc((size_t)count + 1, sizeof *ids);
+  if (!ids) return DEX_STATUS_OUT_OF_MEMORY;
+  const int listed = heif_context_get_list_of_item_IDs(context, ids, count);
+  struct heif_decoding_options *options = heif_decoding_options_alloc();
+  if (!options) {
+    free(ids);
+    return DEX_STATUS_OUT_OF_MEMORY;
+  }
+  options->decoder_id = PROBE_NAME;
+  options->ignore_transformations = 1;
+  int32_t status = DEX_STATUS_OK;
+  for (int i = 0; i < listed && status == DEX_STATUS_OK; i++) {
+    const uint32_t type = heif_item_get_item_type(context, ids[i]);
+    if (type != heif_fourcc('h', 'v', 'c', '1') && type != heif_fourcc('a', 'v', '0', '1'))
+      continue;
+    struct heif_image_handle *handle = NULL;
+    if (heif_context_get_image_handle(context, ids[i], &handle).code != heif_error_Ok || !handle)
+      continue;  // an item libheif cannot open is never decoded either
+    // One 64-pixel coding block of slack: coded sizes round up to whole blocks (96x60 as 96x64).
+    const int64_t bound_width = (int64_t)heif_image_handle_get_ispe_width(handle) + 64;
+    const int64_t bound_height = (int64_t)heif_image_handle_get_ispe_height(handle) + 64;
+    struct heif_image *image = NULL;
+    measuring_av1 = type == heif_fourcc('a', 'v', '0', '1');
+    const int64_t largest = bound_width > 0 && bound_height > 0 ? bound_width * bound_height : 1;
+    largest_frame = largest > UINT32_MAX ? UINT32_MAX : (unsigned)largest;
+    measured = (probe_size){0, 0};
+    struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_undefined,
+                                                heif_chroma_undefined, options);
+    if (image) heif_image_release(image);
+    heif_image_handle_release(handle);
+    if (error.subcode == heif_suberror_Security_limit_exceeded) {
+      snprintf(message, DEX_MESSAGE_CAPACITY, "%s", error.message);
+      status = DEX_STATUS_TOO_LARGE;
+    } else if (measured.width <= 0 || measured.height <= 0) {
+      snprintf(message, DEX_MESSAGE_CAPACITY,
+               "HEIF item %u's coded stream does not reach a picture (%s)", ids[i],
+               error.message && error.message[0] ? error.message : "no picture");
+      status = DEX_STATUS_LIBRARY_ERROR;
+    } else if (measured.width > bound_width || measured.height > bound_height) {
+      snprintf(message, DEX_MESSAGE_CAPACITY,
+               "HEIF item %u's coded data declares pictures larger than its image size (ispe): "
+               "%dx%d for %lldx%lld",
+               ids[i], measured.width, measured.height, (long long)bound_width - 64,
+               (long long)bound_height - 64);
+      status = DEX_STATUS_LIBRARY_ERROR;
+    }
+  }
+  heif_decoding_options_free(options);
+  free(ids);
+  return status;
+}
+
+#endif  // LIBHEIF_HAVE_VERSION(1, 19, 0)
+#endif  // defined(__linux__) || defined(__ANDROID__)

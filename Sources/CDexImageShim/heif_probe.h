@@ -1,0 +1,18 @@
+// Internal: what libheif cannot check itself, asked of the coded streams' own decoders.
+#ifndef DEX_HEIF_PROBE_H
+#define DEX_HEIF_PROBE_H
+
+#include <stdint.h>
+
+#include <libheif/heif.h>
+
+/// Registers the probe with libheif as a decoder plugin of the lowest priority, chosen only by
+/// name (heif_init must have run).
+void dex_heif_probe_register(void);
+
+/// Refuses the file unless every HEVC / AV1 image item's coded stream declares a picture no
+/// larger than its item's `ispe` (plus one 64-pixel coding block), measured by libde265 and
+/// dav1d up to the point where they would allocate the picture. At most `max_items` items.
+int32_t dex_heif_probe_streams(struct heif_context *context, uint32_t max_items, char *message);
+
+#endif
