@@ -31,15 +31,32 @@ let package = Package(
     // classifier and sample photos. Links no test framework.
     .library(name: "DexKitTesting", targets: ["DexKitTesting"]),
   ],
-  // The classifier's oneDNN backend is a trait on by default; a host builds without it (and
-  // without libdnnl) by depending on DexKit with `traits: []`, or `--disable-default-traits`.
+  // Every Linux-only C dependency sits behind a trait, all three on by default. They only take
+  // effect on Linux (an Apple platform never links them, whatever the traits say), so
+  // `swift build --disable-default-traits` on Linux compiles exactly the code an Apple platform
+  // compiles: the pure-Swift paths, the protocols, the doubles, the store and the client. A host
+  // that wants none of them depends on DexKit with `traits: []`. In Swift code each trait is a
+  // compilation condition, always tested together with `os(Linux)`.
   traits: [
+    .trait(
+      name: "SystemImageCodecs",
+      description:
+        "DexImaging's decoders and encoder over the system's libjpeg-turbo, libpng, libheif "
+        + "and libwebp (Linux: ImageDownscaler, the default classifier initialiser, the "
+        + "scanner's bundled-engine initialiser). Without it hosts bring their own "
+        + "ImageDownscaling and ImageDecoding conformances."),
     .trait(
       name: "OneDNN",
       description:
         "The classifier's oneDNN backend (Linux; loads the system's libdnnl at run time, "
         + "Debian libdnnl-dev). Without it the classifier runs its portable Swift path."),
-    .default(enabledTraits: ["OneDNN"]),
+    .trait(
+      name: "Tesseract",
+      description:
+        "DexTextRecognition's TesseractTextRecognizer over the system's Tesseract 5 and "
+        + "Leptonica (Linux). Without it the module is empty and hosts bring their own "
+        + "TextRecognizing conformance (for example over Vision)."),
+    .default(enabledTraits: ["SystemImageCodecs", "OneDNN", "Tesseract"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -114,7 +131,9 @@ let package = Package(
       name: "DexImaging",
       dependencies: [
         "DexModel", "DexClassifierEngine", logging,
-        .target(name: "CDexImageShim", condition: .when(platforms: [.linux, .android])),
+        .target(
+          name: "CDexImageShim",
+          condition: .when(platforms: [.linux], traits: ["SystemImageCodecs"])),
       ],
       // EfficientNet-Lite0 weights, manifest, ImageNet labels and their licences (classifier).
       resources: [.copy("Classifier/ClassifierResources")]
@@ -130,17 +149,27 @@ let package = Package(
     ),
     .target(name: "CDexTextShim", dependencies: ["CTesseract"], cSettings: [.define("NDEBUG")]),
     .target(
-      name: "DexTextRecognition", dependencies: ["DexImaging", "CDexTextShim", logging]),
+      name: "DexTextRecognition",
+      dependencies: [
+        "DexImaging", logging,
+        .target(name: "CDexTextShim", condition: .when(platforms: [.linux], traits: ["Tesseract"])),
+      ]),
 
     // MARK: Cloud
     // The app's side: the signed client, token stores, the vision service.
-    .target(name: "DexCloud", dependencies: ["DexModel", logging, crypto]),
+    // PrivacyInfo.xcprivacy: the App Store privacy manifest (the token file's attributes).
+    .target(
+      name: "DexCloud", dependencies: ["DexModel", logging, crypto],
+      resources: [.copy("PrivacyInfo.xcprivacy")]),
     // The backend's side of the same wire contract: verifier, session issuer, keyring, replay
     // cache. It signs and canonicalises through DexCloud's code, so the two cannot drift.
     .target(name: "DexCloudServer", dependencies: ["DexCloud", logging, crypto]),
 
     // MARK: Storage
-    .target(name: "DexStorage", dependencies: ["DexModel", grdb, logging, crypto]),
+    // PrivacyInfo.xcprivacy: the App Store privacy manifest (file metadata, free disk space).
+    .target(
+      name: "DexStorage", dependencies: ["DexModel", grdb, logging, crypto],
+      resources: [.copy("PrivacyInfo.xcprivacy")]),
 
     // MARK: Glue
     .target(

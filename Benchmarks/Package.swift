@@ -25,7 +25,7 @@ let package = Package(
   name: "DexKitBenchmarks",
   platforms: [.macOS(.v14)],
   dependencies: [
-    // Default traits: the classifier's oneDNN backend.
+    // Default traits: the system image codecs, the classifier's oneDNN backend, Tesseract.
     .package(name: "DexKit", path: ".."),
     .package(name: "DexKitExamples", path: "../Examples"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),

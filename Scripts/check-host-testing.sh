@@ -2,13 +2,17 @@
 # What a host's tests get from DexKitTesting: builds a small host package outside this
 # repository that depends on this checkout by path, with an app target (a scan-and-save flow
 # written against DexKit's protocols) and a test target that tests it with DexKitTesting alone:
-# the in-memory store, the scripted cloud pass, the fixed classifier and the sample photos. No
-# network and no store on disk. Also fails when DexKitTesting imports a test framework.
+# the in-memory store, the scripted cloud pass, the scripted downscaler, the fixed classifier and
+# the sample photos. No network and no store on disk. The host depends on DexKit with its default
+# traits off (`traits: []`), so it builds exactly what an Apple host builds, with no Linux-only C
+# library, and its scanner comes from doubles alone (no Linux-only initialiser). Also fails when
+# DexKitTesting imports a test framework.
 #
 # The host package and its build folder live at a fixed place under the temp directory
 # (one per checkout), and files are rewritten only when they change, so a second run rebuilds
 # nothing of DexKit. Set DEX_HOST_TESTING_SCRATCH to build somewhere else (for example on a
-# CI cache; Scripts/test.sh passes its own scratch folder, so that DexKit is not compiled again).
+# CI cache; Scripts/test.sh passes its trait-less scratch folder, `.build-portable`, the one
+# `swift test --disable-default-traits` uses).
 # Arguments go to `swift test`.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -36,7 +40,7 @@ put "$host/Package.swift" <<PACKAGE
 import PackageDescription
 let package = Package(
   name: "HostApp",
-  dependencies: [.package(name: "DexKit", path: "$root")],
+  dependencies: [.package(name: "DexKit", path: "$root", traits: [])],
   targets: [
     .target(name: "HostApp", dependencies: [.product(name: "DexKit", package: "DexKit")]),
     .testTarget(
@@ -87,7 +91,8 @@ let tabby = ScanResult(
   let vision = ScriptedVisionService(.result(tabby))
   let collector = Collector(
     scanner: DexScanner(
-      classifier: FixedClassifier(category: .animal, label: "tabby"), visionService: vision),
+      classifier: FixedClassifier(category: .animal, label: "tabby"), visionService: vision,
+      downscaler: ScriptedDownscaler()),
     store: store)
   let (final, saved) = try await collector.scanAndSave(try SamplePhoto.cat.data)
   let entry = try #require(saved)
@@ -95,6 +100,7 @@ let tabby = ScanResult(
   #expect(entry.commonName == "Tabby Cat")
   #expect(await vision.requests.map(\.categoryHint) == [.animal])
   #expect(try await store.imageData(for: entry.id) == final.imageData)
+  #expect(final.imageData == (try SamplePhoto.cat.data))  // the scripted downscaler's pass-through
   #expect(try await store.count(matching: DexQuery(category: .animal, text: "tabby")) == 1)
 }
 
@@ -103,7 +109,7 @@ let tabby = ScanResult(
   let collector = Collector(
     scanner: DexScanner(
       classifier: FixedClassifier(category: .food, label: "banana"),
-      visionService: ScriptedVisionService(.failure())),
+      visionService: ScriptedVisionService(.failure()), downscaler: ScriptedDownscaler()),
     store: store)
   let (final, saved) = try await collector.scanAndSave(try SamplePhoto.fruit.data)
   #expect(final.isOffline)
@@ -116,6 +122,7 @@ let tabby = ScanResult(
   let collector = Collector(
     scanner: DexScanner(
       classifier: FixedClassifier.blind, visionService: ScriptedVisionService(.hang),
+      downscaler: ScriptedDownscaler(),
       configuration: DexScanner.Configuration(cloudTimeout: .milliseconds(200))),
     store: store)
   let (final, saved) = try await collector.scanAndSave(try SamplePhoto.dog.data)

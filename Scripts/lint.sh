@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Style and documentation check: swift-format with the project's .swift-format, warnings fatal.
 # The AllPublicDeclarationsHaveDocumentation rule fails on any public symbol without a doc
-# comment.
+# comment. Then the repository checks below (environment variables, platform guards, the Apple
+# sketch, the privacy manifests, the version).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Examples Scripts/fuzz
@@ -9,3 +10,31 @@ swift format lint --strict --recursive Sources Tests Examples Scripts/fuzz
 # DocC page), and every documented one is read by something (Scripts/environment-docs.py says
 # precisely what counts).
 python3 Scripts/environment-docs.py
+# Platform conditions name the platform or a package trait (`os(Linux) && SystemImageCodecs`),
+# never `canImport` of one of DexKit's own C targets, which Xcode may satisfy by building the
+# target anyway (Platforms.md, "Package traits").
+own_c_targets=$(find Sources -mindepth 1 -maxdepth 1 -type d -name 'C*' -printf '%f\n' | paste -sd'|')
+if grep -rnE --include='*.swift' --include='*.md' "canImport\((${own_c_targets})\)" \
+  Sources Tests Examples Benchmarks Scripts README.md .github 2>/dev/null | grep -v '/\.build'; then
+  echo "error: guard on os(...) or a package trait, not canImport of DexKit's own C targets" >&2
+  exit 1
+fi
+# The Apple sketch in Extending DexKit is the code AppleSketchesTests compiles.
+python3 Scripts/apple-sketches.py
+# The privacy manifests are property lists, and each declares reasons for what it lists.
+python3 - <<'PY'
+import pathlib, plistlib, sys
+for path in sorted(pathlib.Path("Sources").glob("*/PrivacyInfo.xcprivacy")):
+    manifest = plistlib.loads(path.read_bytes())
+    for entry in manifest["NSPrivacyAccessedAPITypes"]:
+        if not entry.get("NSPrivacyAccessedAPITypeReasons"):
+            sys.exit(f"error: {path}: {entry['NSPrivacyAccessedAPIType']} has no reason")
+PY
+# Once a release is cut, the newest version in CHANGELOG.md is the one the code reports.
+version=$(sed -n 's/.*public static let \(major\|minor\|patch\) = \([0-9]*\).*/\2/p' \
+  Sources/DexModel/DexKitVersion.swift | paste -sd.)
+released=$(sed -n 's/^## \[\([0-9][0-9.]*\)\].*/\1/p' CHANGELOG.md | head -n 1)
+if [ -n "$released" ] && [ "$released" != "$version" ]; then
+  echo "error: CHANGELOG.md's newest release is $released, DexKitVersion says $version" >&2
+  exit 1
+fi

@@ -42,7 +42,7 @@ extension EfficientNetLite0 {
   /// Whether oneDNN is built in, loads, and sees VNNI on this processor (after
   /// `ONEDNN_MAX_CPU_ISA`): where the oneDNN backend runs int8. Decided once per process.
   package static var hasInt8Kernels: Bool {
-    #if canImport(CDexNeuralShim)
+    #if os(Linux) && OneDNN
       OneDNNNetwork.hasVNNI
     #else
       false
@@ -51,7 +51,7 @@ extension EfficientNetLite0 {
 
   /// Whether this build of the engine has the oneDNN backend.
   package static var isOneDNNBuiltIn: Bool {
-    #if canImport(CDexNeuralShim)
+    #if os(Linux) && OneDNN
       true
     #else
       false

@@ -41,7 +41,7 @@ package final class EfficientNetLite0: Sendable {
 
   enum Compute: Sendable {
     case portable(PortableNetwork)
-    #if canImport(CDexNeuralShim)
+    #if os(Linux) && OneDNN
       case oneDNN(OneDNNNetwork)
     #endif
   }
@@ -117,7 +117,7 @@ package final class EfficientNetLite0: Sendable {
 
     self.classCount = arch.classes
     var reason: String?
-    #if canImport(CDexNeuralShim)
+    #if os(Linux) && OneDNN
       if preference != .portable {
         do {
           let network = try OneDNNNetwork(
@@ -171,7 +171,7 @@ package final class EfficientNetLite0: Sendable {
     if Task.isCancelled { throw .cancelled }
     switch compute {
     case .portable(let network): return try network.logits(input, size: size)
-    #if canImport(CDexNeuralShim)
+    #if os(Linux) && OneDNN
       case .oneDNN(let network): return try network.logits(input, threads: threads)
     #endif
     }

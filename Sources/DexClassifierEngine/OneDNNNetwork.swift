@@ -1,4 +1,4 @@
-#if canImport(CDexNeuralShim)
+#if os(Linux) && OneDNN
   import CDexNeuralShim
   import Synchronization
   import Foundation

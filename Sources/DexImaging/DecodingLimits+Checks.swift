@@ -1,4 +1,4 @@
-#if canImport(CDexImageShim)
+#if os(Linux) && SystemImageCodecs
   // The checks every decoder (JPEG, PNG, HEIF, AVIF, WebP) runs on a header's sizes before it
   // allocates, so that each format names the same limit with the same error.
 

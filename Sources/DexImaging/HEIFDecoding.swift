@@ -1,4 +1,4 @@
-#if canImport(CDexImageShim)
+#if os(Linux) && SystemImageCodecs
   import CDexImageShim
 
   /// HEIF / HEIC / AVIF decode path through libheif 1.19 or later: the caller's

@@ -1,4 +1,4 @@
-#if canImport(CDexImageShim)
+#if os(Linux) && SystemImageCodecs
   import CDexImageShim
 
   /// JPEG decode path: header, limits, EXIF orientation, DCT-scaled streaming decode + resample.

@@ -1,4 +1,4 @@
-#if canImport(CDexImageShim)
+#if os(Linux) && SystemImageCodecs
   import CDexImageShim
 
   /// PNG decode path: header with limits, optional eXIf orientation, streaming decode + resample.

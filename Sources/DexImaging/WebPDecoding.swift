@@ -1,4 +1,4 @@
-#if canImport(CDexImageShim)
+#if os(Linux) && SystemImageCodecs
   import CDexImageShim
 
   /// WebP decode path: header with limits, EXIF orientation, libwebp's scaled decode (to the

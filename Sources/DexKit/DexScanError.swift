@@ -64,7 +64,8 @@ extension DexScanError: LocalizedError {
   /// checking the connection. `nil` for a cancelled scan.
   public var recoverySuggestion: String? {
     switch self {
-    case .unreadableImage: "Choose a JPEG or PNG photo, or take the picture again."
+    case .unreadableImage:
+      "Choose a JPEG, PNG, HEIF (HEIC), AVIF or WebP photo, or take the picture again."
     case .identificationFailed(let error as DexCloudError) where !error.isTransient:
       (error as LocalizedError).recoverySuggestion ?? "Try again with another photo."
     case .identificationFailed: "Check the connection and try again later."

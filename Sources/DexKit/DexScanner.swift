@@ -128,7 +128,7 @@ public struct DexScanner: Sendable {
     self.logger = logger
   }
 
-  #if canImport(CDexImageShim)
+  #if os(Linux) && SystemImageCodecs
     /// Creates a scanner with the bundled engines where they exist (Linux): the
     /// EfficientNet-Lite0 classifier and the libjpeg-turbo/libpng downscaler, unless given.
     ///

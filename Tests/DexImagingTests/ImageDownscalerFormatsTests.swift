@@ -1,6 +1,6 @@
 import DexModel
 
-#if canImport(CDexImageShim)
+#if os(Linux) && SystemImageCodecs
   import DexTestTraits
   import Foundation
   import Testing

@@ -19,7 +19,8 @@ final class SilentTransport: HTTPTransport, @unchecked Sendable {
   }
 }
 
-/// The scanner's `cloudTimeout` is the one deadline of the cloud pass.
+/// The scanner's `cloudTimeout` is the one deadline of the cloud pass (over DexKitTesting's
+/// doubles for the Pass-0 and on-device passes, so these tests run on every platform).
 @Suite("DexScanner deadline", .offCooperativePool)
 struct DexScannerDeadlineTests {
   /// A client whose session is already in its token store, with the default retry policy
@@ -40,6 +41,7 @@ struct DexScannerDeadlineTests {
     let transport = SilentTransport()
     let final = await DexScanner(
       classifier: FixedClassifier.blind, visionService: Self.service(transport),
+      downscaler: ScriptedDownscaler(),
       configuration: DexScanner.Configuration(cloudTimeout: .seconds(2))
     ).run(try SamplePhoto.fish.data)
     #expect(final.phase == .failed)
@@ -54,7 +56,8 @@ struct DexScannerDeadlineTests {
     // deadline: the scan still reports a timeout.
     let timedOut = DexCloudError(kind: .timedOut, message: "No response within 1 s.")
     let blind = await DexScanner(
-      classifier: FixedClassifier.blind, visionService: ScriptedVisionService(.failure(timedOut))
+      classifier: FixedClassifier.blind, visionService: ScriptedVisionService(.failure(timedOut)),
+      downscaler: ScriptedDownscaler()
     ).run(try SamplePhoto.cat.data)
     #expect(blind.error == .timedOut)
     guard case .timedOut? = blind.error else {
@@ -63,7 +66,7 @@ struct DexScannerDeadlineTests {
     }
     let guessed = await DexScanner(
       classifier: FixedClassifier(category: .animal, label: "tabby"),
-      visionService: ScriptedVisionService(.failure(timedOut))
+      visionService: ScriptedVisionService(.failure(timedOut)), downscaler: ScriptedDownscaler()
     ).run(try SamplePhoto.cat.data)
     #expect(guessed.phase == .result)
     #expect(guessed.isOffline)
@@ -80,7 +83,7 @@ struct DexScannerDeadlineTests {
     let vision = ScriptedVisionService(.result(tabby))
     let before = ContinuousClock.now
     let final = await DexScanner(
-      classifier: FixedClassifier.blind, visionService: vision,
+      classifier: FixedClassifier.blind, visionService: vision, downscaler: ScriptedDownscaler(),
       configuration: DexScanner.Configuration(cloudTimeout: budget)
     ).run(try SamplePhoto.cat.data)
     let after = ContinuousClock.now

@@ -5,50 +5,27 @@ import DexTestTraits
 import Foundation
 import Testing
 
-/// A text pass that records the pixels it was given and answers as scripted.
-actor ScriptedTextRecognizer: TextRecognizing {
-  enum Reply: Sendable {
-    case text(RecognizedText)
-    case failure(TextRecognitionError)
-    /// Waits until cancelled, then throws `CancellationError`.
-    case hang
-    /// Waits until the gate opens, cancelled or not (a recognizer that does not stop at once).
-    case stubborn(BlockingGate)
-  }
-
-  let reply: Reply
-  private(set) var images: [RGBImage] = []
+/// A text pass that waits until `gate` opens, cancelled or not (a recognizer that does not stop
+/// at once), recording the options it was given.
+actor StubbornTextRecognizer: TextRecognizing {
+  let gate: BlockingGate
   private(set) var options: [TextRecognitionOptions] = []
-  /// How many `.hang` replies ended by cancellation.
-  private(set) var cancellations = 0
 
-  init(_ reply: Reply) { self.reply = reply }
+  init(_ gate: BlockingGate) { self.gate = gate }
 
   func recognizeText(
     in image: RGBImage, options: TextRecognitionOptions
   ) async throws
     -> RecognizedText
   {
-    images.append(image)
     self.options.append(options)
-    switch reply {
-    case .text(let text): return text
-    case .failure(let error): throw error
-    case .hang:
-      do {
-        try await Task.sleep(for: .seconds(3600))
-      } catch {
-        cancellations += 1
-        throw error
-      }
-      return RecognizedText(lines: [])
-    case .stubborn(let gate):
-      await gate.wait()
-      return RecognizedText(lines: [])
-    }
+    await gate.wait()
+    return RecognizedText(lines: [])
   }
 }
 
+// The text pass is tested over DexKitTesting's doubles alone (the Pass-0 engine included), so
+// these tests run on every platform.
 @Suite("DexScanner text pass", .offCooperativePool)
 struct DexScannerTextTests {
   static let tag = RecognizedText(lines: [
@@ -59,19 +36,25 @@ struct DexScannerTextTests {
       text: "Full sun", confidence: 0.8, boundingBox: PixelRect(x: 1, y: 8, width: 3, height: 4)),
   ])
 
+  /// The Pass-0 pixels the scripted downscaler hands over: 200 × 150, one grey level per row.
+  static let pass0 = RGBImage(
+    width: 200, height: 150, pixels: (0..<150).flatMap { [UInt8](repeating: UInt8($0), count: 600) }
+  )!
+
   @Test func textReadFromThePass0PixelsLandsInTheEntry() async throws {
     let recognizer = ScriptedTextRecognizer(.text(Self.tag))
     var configuration = DexScanner.Configuration(maxDimension: 200)
     configuration.textRecognition = TextRecognitionOptions(minimumConfidence: 0.5)
     let final = await DexScanner(
       classifier: FixedClassifier(category: .plant, label: "lavender"),
-      textRecognizer: recognizer, configuration: configuration
+      textRecognizer: recognizer, downscaler: ScriptedDownscaler(.pixels(Self.pass0)),
+      configuration: configuration
     ).run(try SamplePhoto.cat.data)
     #expect(final.phase == .result)
     #expect(final.recognizedText == Self.tag)
     #expect(final.textRecognitionError == nil)
     let images = await recognizer.images
-    #expect(images.map(\.width) == [200])  // the downscaled Pass-0 pixels, not a second decode
+    #expect(images == [Self.pass0])  // the Pass-0 pixels themselves, not a second decode
     #expect(await recognizer.options.map(\.minimumConfidence) == [0.5])
     let entry = try #require(final.makeEntry())
     #expect(entry.recognizedText == "English Lavender\nFull sun")
@@ -80,7 +63,8 @@ struct DexScannerTextTests {
   @Test func aTextFailureNeverFailsTheScan() async throws {
     let recognizer = ScriptedTextRecognizer(.failure(.languageUnavailable("eng")))
     let final = await DexScanner(
-      classifier: FixedClassifier(category: .plant, label: "lavender"), textRecognizer: recognizer
+      classifier: FixedClassifier(category: .plant, label: "lavender"), textRecognizer: recognizer,
+      downscaler: ScriptedDownscaler()
     ).run(try SamplePhoto.cat.data)
     #expect(final.phase == .result)
     #expect(final.recognizedText == nil)
@@ -91,7 +75,8 @@ struct DexScannerTextTests {
   @Test func noLineMeansNoTextOnTheEntry() async throws {
     let final = await DexScanner(
       classifier: FixedClassifier(category: .plant, label: "lavender"),
-      textRecognizer: ScriptedTextRecognizer(.text(RecognizedText(lines: [])))
+      textRecognizer: ScriptedTextRecognizer(.text(RecognizedText(lines: []))),
+      downscaler: ScriptedDownscaler()
     ).run(try SamplePhoto.cat.data)
     #expect(final.recognizedText?.isEmpty == true)
     #expect(try #require(final.makeEntry()).recognizedText == nil)
@@ -101,8 +86,10 @@ struct DexScannerTextTests {
     // Nothing identified (no backend, no guess): the scan fails at once instead of waiting an
     // hour for the hanging text pass.
     let recognizer = ScriptedTextRecognizer(.hang)
-    let final = await DexScanner(classifier: FixedClassifier.blind, textRecognizer: recognizer)
-      .run(try SamplePhoto.cat.data)
+    let final = await DexScanner(
+      classifier: FixedClassifier.blind, textRecognizer: recognizer,
+      downscaler: ScriptedDownscaler()
+    ).run(try SamplePhoto.cat.data)
     #expect(final.phase == .failed)
     #expect(final.recognizedText == nil)
     // And the hanging pass is cancelled, not left running (polled for at most 10 s).
@@ -118,13 +105,13 @@ struct DexScannerTextTests {
     // the text timed out while the recognizer is still running (without the bound it would
     // wait for the gate, which opens only after the result).
     let gate = BlockingGate()
-    let recognizer = ScriptedTextRecognizer(.stubborn(gate))
+    let recognizer = StubbornTextRecognizer(gate)
     var configuration = DexScanner.Configuration(maxDimension: 200)
     configuration.cloudTimeout = .milliseconds(300)
     configuration.textRecognition = TextRecognitionOptions(timeout: .seconds(600))
     let final = await DexScanner(
       classifier: FixedClassifier(category: .plant, label: "lavender"),
-      textRecognizer: recognizer, configuration: configuration
+      textRecognizer: recognizer, downscaler: ScriptedDownscaler(), configuration: configuration
     ).run(try SamplePhoto.cat.data)
     #expect(!gate.isOpen)
     gate.open()
@@ -136,8 +123,10 @@ struct DexScannerTextTests {
   }
 
   @Test func withoutARecognizerNothingIsRead() async throws {
-    let final = await DexScanner(classifier: FixedClassifier(category: .plant, label: "lavender"))
-      .run(try SamplePhoto.cat.data)
+    let final = await DexScanner(
+      classifier: FixedClassifier(category: .plant, label: "lavender"),
+      downscaler: ScriptedDownscaler()
+    ).run(try SamplePhoto.cat.data)
     #expect(final.phase == .result)
     #expect(final.recognizedText == nil && final.textRecognitionError == nil)
   }

@@ -159,8 +159,11 @@ struct InMemoryDexStoreTests {
     for sample in SamplePhoto.allCases {
       let data = try sample.data
       #expect(data.starts(with: [0xFF, 0xD8, 0xFF]), "\(sample)")
-      let guess = await ImageClassifier().classify(imageData: data)
-      #expect(guess?.category == sample.category, "\(sample): \(String(describing: guess))")
+      // The category check needs the bundled classifier's default (Linux) decoder.
+      #if os(Linux) && SystemImageCodecs
+        let guess = await ImageClassifier().classify(imageData: data)
+        #expect(guess?.category == sample.category, "\(sample): \(String(describing: guess))")
+      #endif
     }
   }
 }

@@ -1,6 +1,6 @@
 import Logging
 
-#if canImport(CDexImageShim)
+#if os(Linux) && SystemImageCodecs
   extension ImageClassifier {
     /// The default on-device classifier: bundled EfficientNet-Lite0 weights, decoding JPEG and
     /// PNG bytes through ``ImageDownscaler`` (orientation applied, no second JPEG encode).

@@ -122,7 +122,7 @@ public struct ImageClassifier: ImageClassifying {
   /// when the downscaler kept no pixels. `nil` (logged) on any failure.
   public func classify(_ image: DownscaledImage) async -> LocalGuess? {
     guard var pixels = image.pixels else { return await classify(imageData: image.jpegData) }
-    #if canImport(CDexImageShim)
+    #if os(Linux) && SystemImageCodecs
       // The scan's pixels are larger than the crop needs (1024 px by default): shrink them to
       // the short side a decode would give, with the vectorised Lanczos resampler, so that the
       // preprocessor's bicubic filter works at about 1:1 instead of 3:1.

@@ -6,8 +6,8 @@
 /// (``RGBImage``, what ``DownscaledImage/pixels`` or a decoder already holds). DexKit's
 /// conformance over Tesseract 5 lives in its own product, `DexTextRecognition`, so that an app
 /// that never reads text links no OCR engine. On Apple platforms a conformance over Vision's
-/// `VNRecognizeTextRequest` is the natural one (not built or tested here: this repository builds
-/// on Linux only).
+/// `VNRecognizeTextRequest` is the natural one (sketched in DexKit's *Extending DexKit*, whose
+/// sketch is compiled here only against stand-ins for the Vision types).
 ///
 /// Conformances must be cancellable (a cancelled task ends with `CancellationError`), bounded in
 /// time (``TextRecognitionOptions/timeout``) and in memory (``TextRecognitionOptions/maxPixelCount``)

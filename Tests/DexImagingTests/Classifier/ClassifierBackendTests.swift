@@ -7,7 +7,7 @@ import Testing
 @testable import DexClassifierEngine
 @testable import DexImaging
 
-#if canImport(CDexNeuralShim)
+#if os(Linux) && OneDNN
   import CDexNeuralShim
 #endif
 
@@ -60,26 +60,28 @@ import Testing
     #expect(Self.top5(logits) == Self.top5(oracle))
   }
 
-  /// Every layer runs an optimised oneDNN kernel on one and two threads: none fell to the
-  /// reference kernels (`ref:any`, 30 times slower), which a layout oneDNN cannot block (a
-  /// depthwise layer on a plain source) would bring.
-  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
-  func noLayerRunsReferenceKernels() throws {
-    let model = try ClassifierFixtures.loadModel(backend: .oneDNN)
-    let input = model.preprocessor.networkInput(from: try ClassifierFixtures.image("cat"))
-    _ = try model.logits(forNetworkInput: input, threads: 2)
-    guard case .oneDNN(let network) = model.network.computeForTests else {
-      Issue.record("not on oneDNN")
-      return
+  #if os(Linux) && OneDNN
+    /// Every layer runs an optimised oneDNN kernel on one and two threads: none fell to the
+    /// reference kernels (`ref:any`, 30 times slower), which a layout oneDNN cannot block (a
+    /// depthwise layer on a plain source) would bring.
+    @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+    func noLayerRunsReferenceKernels() throws {
+      let model = try ClassifierFixtures.loadModel(backend: .oneDNN)
+      let input = model.preprocessor.networkInput(from: try ClassifierFixtures.image("cat"))
+      _ = try model.logits(forNetworkInput: input, threads: 2)
+      guard case .oneDNN(let network) = model.network.computeForTests else {
+        Issue.record("not on oneDNN")
+        return
+      }
+      for threads in [1, min(2, OneDNNNetwork.threadLimit)] {
+        let kernels = try #require(network.implementations(threads: threads))
+        let names = kernels.split(separator: ",")
+        // Stem, 16 blocks of 2 or 3 convolutions, head, pooling, classifier, and any reorders.
+        #expect(names.count >= 50, "\(kernels)")
+        #expect(!names.contains { $0.hasPrefix("ref") }, "\(threads) threads: \(kernels)")
+      }
     }
-    for threads in [1, min(2, OneDNNNetwork.threadLimit)] {
-      let kernels = try #require(network.implementations(threads: threads))
-      let names = kernels.split(separator: ",")
-      // Stem, 16 blocks of 2 or 3 convolutions, head, pooling, classifier, and any reorders.
-      #expect(names.count >= 50, "\(kernels)")
-      #expect(!names.contains { $0.hasPrefix("ref") }, "\(threads) threads: \(kernels)")
-    }
-  }
+  #endif
 
   /// Two inferences on one thread each and one on two threads, in flight at once (several
   /// rounds of them), each give the float64 reference's top-5 and logits within 1e-3 (f32), or
@@ -148,29 +150,32 @@ import Testing
     #expect(try model.logits(for: image) == oracle)
   }
 
-  /// The choice (backend and instruction set) is logged once, at debug level, when the model
-  /// loads.
-  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
-  func choiceIsLoggedOnceAtDebug() throws {
-    let capture = LogCapture()
-    let model = try ClassifierFixtures.loadModel(backend: .oneDNN, logger: capture.logger())
-    _ = try model.logits(for: ClassifierFixtures.image("dog"))
-    _ = try model.logits(for: ClassifierFixtures.image("cat"), threads: 2)
-    let isa = try #require(model.instructionSet)
-    // Fused where oneDNN keeps NHWC (AVX-512): the blocks whose expanded activation (the
-    // stem's output for the first) is larger than the L2, four with a 1 MiB one.
-    let expanded =
-      [1_605_632, 4_816_896, 1_806_336, 1_806_336, 752_640, 752_640]
-      + Array(repeating: 376_320, count: 3) + Array(repeating: 526_848, count: 3)
-      + Array(repeating: 225_792, count: 4)
-    let fused =
-      isa.hasPrefix("avx512")
-      ? expanded.filter { $0 > ClassifierFusionTests.level2CacheBytes }.count : 0
-    #expect(
-      capture.lines == [
-        "[debug] test: classifier backend backend=oneDNN fused_blocks=\(fused) isa=\(isa) precision=float32"
-      ])
-  }
+  // Its count of fused blocks is ClassifierFusionTests' (oneDNN only).
+  #if os(Linux) && OneDNN
+    /// The choice (backend and instruction set) is logged once, at debug level, when the model
+    /// loads.
+    @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+    func choiceIsLoggedOnceAtDebug() throws {
+      let capture = LogCapture()
+      let model = try ClassifierFixtures.loadModel(backend: .oneDNN, logger: capture.logger())
+      _ = try model.logits(for: ClassifierFixtures.image("dog"))
+      _ = try model.logits(for: ClassifierFixtures.image("cat"), threads: 2)
+      let isa = try #require(model.instructionSet)
+      // Fused where oneDNN keeps NHWC (AVX-512): the blocks whose expanded activation (the
+      // stem's output for the first) is larger than the L2, four with a 1 MiB one.
+      let expanded =
+        [1_605_632, 4_816_896, 1_806_336, 1_806_336, 752_640, 752_640]
+        + Array(repeating: 376_320, count: 3) + Array(repeating: 526_848, count: 3)
+        + Array(repeating: 225_792, count: 4)
+      let fused =
+        isa.hasPrefix("avx512")
+        ? expanded.filter { $0 > ClassifierFusionTests.level2CacheBytes }.count : 0
+      #expect(
+        capture.lines == [
+          "[debug] test: classifier backend backend=oneDNN fused_blocks=\(fused) isa=\(isa) precision=float32"
+        ])
+    }
+  #endif
 
   /// More two-thread inferences in flight than the shim keeps contexts for (two per plan): the
   /// others' contexts, and their helper threads, end as soon as each returns, here before a
@@ -179,7 +184,7 @@ import Testing
   /// reference's logits.
   @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
   func surplusContextsEndWithTheirHelpers() throws {
-    #if canImport(CDexNeuralShim)
+    #if os(Linux) && OneDNN
       dexnn_delay_helper_start_for_testing(30_000)
       defer { dexnn_delay_helper_start_for_testing(0) }
     #endif
@@ -210,45 +215,47 @@ import Testing
     }
   }
 
-  /// Plans for three to six threads split each layer more ways than two, and unevenly (a 7-row
-  /// layer in 2+2+3 rows, 1152 channels in thirds, 112 in fifths of 22 or 23), beyond the cores
-  /// of the machine (the cap is lifted for the test): every split gives the float64 reference's top-5 and
-  /// logits within 1e-3 (f32), or the one-thread int8 logits within 1e-3.
-  @Test(
-    .enabled(if: EfficientNetLite0.isOneDNNBuiltIn),
-    arguments: [ClassifierFixtures.Engine.oneDNN, .oneDNNInt8])
-  func everyBandSplitMatchesTheReference(engine: ClassifierFixtures.Engine) throws {
-    let model = try ClassifierFixtures.model(engine)
-    guard case .oneDNN(let network) = model.network.computeForTests else {
-      Issue.record("not on oneDNN")
-      return
-    }
-    let reference = try ClassifierFixtures.reference()
-    for name in ["cat", "moss"] {
-      let input = model.preprocessor.networkInput(from: try ClassifierFixtures.image(name))
-      let expected = try #require(reference.images.first { $0.name == name })
-      let alone = try network.logits(input, threads: 1)
-      for threads in 3...6 {
-        let logits = try network.logits(input, threads: threads, uncapped: true)
-        let oracle = model.precision == .int8 ? alone : expected.logits
-        let difference = zip(logits, oracle).map { abs($0 - $1) }.max() ?? .infinity
-        #expect(
-          difference < 1e-3, "\(name) on \(threads) threads: largest difference \(difference)")
-        if model.precision == .float32 {
-          #expect(Self.top5(logits) == expected.top5, "\(name) on \(threads) threads")
-        }
+  #if os(Linux) && OneDNN
+    /// Plans for three to six threads split each layer more ways than two, and unevenly (a 7-row
+    /// layer in 2+2+3 rows, 1152 channels in thirds, 112 in fifths of 22 or 23), beyond the cores
+    /// of the machine (the cap is lifted for the test): every split gives the float64 reference's top-5 and
+    /// logits within 1e-3 (f32), or the one-thread int8 logits within 1e-3.
+    @Test(
+      .enabled(if: EfficientNetLite0.isOneDNNBuiltIn),
+      arguments: [ClassifierFixtures.Engine.oneDNN, .oneDNNInt8])
+    func everyBandSplitMatchesTheReference(engine: ClassifierFixtures.Engine) throws {
+      let model = try ClassifierFixtures.model(engine)
+      guard case .oneDNN(let network) = model.network.computeForTests else {
+        Issue.record("not on oneDNN")
+        return
       }
-      let kernels = try #require(network.implementations(threads: 6))
-      #expect(!kernels.split(separator: ",").contains { $0.hasPrefix("ref") }, "\(kernels)")
+      let reference = try ClassifierFixtures.reference()
+      for name in ["cat", "moss"] {
+        let input = model.preprocessor.networkInput(from: try ClassifierFixtures.image(name))
+        let expected = try #require(reference.images.first { $0.name == name })
+        let alone = try network.logits(input, threads: 1)
+        for threads in 3...6 {
+          let logits = try network.logits(input, threads: threads, uncapped: true)
+          let oracle = model.precision == .int8 ? alone : expected.logits
+          let difference = zip(logits, oracle).map { abs($0 - $1) }.max() ?? .infinity
+          #expect(
+            difference < 1e-3, "\(name) on \(threads) threads: largest difference \(difference)")
+          if model.precision == .float32 {
+            #expect(Self.top5(logits) == expected.top5, "\(name) on \(threads) threads")
+          }
+        }
+        let kernels = try #require(network.implementations(threads: 6))
+        #expect(!kernels.split(separator: ",").contains { $0.hasPrefix("ref") }, "\(kernels)")
+      }
     }
-  }
+  #endif
 
   /// libdnnl that cannot be loaded is a typed error naming the library where the engine is
   /// made directly; a model falls back to the portable path with a notice naming it, and still
   /// gives the portable path's logits.
   @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
   func missingLibraryIsATypedErrorOrALoggedFallback() throws {
-    #if canImport(CDexNeuralShim)
+    #if os(Linux) && OneDNN
       let weights = try ClassifierFixtures.weights()
       #expect {
         try OneDNNNetwork(

@@ -23,7 +23,7 @@ import Testing
     #expect(try ClassifierFixtures.loadModel(backend: .oneDNN).precision == .float32)
     #expect(
       try ClassifierFixtures.loadModel(backend: .portable, precision: .int8).precision == .float32)
-    #if canImport(CDexNeuralShim)
+    #if os(Linux) && OneDNN
       guard case .oneDNN(let network) = model.network.computeForTests else {
         Issue.record("not on oneDNN")
         return
