@@ -46,8 +46,8 @@ struct InMemoryDexStoreTests {
       // breve), compatibility ligatures ("ﬁ" is not "fi"), and an apostrophe inside a word.
       DexInsertion(
         entry: entry(
-          "Straße ﬁsh", .fish, facts: ["Tastes of йод", "The keeper's pet"], seconds: sameSecond - 20,
-          id: Self.id(5)),
+          "Straße ﬁsh", .fish, facts: ["Tastes of йод", "The keeper's pet"],
+          seconds: sameSecond - 20, id: Self.id(5)),
         image: Data([3])),
     ])
     record("ids are canonical", saved.allSatisfy { $0.id == $0.id.uppercased() })
