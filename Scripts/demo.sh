@@ -6,7 +6,7 @@
 # Extra arguments are passed to `dex scan` (for example more photos, --dry-run or --json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source Scripts/bootstrap.sh
+DEXKIT_PACKAGE_GROUPS=demo source Scripts/bootstrap.sh
 swift build --package-path Examples --product dex
 dex="$(swift build --package-path Examples --show-bin-path)/dex"
 "$dex" scan --sample "$@"

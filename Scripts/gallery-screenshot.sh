@@ -3,7 +3,8 @@
 # of the index at desktop and phone widths and of one entry page into Documentation/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v chromium >/dev/null || { sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo; $sudo apt-get install -y -qq chromium; }
+source Scripts/packages.sh
+dexkit_install_group browser
 swift build --product dex
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -38,3 +38,13 @@ if [ -n "$released" ] && [ "$released" != "$version" ]; then
   echo "error: CHANGELOG.md's newest release is $released, DexKitVersion says $version" >&2
   exit 1
 fi
+# Every package a script installs comes from Scripts/packages.tsv through Scripts/packages.sh:
+# no other script calls apt-get install or pip install itself.
+if grep -nE '(apt-get|apt|pip3?|python3 -m pip) install|dexkit_(apt|pip)_install [a-z]' \
+  Scripts/*.sh .ci/run | grep -vE '^Scripts/(packages|bootstrap|lint)\.sh:'; then
+  echo "error: install packages through Scripts/packages.tsv (dexkit_install_group), not by hand" >&2
+  exit 1
+fi
+# Every package of the table has a name (or -) for each distribution, and a reason.
+awk -F'\t' '!/^#/ && NF != 6 { print "Scripts/packages.tsv:" NR ": " NF " columns, not 6"; bad = 1 }
+  END { exit bad }' Scripts/packages.tsv

@@ -22,8 +22,7 @@ ROOT=$(pwd)
 # screenshot, pip), then the browser and its driver (Debian) and Selenium (PyPI, Apache-2.0),
 # pinned.
 source Scripts/bootstrap.sh
-dexkit_apt_install chromium chromium-driver
-dexkit_pip_install selenium 4.38.0
+dexkit_install_group browser
 
 scratch="$(realpath -m "${DEX_TEST_SCRATCH:-.build}")"
 swift build --package-path Examples --scratch-path "$scratch" --product pixscan >/dev/null

@@ -23,10 +23,10 @@ bin_dir() {
   local found
   found="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)"
   if [[ -z "$found" || ! -x "$found/initdb" ]]; then
-    say "installing Debian's postgresql"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq postgresql >&2
+    say "installing the distribution's postgresql"
+    # shellcheck source=Scripts/packages.sh
+    source "$(dirname "${BASH_SOURCE[0]}")/packages.sh"
+    dexkit_install_group postgres >&2
     found="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
   fi
   echo "$found"
