@@ -43,14 +43,14 @@ build() {
   # this stand-in (the decoders never touch the lexicon).
   printf 'import Foundation\nextension Foundation.Bundle { static let module = Bundle.main }\n' \
     > DexModelBundle.swift
-  swiftc -O -parse-as-library -module-name DexModel -emit-module -emit-module-path modules/DexModel.swiftmodule \
+  swiftc -O -parse-as-library -package-name DexKit -module-name DexModel -emit-module -emit-module-path modules/DexModel.swiftmodule \
     -emit-library -static -o libDexModel.a "$ROOT"/Sources/DexModel/*.swift DexModelBundle.swift
   for c in "$ROOT"/Sources/CDexImageShim/*.c; do
     clang -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
       -fno-omit-frame-pointer $(pkg-config --cflags libpng16 libjpeg libheif libwebpdemux) \
       -I "$ROOT/Sources/CDexImageShim/include" -c "$c" -o "shim-$(basename "$c" .c).o"
   done
-  swiftc -O -g -sanitize=fuzzer,address -parse-as-library -module-name DexImagingFuzz \
+  swiftc -O -g -sanitize=fuzzer,address -parse-as-library -package-name DexKit -module-name DexImagingFuzz \
     -I modules -L . -lLogging -lDexModel \
     "$ROOT"/Sources/DexImaging/*.swift "$ROOT/Scripts/fuzz-imaging/FuzzHarness.swift" \
     shim-*.o $(pkg-config --libs libpng16 libjpeg libheif libwebpdemux libwebp libde265 dav1d) -lm \

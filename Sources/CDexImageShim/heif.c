@@ -76,6 +76,9 @@ static int32_t heif_status(dex_heif_decoder *d, struct heif_error error) {
   if (error.code == heif_error_Ok) return DEX_STATUS_OK;
   snprintf(d->message, DEX_MESSAGE_CAPACITY, "%s",
            error.message && error.message[0] ? error.message : "libheif error");
+  // One line: some of libheif's messages end in a newline.
+  for (char *c = d->message; *c; c++)
+    if (*c == '\n' || *c == '\r') *c = c[1] ? ' ' : '\0';
   if (error.subcode == heif_suberror_Security_limit_exceeded) return DEX_STATUS_TOO_LARGE;
   if (error.subcode == heif_suberror_End_of_data) return DEX_STATUS_TRUNCATED;
   if (error.code == heif_error_Memory_allocation_error) return DEX_STATUS_OUT_OF_MEMORY;

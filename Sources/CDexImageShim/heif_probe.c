@@ -68,6 +68,7 @@ static void probe_free(void *decoder) {
 // libheif pushes the whole stream once, already bounded by its memory-block limit.
 static struct heif_error probe_push(void *decoder, const void *data, size_t size) {
   probe_stream *stream = decoder;
+  if (size == 0) return heif_error_success;  // libheif pushes empty items with data == NULL
   uint8_t *grown = realloc(stream->data, stream->size + size);
   if (!grown) return probe_error("out of memory");
   memcpy(grown + stream->size, data, size);
@@ -153,10 +154,10 @@ static struct heif_error probe_decode(void *decoder, struct heif_image **image) 
   (void)image;
   probe_stream *stream = decoder;
   measured = (probe_size){0, 0};
-  if (measuring_av1)
-    measure_av1(stream);
-  else
-    measure_hevc(stream);
+  // An empty stream (libheif pushes an item without data as NULL, 0) measures nothing and is
+  // refused by the caller (found by the fuzzer: heif-seeds/fuzz-empty-item-pushed-to-probe.heic).
+  if (stream->size > 0 && measuring_av1) measure_av1(stream);
+  if (stream->size > 0 && !measuring_av1) measure_hevc(stream);
   return probe_error("measured");  // never an image: the real decoder decodes it later
 }
 
