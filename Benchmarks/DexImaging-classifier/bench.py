@@ -244,8 +244,9 @@ def main():
                         "'-Xswiftc -target-cpu -Xswiftc x86-64-v3'")
     parser.add_argument("--backend", default="automatic", choices=["automatic", "oneDNN", "portable"],
                         help="ClassifierBench --backend: which of our backends runs")
-    parser.add_argument("--precision", default="float32", choices=["float32", "int8"],
-                        help="ClassifierBench --precision: int8 is granted where the processor has VNNI")
+    parser.add_argument("--precision", default="default", choices=["default", "float32", "int8"],
+                        help="ClassifierBench --precision: int8 (the default configuration's) is granted "
+                             "where the processor has VNNI")
     parser.add_argument("--gap-ms", type=float, default=20,
                         help="pause before each paired pass (0: back to back)")
     parser.add_argument("--pairs", type=int, default=400,
@@ -286,7 +287,9 @@ def main():
     binary = subprocess.run(build + ["--show-bin-path"], check=True, capture_output=True,
                             text=True).stdout.strip()
     binary = os.path.join(binary, "ClassifierBench")
-    ours_command = [binary, "--backend", args.backend, "--precision", args.precision]
+    ours_command = [binary, "--backend", args.backend]
+    if args.precision != "default":
+        ours_command += ["--precision", args.precision]
 
     onnx_path = os.path.join(work, "efficientnet-lite0.onnx")
     expected_path = os.path.join(work, "expected.json")

@@ -24,6 +24,12 @@ public final class ClassifierModel: Sendable {
   /// The arithmetic the network runs in: ``ClassifierPrecision/int8`` on oneDNN where the
   /// processor has VNNI, ``ClassifierPrecision/float32`` elsewhere; chosen once per process.
   public var precision: ClassifierPrecision { ClassifierPrecision(network.precision) }
+  /// The calibration fitted on this model's own logits: ``ClassifierCalibration/fittedInt8``
+  /// when the network runs in int8, ``ClassifierCalibration/fitted`` otherwise. What
+  /// ``ImageClassifier`` uses with the default ``ImageClassifier/Configuration/calibration``.
+  public var calibration: ClassifierCalibration {
+    precision == .int8 ? .fittedInt8 : .fitted
+  }
 
   /// Pairs a network with its labels, and logs (once, here) which backend runs it: at debug
   /// level, and at notice level when oneDNN was wanted but the network fell back.

@@ -35,8 +35,16 @@ public struct ImageClassifier: ImageClassifying {
     /// The code that runs the network of the bundled model (see ``ClassifierBackend``); a
     /// classifier made on an already loaded model runs that model's backend instead.
     public var backend: ClassifierBackend
+    /// The arithmetic asked of the bundled model's network (see ``ClassifierPrecision``):
+    /// ``ClassifierPrecision/float32`` by default; ``ClassifierPrecision/int8`` is granted where
+    /// oneDNN has VNNI (32-bit floats elsewhere) and is decided with its own calibration. A
+    /// classifier made on an already loaded model runs that model's precision instead.
+    public var precision: ClassifierPrecision
     /// How the whole class distribution becomes a calibrated category probability; `nil` keeps
     /// the uncalibrated top-``topK`` vote of ``ImageClassifier/guess(from:minimumConfidence:)``.
+    /// ``ClassifierCalibration/fitted`` (the default) stands for the calibration fitted for the
+    /// precision the model runs in (``ClassifierModel/calibration``): the int8 network moves
+    /// its logits a little, and has constants of its own.
     public var calibration: ClassifierCalibration?
     /// The groups of classes a calibrated guess may be named after ("Domestic Cat", "Dog");
     /// `nil` leaves ``/DexModel/LocalGuess/name`` unset, so that entries are named by the label
@@ -46,10 +54,11 @@ public struct ImageClassifier: ImageClassifying {
     /// Creates a configuration; the defaults suit phone photos.
     public init(
       topK: Int = 5, minimumSide: Int = 16, minimumConfidence: Double = 0.1, threads: Int = 1,
-      backend: ClassifierBackend = .automatic, calibration: ClassifierCalibration? = .fitted,
-      hierarchy: ClassifierHierarchy? = .bundled
+      backend: ClassifierBackend = .automatic, precision: ClassifierPrecision = .float32,
+      calibration: ClassifierCalibration? = .fitted, hierarchy: ClassifierHierarchy? = .bundled
     ) {
       self.backend = backend
+      self.precision = precision
       self.calibration = calibration
       self.hierarchy = hierarchy
       self.topK = max(1, topK)
@@ -82,8 +91,9 @@ public struct ImageClassifier: ImageClassifying {
     logger: Logger = Logger(label: "DexImaging.ImageClassifier")
   ) {
     let backend = configuration.backend
+    let precision = configuration.precision
     self.loadModel = { () throws(ClassifierError) in
-      try ClassifierModel.bundled(backend: backend, logger: logger)
+      try ClassifierModel.bundled(backend: backend, precision: precision, logger: logger)
     }
     self.decoder = decoder
     self.configuration = configuration
@@ -160,8 +170,9 @@ public struct ImageClassifier: ImageClassifying {
       return Self.guess(from: ranked, minimumConfidence: configuration.minimumConfidence)
     }
     let distribution = try await rankedLabels(for: image, limit: .max)
+    let own = try calibration == .fitted ? loadModel().calibration : calibration
     return Self.guess(
-      fromDistribution: distribution, calibration: calibration,
+      fromDistribution: distribution, calibration: own,
       hierarchy: configuration.hierarchy, minimumConfidence: configuration.minimumConfidence)
   }
 

@@ -7,7 +7,8 @@ import Testing
 @testable import DexImaging
 
 /// The int8 opt-in: chosen only where asked for, on a processor with VNNI, with ranges that
-/// belong to the weights; logged and visible on the model; every layer on optimised kernels.
+/// belong to the weights; logged and visible on the model; every layer on optimised kernels;
+/// its guesses calibrated by constants fitted on its own logits.
 @Suite(.offCooperativePool) struct ClassifierInt8Tests {
   /// Asking for int8 gives int8 exactly where oneDNN sees VNNI (f32 elsewhere), says so in the
   /// debug line, and runs no layer on oneDNN's reference kernels; f32 stays the default.
@@ -35,6 +36,50 @@ import Testing
         if expected == .int8 { #expect(kernels.contains("int8"), "\(kernels)") }
       }
     #endif
+  }
+
+  /// The public API keeps f32 unless asked: the URL initialiser, the bundled model and the
+  /// classifier's configuration; a model that runs int8 answers with int8's calibration, one
+  /// that runs f32 with the float calibration.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+  func eachPrecisionHasItsOwnCalibration() throws {
+    let granted: ClassifierPrecision = EfficientNetLite0.hasInt8Kernels ? .int8 : .float32
+    #expect(ImageClassifier.Configuration().precision == .float32)
+    #expect(ImageClassifier.Configuration(precision: .int8).precision == .int8)
+    let manifest = try #require(ClassifierModel.bundledResource("EfficientNetLite0", "json"))
+    let labels = try #require(ClassifierModel.bundledResource("ImageNetLabels", "tsv"))
+    let float32 = try ClassifierModel(manifestURL: manifest, labelsURL: labels)
+    #expect(float32.precision == .float32)
+    #expect(float32.calibration == .fitted)
+    #expect(try ClassifierModel.bundled().precision == .float32)
+    let int8 = try ClassifierModel(manifestURL: manifest, labelsURL: labels, precision: .int8)
+    #expect(int8.precision == granted)
+    #expect(int8.calibration == (granted == .int8 ? .fittedInt8 : .fitted))
+    #expect(ClassifierCalibration.fittedInt8 != .fitted)
+  }
+
+  /// A classifier whose configuration keeps the default calibration decides an int8 model's
+  /// guesses with ``ClassifierCalibration/fittedInt8``; an explicit calibration is used as given.
+  @Test(.enabled(if: EfficientNetLite0.hasInt8Kernels))
+  func aClassifierOnAnInt8ModelUsesItsOwnCalibration() async throws {
+    let model = try ClassifierFixtures.model(.oneDNNInt8)
+    let image = try ClassifierFixtures.image("cat")
+    let distribution = model.rankedLabels(logits: try model.logits(for: image), limit: .max)
+    let own = try #require(
+      ImageClassifier.guess(fromDistribution: distribution, calibration: .fittedInt8))
+    let float = try #require(
+      ImageClassifier.guess(fromDistribution: distribution, calibration: .fitted))
+    #expect(own.confidence != float.confidence)
+    let classifier = ImageClassifier(model: model, decoder: ImageDownscaler())
+    #expect(try await classifier.guess(for: image)?.confidence == own.confidence)
+    let bundled = ImageClassifier(
+      decoder: ImageDownscaler(), configuration: ImageClassifier.Configuration(precision: .int8))
+    #expect(try await bundled.guess(for: image)?.confidence == own.confidence)
+    let explicit = ImageClassifier(
+      model: model, decoder: ImageDownscaler(),
+      configuration: ImageClassifier.Configuration(calibration: .identity))
+    let identity = ImageClassifier.guess(fromDistribution: distribution, calibration: .identity)
+    #expect(try await explicit.guess(for: image)?.confidence == identity?.confidence)
   }
 
   /// Ranges written for other weights are ignored (f32); a ranges file that is not one, or

@@ -3,6 +3,7 @@
 //   classifier-bench <image.ppm> [--runs N] [--warmup N] [--threads T] [--concurrency K]
 //                    [--skip-end-to-end] [--serve] [--backend automatic|oneDNN|portable]
 //                    [--precision float32|int8]
+//   classifier-bench --logits-of <inputs.f32> [--out <logits.f32>] [--backend ...] [--precision ...]
 //
 // Prints one JSON object: per-run latencies in milliseconds for "network" (preprocessed input to
 // logits) and "endToEnd" (encoded bytes to LocalGuess), each inference spread over T cores, with
@@ -12,6 +13,15 @@
 // reads from standard input and prints that pass's milliseconds, until end of input: bench.py
 // alternates single passes of two such servers, so that each pair of passes shares the host's
 // conditions.
+//
+// With --logits-of it reads network inputs (224 x 224 x 3 little-endian float32 each, NHWC, as
+// ImagePreprocessor makes them; Scripts/classifier-evalset.py writes the evaluation set's) and
+// writes each one's 1000 logits as little-endian float32 to --out (standard output without
+// it), then prints the backend, instruction set and precision that computed them on standard
+// error: how the evaluation set is judged on the engine itself (int8 has no other
+// implementation to ask).
+//
+// Without --precision the model is the default configuration's (`ClassifierModel.bundled`).
 import DexImaging
 import Foundation
 
@@ -24,7 +34,9 @@ struct Options {
   var endToEnd = true
   var serve = false
   var backend = ClassifierBackend.automatic
-  var precision = ClassifierPrecision.float32
+  var precision: ClassifierPrecision?
+  var logitsOf: String?
+  var out: String?
 }
 
 func parse() -> Options? {
@@ -44,10 +56,46 @@ func parse() -> Options? {
     case "--precision":
       guard let precision = ClassifierPrecision(rawValue: args.popFirst() ?? "") else { return nil }
       options.precision = precision
+    case "--logits-of": options.logitsOf = args.popFirst()
+    case "--out": options.out = args.popFirst()
     default: options.path = arg
     }
   }
-  return options.path.isEmpty ? nil : options
+  return options.path.isEmpty && options.logitsOf == nil ? nil : options
+}
+
+/// The bundled model as `options` ask: the default precision unless one is named.
+func loadModel(_ options: Options) throws -> ClassifierModel {
+  guard let precision = options.precision else {
+    return try ClassifierModel.bundled(backend: options.backend)
+  }
+  return try ClassifierModel.bundled(backend: options.backend, precision: precision)
+}
+
+/// `--logits-of`: the logits of every input in the file, in order.
+func writeLogits(of path: String, to out: String?, model: ClassifierModel) throws {
+  struct Truncated: Error {}
+  let data = try Data(contentsOf: URL(fileURLWithPath: path))
+  let inputSize = 224 * 224 * 3
+  let stride = inputSize * MemoryLayout<Float>.size
+  guard data.count % stride == 0 else { throw Truncated() }
+  var output = Data()
+  for start in Swift.stride(from: 0, to: data.count, by: stride) {
+    let input = data[start..<start + stride].withUnsafeBytes { raw in
+      (0..<inputSize).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(
+        fromByteOffset: $0 * 4, as: UInt32.self))) }
+    }
+    for value in try model.logits(forNetworkInput: input) {
+      withUnsafeBytes(of: value.bitPattern.littleEndian) { output.append(contentsOf: $0) }
+    }
+  }
+  if let out {
+    try output.write(to: URL(fileURLWithPath: out))
+  } else {
+    FileHandle.standardOutput.write(output)
+  }
+  FileHandle.standardError.write(Data(
+    "\(data.count / stride) inputs, backend \(model.backend.rawValue), isa \(model.instructionSet ?? "none"), precision \(model.precision.rawValue)\n".utf8))
 }
 
 func milliseconds(_ body: () throws -> Void) rethrows -> Double {
@@ -103,15 +151,16 @@ guard let options = parse() else {
   exit(2)
 }
 do {
-  let data = try Data(contentsOf: URL(fileURLWithPath: options.path))
-  let loadMs = try milliseconds {
-    _ = try ClassifierModel.bundled(backend: options.backend, precision: options.precision)
+  if let inputs = options.logitsOf {
+    try writeLogits(of: inputs, to: options.out, model: loadModel(options))
+    exit(0)
   }
-  let model = try ClassifierModel.bundled(backend: options.backend, precision: options.precision)
+  let data = try Data(contentsOf: URL(fileURLWithPath: options.path))
+  let loadMs = try milliseconds { _ = try loadModel(options) }
+  let model = try loadModel(options)
   let image = try readPPM(data)
   let input = model.preprocessor.networkInput(from: image)
   let threads = options.threads
-  let topK = ImageClassifier.Configuration(threads: threads).topK
   for _ in 0..<options.warmup {
     _ = try model.logits(forNetworkInput: input, threads: threads)
   }
@@ -131,9 +180,11 @@ do {
   }
   let endToEndRuns = options.endToEnd ? options.runs : 0
   let endToEnd = measure(runs: endToEndRuns, concurrency: options.concurrency) {
+    // As ImageClassifier's default configuration decides: the whole distribution, the
+    // calibration fitted for the model's precision, the names below the category.
     let image = try readPPM(data)
-    let ranked = try model.rankedLabels(for: image, limit: topK, threads: threads)
-    _ = ImageClassifier.guess(from: ranked)
+    let distribution = try model.rankedLabels(for: image, limit: .max, threads: threads)
+    _ = ImageClassifier.guess(fromDistribution: distribution, calibration: model.calibration)
   }
   let top = model.rankedLabels(
     logits: try model.logits(forNetworkInput: input), limit: 1)
