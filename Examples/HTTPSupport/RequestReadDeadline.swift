@@ -11,6 +11,11 @@ import NIOHTTPTypes
 /// byte at a time cannot hold a connection, a request slot and its buffers for longer than that.
 /// While the server works on a request no timer runs (dex-proxy's upstream call has its own
 /// timeout). Add one per connection, in a Hummingbird server's `additionalChannelHandlers`.
+///
+/// A server may give some requests less time: `bodyTimeout` picks a request's body deadline from
+/// its raw path (dex-proxy gives every path but `/vision` a few seconds: an `/auth_token` body
+/// is a few hundred bytes), and `connectTimeout` bounds the wait for a new connection's first
+/// headers (a connection that sends nothing is closed early).
 public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
   /// Request parts, read as they pass.
   public typealias InboundIn = HTTPRequestPart
@@ -22,6 +27,8 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
   public typealias OutboundOut = HTTPResponsePart
 
   private let timeout: TimeAmount
+  private let connectTimeout: TimeAmount
+  private let bodyTimeout: @Sendable (_ path: Substring) -> TimeAmount
   private var timer: Scheduled<Void>?
   /// A request's head has arrived and its end not yet.
   private var reading = false
@@ -29,13 +36,23 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
   private var unanswered = 0
 
   /// A handler that closes its connection when a request takes longer than `timeout` to arrive.
-  public init(timeout: TimeAmount) {
+  ///
+  /// - Parameters:
+  ///   - connectTimeout: the deadline for a new connection's first headers (default `timeout`).
+  ///   - bodyTimeout: a request's body deadline, from its raw path without the query (default
+  ///     `timeout` for every path); never more than `timeout`.
+  public init(
+    timeout: TimeAmount, connectTimeout: TimeAmount? = nil,
+    bodyTimeout: (@Sendable (_ path: Substring) -> TimeAmount)? = nil
+  ) {
     self.timeout = timeout
+    self.connectTimeout = min(connectTimeout ?? timeout, timeout)
+    self.bodyTimeout = bodyTimeout ?? { _ in timeout }
   }
 
   /// Starts the idle deadline when added to an open connection.
   public func handlerAdded(context: ChannelHandlerContext) {
-    if context.channel.isActive { arm(context) }
+    if context.channel.isActive { arm(context, connectTimeout) }
   }
 
   /// Stops any deadline.
@@ -45,7 +62,7 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
 
   /// Starts the idle deadline when the connection opens.
   public func channelActive(context: ChannelHandlerContext) {
-    if timer == nil, !reading, unanswered == 0 { arm(context) }
+    if timer == nil, !reading, unanswered == 0 { arm(context, connectTimeout) }
     context.fireChannelActive()
   }
 
@@ -59,15 +76,18 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
   /// already ended: then the idle deadline starts).
   public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     switch unwrapInboundIn(data) {
-    case .head:
+    case .head(let head):
       reading = true
       unanswered += 1  // counted from the head: a response may end before the body does
-      arm(context)  // the body's own deadline
+      // The body's own deadline, by the path as sent (an unusual spelling of a path given
+      // longer gets the shorter one).
+      let path = (head.path ?? "").prefix { $0 != "?" }
+      arm(context, min(bodyTimeout(path), timeout))
     case .body:
       break
     case .end:
       reading = false
-      if unanswered == 0 { arm(context) } else { disarm() }
+      if unanswered == 0 { arm(context, timeout) } else { disarm() }
     }
     context.fireChannelRead(data)
   }
@@ -77,15 +97,15 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
   {
     if case .end = unwrapOutboundIn(data) {
       unanswered = max(0, unanswered - 1)
-      if unanswered == 0, !reading { arm(context) }
+      if unanswered == 0, !reading { arm(context, timeout) }
     }
     context.write(data, promise: promise)
   }
 
-  private func arm(_ context: ChannelHandlerContext) {
+  private func arm(_ context: ChannelHandlerContext, _ deadline: TimeAmount) {
     disarm()
     let loop = context.eventLoop.assumeIsolated()
-    timer = loop.scheduleTask(in: timeout) { [weak self] in
+    timer = loop.scheduleTask(in: deadline) { [weak self] in
       guard let self else { return }
       self.timer = nil
       context.close(promise: nil)

@@ -43,7 +43,9 @@ struct LoopbackBackend: Sendable {
       upstream: UpstreamConfiguration(
         baseURL: upstreamURL, model: "stub", apiKey: APIKey("sk-benchmark-stub")),
       host: "127.0.0.1", port: 0, maximumBodyBytes: 8 << 20,
-      rateLimit: RateLimit(burst: 10_000, refillPerSecond: 10_000))
+      rateLimit: RateLimit(burst: 10_000, refillPerSecond: 10_000),
+      // The budgets are not what is measured: off (a run makes thousands of calls).
+      dailyQuota: nil, addressDailyQuota: nil, dailyBudget: nil)
     let proxyPort: Int
     let proxyTask: Task<Void, any Error>
     do {

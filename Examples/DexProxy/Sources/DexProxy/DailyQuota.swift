@@ -48,7 +48,7 @@ public actor InMemoryDailyQuota: DailyQuotaStore {
   }
 }
 
-extension PostgresReplayCache: DailyQuotaStore {
+extension PostgresSharedStore: DailyQuotaStore {
   /// Counts one call in table `dex_proxy_quota` (one row per subject hash and UTC day) with one
   /// atomic `INSERT … ON CONFLICT DO UPDATE … WHERE used < limit RETURNING`: a row comes back
   /// only when the call fits, whichever instance counts it.

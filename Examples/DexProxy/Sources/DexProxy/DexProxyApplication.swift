@@ -17,7 +17,7 @@ public enum DexProxyApplication {
   /// - Parameters:
   ///   - configuration: secrets, upstream, address and limits.
   ///   - replayCache: where accepted signatures are remembered. `nil` (the default) picks a
-  ///     ``PostgresReplayCache`` when ``ProxyConfiguration/postgres`` is set, shared by every
+  ///     ``PostgresSharedStore`` when ``ProxyConfiguration/postgres`` is set, shared by every
   ///     instance behind a load balancer, and an in-memory cache otherwise. A cache that is also
   ///     a `Service` runs with the server; a ``SharedReplayStore`` is checked by `/health`.
   ///   - transport: the HTTP transport for upstream calls (``AsyncHTTPClientTransport`` by
@@ -39,7 +39,7 @@ public enum DexProxyApplication {
     let replayCache: any ReplayCache =
       replayCache
       ?? configuration.postgres.map {
-        PostgresReplayCache(configuration: $0, logger: logger, metrics: metrics)
+        PostgresSharedStore(configuration: $0, logger: logger, metrics: metrics)
       } ?? InMemoryReplayCache()
     let authenticator = RequestAuthenticator(
       bootstrapKeys: configuration.bootstrapKeys,
@@ -60,6 +60,7 @@ public enum DexProxyApplication {
       inFlight: InFlightLimit(
         maximum: configuration.maximumInFlight,
         maximumPerAddress: configuration.maximumInFlightPerAddress),
+      authInFlight: ProxyRoutes.authTokenPool(configuration),
       health: (replayCache as? any SharedReplayStore).map { HealthProbe(store: $0) },
       metrics: metrics, servesMetrics: configuration.servesMetrics)
     let router = Router(context: ProxyRequestContext.self)
@@ -67,11 +68,20 @@ public enum DexProxyApplication {
     var services: [any Service] = []
     if let service = replayCache as? any Service { services.append(service) }
     let readTimeout = TimeAmount.nanoseconds(configuration.readTimeout.nanoseconds)
+    // A new connection has the short deadline for its first headers, and every body but
+    // /vision's (whose slot needs a session) the short one too: a stranger's connection that
+    // sends nothing useful is closed within seconds.
+    let short = TimeAmount.nanoseconds(ProxyRoutes.authTokenBodyTimeout(configuration).nanoseconds)
+    let bodyTimeout = ProxyRoutes.bodyTimeout(configuration)
     return Application(
       router: router,
       server: .http1(
         configuration: .init(
-          additionalChannelHandlers: [RequestReadDeadline(timeout: readTimeout)],
+          additionalChannelHandlers: [
+            RequestReadDeadline(
+              timeout: readTimeout, connectTimeout: short,
+              bodyTimeout: { path in TimeAmount.nanoseconds(bodyTimeout(path).nanoseconds) })
+          ],
           idleTimeout: readTimeout)),
       configuration: .init(
         address: .hostname(configuration.host, port: configuration.port),
@@ -84,6 +94,8 @@ public enum DexProxyApplication {
           metadata: [
             "host": "\(configuration.host)", "port": "\(port)",
             "model": "\(configuration.upstream.model)",
+            // Every ceiling in effect, `off` where one was turned off, on this one line.
+            "ceilings": "\(configuration.ceilings)",
           ])
         await onServerRunning(port)
       },

@@ -41,14 +41,17 @@ extension ProxyConfiguration {
     /// Optional. Comma-separated addresses or CIDR blocks of the load balancers whose
     /// `X-Forwarded-For` header names the client (default: none, the header is ignored).
     public static let trustedProxies = "DEX_PROXY_TRUSTED_PROXIES"
-    /// Optional. The most `/vision` calls one subject (install) may make per UTC day (default:
-    /// no quota); over it, 429 `quota_exceeded`.
+    /// Optional. The most `/vision` calls one subject (install) may make per UTC day (default
+    /// ``ProxyConfiguration/defaultDailyQuota``; `off` for none); over it, 429
+    /// `quota_exceeded`.
     public static let dailyQuota = "DEX_PROXY_DAILY_QUOTA"
     /// Optional. The most `/vision` calls from one client address (an IPv6 /64) per UTC day
-    /// (default: none); over it, 429 `address_quota_exceeded`.
+    /// (default ``ProxyConfiguration/defaultAddressDailyQuota``; `off` for none); over it, 429
+    /// `address_quota_exceeded`.
     public static let addressDailyQuota = "DEX_PROXY_ADDRESS_DAILY_QUOTA"
-    /// Optional. The most `/vision` calls from all clients together per UTC day (default: none);
-    /// over it, 429 `daily_budget_exhausted`.
+    /// Optional. The most `/vision` calls from all clients together per UTC day (default
+    /// ``ProxyConfiguration/defaultDailyBudget``; `off` for none); over it, 429
+    /// `daily_budget_exhausted`.
     public static let dailyBudget = "DEX_PROXY_DAILY_BUDGET"
     /// Optional. The most sessions issued to one client address per UTC hour (default 60;
     /// `off` for none); over it, 429 `session_limit_exceeded`.
@@ -175,9 +178,10 @@ extension ProxyConfiguration {
       if text.trimmingCharacters(in: .whitespaces).lowercased() == "off" { return nil }
       return try number(name, default: 0, minimum: 1, maximum: 1_000_000_000) as Int
     }
-    let quota = try optionalCount(Variable.dailyQuota, default: nil)
-    let addressQuota = try optionalCount(Variable.addressDailyQuota, default: nil)
-    let budget = try optionalCount(Variable.dailyBudget, default: nil)
+    // Finite unless `off` is said: see ProxyConfiguration's defaults for their sizes.
+    let quota = try optionalCount(Variable.dailyQuota, default: defaultDailyQuota)
+    let addressQuota = try optionalCount(Variable.addressDailyQuota, default: defaultAddressDailyQuota)
+    let budget = try optionalCount(Variable.dailyBudget, default: defaultDailyBudget)
     let sessions = try optionalCount(Variable.addressHourlySessions, default: 60)
     let promptCharacters =
       try number(Variable.promptMaxCharacters, default: 500, minimum: 1, maximum: 100_000) as Int

@@ -31,16 +31,17 @@ public struct ProxyConfiguration: Sendable {
   /// The load balancers whose `X-Forwarded-For` names the client for the per-address limit
   /// (default none: the header is ignored).
   public var trustedProxies: TrustedProxies
-  /// The most `/vision` calls one subject may make per UTC day; `nil` (the default) sets no
-  /// quota. Counted in PostgreSQL when ``postgres`` is set, so it holds across instances.
-  /// Subjects are chosen by clients, so this bounds one honest install, not an attacker: see
-  /// ``addressDailyQuota`` and ``dailyBudget``.
+  /// The most `/vision` calls one subject may make per UTC day (default
+  /// ``defaultDailyQuota``); `nil` sets no quota. Counted in PostgreSQL when ``postgres`` is
+  /// set, so it holds across instances. Subjects are chosen by clients, so this bounds one
+  /// honest install, not an attacker: see ``addressDailyQuota`` and ``dailyBudget``.
   public var dailyQuota: Int?
   /// The most `/vision` calls from one client address per UTC day (an IPv6 address counted by
-  /// its /64), whatever subjects it uses; `nil` (the default) sets none.
+  /// its /64), whatever subjects it uses (default ``defaultAddressDailyQuota``); `nil` sets
+  /// none.
   public var addressDailyQuota: Int?
   /// The most `/vision` calls from all clients together per UTC day: the ceiling on the model
-  /// bill; `nil` (the default) sets none.
+  /// bill (default ``defaultDailyBudget``); `nil` sets none.
   public var dailyBudget: Int?
   /// The most sessions issued to one client address per UTC hour; `nil` (this initializer's
   /// default) sets none, ``fromEnvironment(_:)`` sets 60 unless told otherwise.
@@ -63,14 +64,53 @@ public struct ProxyConfiguration: Sendable {
   /// balancer does not route `/metrics` from the internet, or where the port is private.
   public var servesMetrics: Bool
 
+  // MARK: Defaults
+  //
+  // Sized for a small app: a few hundred people a day, each scanning a handful of photos.
+  // Every ceiling is finite unless turned off explicitly (`nil` here, `off` in the
+  // environment), so that a proxy started with only its secrets and upstream cannot run up an
+  // unbounded bill.
+
+  /// The default per-subject quota: 100 `/vision` calls a UTC day, several times what one person
+  /// scanning by hand makes, so an honest install never meets it.
+  public static let defaultDailyQuota = 100
+  /// The default per-address quota: 500 calls a UTC day. Higher than one subject's, because
+  /// carrier-grade NAT puts many users (a whole mobile network's cell, an office, a campus)
+  /// behind one IPv4 address: five heavy users, or fifty light ones, fit behind one address.
+  /// Lower than the global budget, so that one address (which may mint as many subjects as the
+  /// hourly session limit lets it) spends at most a quarter of the day's calls.
+  public static let defaultAddressDailyQuota = 500
+  /// The default global budget: 2 000 calls a UTC day from all clients together, the ceiling on
+  /// the model bill (a few hundred users a day at a handful of scans each). Raise it with the
+  /// app's audience; a budget spent answers 429 `daily_budget_exhausted` until UTC midnight.
+  public static let defaultDailyBudget = 2000
+
+  /// Every ceiling in effect, for the one start-up log line that states them.
+  var ceilings: String {
+    func count(_ value: Int?) -> String { value.map(String.init) ?? "off" }
+    let auth = ProxyRoutes.authTokenPool(self)
+    return [
+      "rate \(rateLimit.burst) burst, \(rateLimit.refillPerSecond)/s per address and per session",
+      "daily \(count(dailyQuota)) per subject, \(count(addressDailyQuota)) per address, "
+        + "\(count(dailyBudget)) in all",
+      "sessions \(count(sessionsPerAddressPerHour)) per address per hour",
+      "in flight /vision \(maximumInFlight) (\(maximumInFlightPerAddress) per address), "
+        + "/auth_token \(auth.maximum) (\(auth.maximumPerAddress) per address)",
+      "body /vision \(maximumBodyBytes) B, /auth_token \(ProxyRoutes.maximumAuthTokenBodyBytes) B "
+        + "within \(ProxyRoutes.authTokenBodyTimeout(self).timeInterval) s",
+      "read timeout \(readTimeout.timeInterval) s",
+    ].joined(separator: "; ")
+  }
+
   /// Creates a configuration.
   public init(
     bootstrapKeys: [SigningSecret], keyring: ServerKeyring,
     sessionLifetime: Duration = .seconds(3600), upstream: UpstreamConfiguration,
     host: String = "127.0.0.1", port: Int = 8080, maximumBodyBytes: Int = 8 << 20,
     rateLimit: RateLimit = .default, postgres: PostgresStoreConfiguration? = nil,
-    trustedProxies: TrustedProxies = .none, dailyQuota: Int? = nil,
-    addressDailyQuota: Int? = nil, dailyBudget: Int? = nil, sessionsPerAddressPerHour: Int? = nil,
+    trustedProxies: TrustedProxies = .none, dailyQuota: Int? = defaultDailyQuota,
+    addressDailyQuota: Int? = defaultAddressDailyQuota, dailyBudget: Int? = defaultDailyBudget,
+    sessionsPerAddressPerHour: Int? = nil,
     prompts: ProxyPrompts = ProxyPrompts(), readTimeout: Duration = .seconds(30),
     maximumInFlight: Int = 512, maximumInFlightPerAddress: Int = 8, servesMetrics: Bool = false
   ) {

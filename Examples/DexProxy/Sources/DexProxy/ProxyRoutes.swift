@@ -28,8 +28,14 @@ struct ProxyRoutes: Sendable {
   var prompts = ProxyPrompts()
   /// The daily and hourly budgets (per subject, per address, global, sessions per address).
   var budgets: ProxyBudgets?
-  /// The cap on `/auth_token` and `/vision` requests this instance works on at once.
+  /// The cap on `/vision` requests this instance works on at once: a slot is taken only once
+  /// the request's session id has verified (it is a stateless, signed token), so a client
+  /// without a session never holds one.
   var inFlight = InFlightLimit(maximum: 512)
+  /// The separate, smaller cap on `/auth_token` requests: a slot is taken only once the
+  /// request's small body has arrived whole (within ``authTokenBodyTimeout(_:)``), so bodies
+  /// trickled by strangers hold no slot.
+  var authInFlight = InFlightLimit(maximum: 64, maximumPerAddress: 4)
   /// `/health`'s answer, probed at most once a second.
   var health: HealthProbe?
   /// Where every answered request, upstream call and refusal is counted.
@@ -48,13 +54,26 @@ struct ProxyRoutes: Sendable {
       log(context, route: "/health", status: 200, outcome: "ok", started: started)
       return ErrorResponse.json(status: 200, data: Data(#"{"status":"ok"}"#.utf8))
     }
+    // Anyone holding the app's bootstrap key may ask for a session: its headers are checked
+    // and its small body read whole before it takes one of the few /auth_token slots.
     router.post("/auth_token") { request, context in
-      await admitted(request, route: "/auth_token", context: context) {
-        await authToken(request, context: context)
+      let started = ContinuousClock.now
+      switch await bufferedAuthToken(request, context: context) {
+      case .failure(let error):
+        return finish(error.response, context, "/auth_token", error.outcome, started)
+      case .success(let buffered):
+        return await admitted(buffered, route: "/auth_token", pool: authInFlight, context: context) {
+          await authToken(buffered, context: context)
+        }
       }
     }
+    // Only a client holding a session may take a /vision slot (and have its body read).
     router.post("/vision") { request, context in
-      await admitted(request, route: "/vision", context: context) {
+      let started = ContinuousClock.now
+      if let refusal = sessionRefusal(request) {
+        return finish(refusal.response, context, "/vision", refusal.outcome, started)
+      }
+      return await admitted(request, route: "/vision", pool: inFlight, context: context) {
         await vision(request, context: context)
       }
     }
@@ -75,8 +94,9 @@ struct ProxyRoutes: Sendable {
     let started = ContinuousClock.now
     let route = "/auth_token"
     let signed: SignedRequest
+    // The address's token was taken before the body was read (bufferedAuthToken).
     switch await admit(
-      request, route: route, rateKeys: [addressKey(request, context)],
+      request, route: route, rateKeys: [],
       bodyLimit: min(maximumBodyBytes, Self.maximumAuthTokenBodyBytes),
       validateHeaders: { request throws(RequestVerificationError) in
         try authenticator.validateBootstrapHeaders(request)
@@ -223,6 +243,32 @@ struct ProxyRoutes: Sendable {
   /// most 128 characters fits many times over.
   static let maximumAuthTokenBodyBytes = 4096
 
+  /// How long an `/auth_token` body (at most ``maximumAuthTokenBodyBytes``, one packet) may take
+  /// to arrive after its headers: 5 s, or the read timeout when that is shorter. Every path but
+  /// `/vision` gets it (see ``bodyTimeout(_:)``).
+  static func authTokenBodyTimeout(_ configuration: ProxyConfiguration) -> Duration {
+    min(configuration.readTimeout, .seconds(5))
+  }
+
+  /// The body deadline for a request to `path` (as sent, without its query): the read timeout
+  /// for `/vision`, whose body is up to ``ProxyConfiguration/maximumBodyBytes`` and whose slot
+  /// was earned with a session; ``authTokenBodyTimeout(_:)`` for every other path, however
+  /// spelled.
+  static func bodyTimeout(_ configuration: ProxyConfiguration) -> @Sendable (Substring) -> Duration {
+    let short = authTokenBodyTimeout(configuration)
+    let long = configuration.readTimeout
+    return { path in path == "/vision" ? long : short }
+  }
+
+  /// The `/auth_token` pool's size: an eighth of ``ProxyConfiguration/maximumInFlight`` (at
+  /// least one), at most 4 from one address (or ``ProxyConfiguration/maximumInFlightPerAddress``
+  /// when smaller). A slot is held only while the signature is checked and the session issued.
+  static func authTokenPool(_ configuration: ProxyConfiguration) -> InFlightLimit {
+    InFlightLimit(
+      maximum: max(1, configuration.maximumInFlight / 8),
+      maximumPerAddress: min(4, configuration.maximumInFlightPerAddress))
+  }
+
   /// A subject for a session whose request named none: random, so that no two sessions share
   /// a daily quota by default.
   static func generatedSubject() -> String {
@@ -240,24 +286,12 @@ struct ProxyRoutes: Sendable {
     for key in rateKeys {
       if let refusal = await rateLimited(key, route: route) { return .failure(refusal) }
     }
-    var headers: [String: String] = [:]
-    for name in [DexCloudHeader.timestamp, DexCloudHeader.signature, DexCloudHeader.session] {
-      if let field = HTTPField.Name(name), let value = request.headers[field] {
-        headers[name] = value
-      }
-    }
-    let tooLarge = ResponseError(
-      response: ErrorResponse.make(
-        status: 413, message: "The request body is over \(bodyLimit) bytes.",
-        type: "invalid_request_error", code: "request_too_large"),
-      outcome: "body_too_large")
+    let head = Self.signedHead(request)
     if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
-      return .failure(tooLarge)
+      return .failure(Self.tooLarge(bodyLimit))
     }
-    let method = request.method.rawValue
-    let path = request.head.path ?? "/"
     do {
-      try validateHeaders(SignedRequest(method: method, path: path, headers: headers, body: Data()))
+      try validateHeaders(head)
     } catch {
       return .failure(
         ResponseError(response: ErrorResponse.verification(error), outcome: error.code))
@@ -266,11 +300,74 @@ struct ProxyRoutes: Sendable {
     do {
       bytes = try await request.body.collect(upTo: bodyLimit)
     } catch {
-      return .failure(tooLarge)
+      return .failure(Self.tooLarge(bodyLimit))
     }
-    return .success(
-      SignedRequest(
-        method: method, path: path, headers: headers, body: Data(bytes.readableBytesView)))
+    var signed = head
+    signed.body = Data(bytes.readableBytesView)
+    return .success(signed)
+  }
+
+  /// `request`'s method, path and signing headers, without its body.
+  private static func signedHead(_ request: Request) -> SignedRequest {
+    var headers: [String: String] = [:]
+    for name in [DexCloudHeader.timestamp, DexCloudHeader.signature, DexCloudHeader.session] {
+      if let field = HTTPField.Name(name), let value = request.headers[field] {
+        headers[name] = value
+      }
+    }
+    return SignedRequest(
+      method: request.method.rawValue, path: request.head.path ?? "/", headers: headers,
+      body: Data())
+  }
+
+  /// The ready 413 for a body over `limit` bytes.
+  private static func tooLarge(_ limit: Int) -> ResponseError {
+    ResponseError(
+      response: ErrorResponse.make(
+        status: 413, message: "The request body is over \(limit) bytes.",
+        type: "invalid_request_error", code: "request_too_large"),
+      outcome: "body_too_large")
+  }
+
+  /// The refusal for a `/vision` request that declares a body over ``maximumBodyBytes``, or
+  /// whose session id does not verify (forged, expired, from a retired key) or whose signing
+  /// headers are malformed or stale, checked on the headers alone before the request may take
+  /// a slot or a token from a bucket (a forged id costs one HMAC, less than a shared bucket's
+  /// round trip); `nil` to go on.
+  private func sessionRefusal(_ request: Request) -> ResponseError? {
+    if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
+      return Self.tooLarge(maximumBodyBytes)
+    }
+    do {
+      _ = try authenticator.validateSessionHeaders(Self.signedHead(request))
+      return nil
+    } catch {
+      return ResponseError(response: ErrorResponse.verification(error), outcome: error.code)
+    }
+  }
+
+  /// An `/auth_token` request with its body read: a token taken from its address's bucket, the
+  /// signing headers checked for shape and freshness, then at most
+  /// ``maximumAuthTokenBodyBytes`` read (the connection's body deadline,
+  /// ``authTokenBodyTimeout(_:)``, closes a trickle), so that the request holds no slot while
+  /// its body arrives.
+  private func bufferedAuthToken(
+    _ request: Request, context: ProxyRequestContext
+  ) async -> Result<Request, ResponseError> {
+    switch await admit(
+      request, route: "/auth_token", rateKeys: [addressKey(request, context)],
+      bodyLimit: min(maximumBodyBytes, Self.maximumAuthTokenBodyBytes),
+      validateHeaders: { request throws(RequestVerificationError) in
+        try authenticator.validateBootstrapHeaders(request)
+      })
+    {
+    case .failure(let error):
+      return .failure(error)
+    case .success(let signed):
+      var buffered = request
+      buffered.body = RequestBody(buffer: ByteBuffer(bytes: signed.body))
+      return .success(buffered)
+    }
   }
 
   /// Takes a token from `key`'s bucket; a ready 429 (with `Retry-After`) when it is empty.
@@ -335,14 +432,14 @@ struct ProxyRoutes: Sendable {
     }
   }
 
-  /// Runs `handler` if fewer than ``inFlight``'s maximum requests are being worked on, in all
-  /// and from `request`'s address, else answers 503 `busy` with `Retry-After: 1` at once.
+  /// Runs `handler` if fewer than `pool`'s maximum requests are being worked on, in all and
+  /// from `request`'s address, else answers 503 `busy` with `Retry-After: 1` at once.
   private func admitted(
-    _ request: Request, route: String, context: ProxyRequestContext,
+    _ request: Request, route: String, pool: InFlightLimit, context: ProxyRequestContext,
     _ handler: () async -> Response
   ) async -> Response {
     let address = budgetAddress(request, context)
-    guard inFlight.enter(address: address) else {
+    guard pool.enter(address: address) else {
       let started = ContinuousClock.now
       var headers = HTTPFields()
       headers[.retryAfter] = "1"
@@ -351,7 +448,7 @@ struct ProxyRoutes: Sendable {
         code: "busy", headers: headers)
       return finish(response, context, route, "busy", started)
     }
-    defer { inFlight.leave(address: address) }
+    defer { pool.leave(address: address) }
     return await handler()
   }
 

@@ -59,6 +59,10 @@ import Testing
 
   @Test func isReadFromTheEnvironment() throws {
     var environment = minimalEnvironment
+    #expect(
+      try ProxyConfiguration.fromEnvironment(environment).dailyQuota
+        == ProxyConfiguration.defaultDailyQuota)
+    environment["DEX_PROXY_DAILY_QUOTA"] = "off"
     #expect(try ProxyConfiguration.fromEnvironment(environment).dailyQuota == nil)
     environment["DEX_PROXY_DAILY_QUOTA"] = "500"
     #expect(try ProxyConfiguration.fromEnvironment(environment).dailyQuota == 500)

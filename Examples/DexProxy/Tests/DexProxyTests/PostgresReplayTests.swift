@@ -325,13 +325,13 @@ struct PostgresReplayTests {
     let clock = TestClock()
     var configuration = try TestPostgres.configuration()
     configuration.sweepInterval = .seconds(3600)  // the test's own sweep is the one that counts
-    let cache = PostgresReplayCache(
+    let cache = PostgresSharedStore(
       configuration: configuration, logger: Logger(label: "test"), now: { clock.now })
     let service = Task { try await cache.run() }
     defer { service.cancel() }
     let signature = String(repeating: "ab", count: 32) + UUID().uuidString
     // Expired by the database's clock for longer than the sweep's margin: the sweep deletes it.
-    let expiry = Date().addingTimeInterval(-Double(PostgresReplayCache.sweepMarginSeconds) - 1)
+    let expiry = Date().addingTimeInterval(-Double(PostgresSharedStore.sweepMarginSeconds) - 1)
     #expect(try await cache.insertIfAbsent(signature, expiresAt: expiry))
     _ = try await cache.deleteExpired()  // this call's sweep, or the service's own just before
     // Seen by an instance a year behind, the expired row would still block the signature: it
@@ -356,9 +356,9 @@ extension PostgresReplayTests {
     let ahead = TestClock()
     ahead.advance(by: 3600)
     let configuration = try TestPostgres.configuration()
-    let skewed = PostgresReplayCache(
+    let skewed = PostgresSharedStore(
       configuration: configuration, logger: Logger(label: "test"), now: { ahead.now })
-    let honest = PostgresReplayCache(configuration: configuration, logger: Logger(label: "test"))
+    let honest = PostgresSharedStore(configuration: configuration, logger: Logger(label: "test"))
     let services = [Task { try await skewed.run() }, Task { try await honest.run() }]
     defer { services.forEach { $0.cancel() } }
     let signature = String(repeating: "cd", count: 32) + UUID().uuidString
@@ -374,7 +374,7 @@ extension PostgresReplayTests {
   @Test func theSweepKeepsRowsAnInstanceBehindStillNeeds() async throws {
     let behind = TestClock()
     behind.advance(by: -30)
-    let cache = PostgresReplayCache(
+    let cache = PostgresSharedStore(
       configuration: try TestPostgres.configuration(), logger: Logger(label: "test"),
       now: { behind.now })
     let service = Task { try await cache.run() }
@@ -453,7 +453,7 @@ extension PostgresReplayTests {
   /// through the cache, which creates the tables if this is the first test).
   private func resetGlobalBudget() async throws {
     let store = try TestPostgres.configuration()
-    let cache = PostgresReplayCache(configuration: store, logger: Logger(label: "test"))
+    let cache = PostgresSharedStore(configuration: store, logger: Logger(label: "test"))
     let service = Task { try await cache.run() }
     defer { service.cancel() }
     #expect(await cache.isAvailable())

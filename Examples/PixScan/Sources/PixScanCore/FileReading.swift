@@ -11,24 +11,17 @@ import NIOPosix
 /// device, only a regular file no larger than the limit, and on NIO's blocking-I/O thread pool
 /// so that neither the session's actor nor Swift's cooperative threads wait on the disk.
 enum FileReading {
-  /// Reads the file at `absolute` on `NIOThreadPool.singleton`.
+  /// Reads the file at `path` beneath `sandbox`'s folder on `NIOThreadPool.singleton`.
   ///
   /// - Throws: ``PixScanError/notFound(_:)`` for a missing file, a link or anything not a
-  ///   regular file; ``PixScanError/photoTooLarge(path:byteCount:maxByteCount:)``.
+  ///   regular file; ``PixScanError/outsideFolder(_:)`` when a component of `path` is a link;
+  ///   ``PixScanError/photoTooLarge(path:byteCount:maxByteCount:)``.
   static func read(
-    _ absolute: String, path: String, maxByteCount: Int
+    _ sandbox: FolderSandbox, path: String, maxByteCount: Int, maxPathByteCount: Int = 4096
   ) async throws(PixScanError) -> Data {
-    let result: Result<Data, PixScanError>
-    do {
-      result = try await NIOThreadPool.singleton.runIfActive {
-        Result { () throws(PixScanError) in
-          try readNow(absolute, path: path, maxByteCount: maxByteCount)
-        }
-      }
-    } catch {
-      throw .notFound(path)
+    try await offPool { () throws(PixScanError) in
+      try readNow(sandbox, path: path, maxByteCount: maxByteCount, maxPathByteCount: maxPathByteCount)
     }
-    return try result.get()
   }
 
   /// Runs `work` (a blocking file-system walk) on NIO's blocking-I/O thread pool.
@@ -46,13 +39,16 @@ enum FileReading {
     return try result.get()
   }
 
-  /// Reads the file at `absolute` on the calling thread (see ``read(_:path:maxByteCount:)``).
-  /// With `prefixOnly`, a larger file is not an error: its first `maxByteCount` bytes are read.
+  /// Reads the file at `path` beneath `sandbox`'s folder (opened without following a link at
+  /// any component: ``FolderSandbox/openBeneath(_:flags:maxByteCount:)``) on the calling
+  /// thread (see ``read(_:path:maxByteCount:maxPathByteCount:)``). With `prefixOnly`, a larger
+  /// file is not an error: its first `maxByteCount` bytes are read.
   static func readNow(
-    _ absolute: String, path: String, maxByteCount: Int, prefixOnly: Bool = false
+    _ sandbox: FolderSandbox, path: String, maxByteCount: Int, maxPathByteCount: Int = 4096,
+    prefixOnly: Bool = false
   ) throws(PixScanError) -> Data {
-    let descriptor = open(absolute, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard descriptor >= 0 else { throw .notFound(path) }
+    let descriptor = try sandbox.openBeneath(
+      path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, maxByteCount: maxPathByteCount)
     defer { close(descriptor) }
     var info = stat()
     guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
@@ -85,7 +81,7 @@ enum FileReading {
   }
 }
 
-/// read(2), named apart from ``FileReading/read(_:path:maxByteCount:)``.
+/// read(2), named apart from ``FileReading/read(_:path:maxByteCount:maxPathByteCount:)``.
 private func systemRead(
   _ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int
 ) -> Int {

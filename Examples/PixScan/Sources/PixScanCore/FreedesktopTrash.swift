@@ -123,14 +123,39 @@ public struct FreedesktopTrash: Sendable, Hashable {
   public func move(_ absolute: String, to name: String, displayPath: String) throws(PixScanError) {
     let target = filesDirectory + "/" + name
     guard Self.renameNoReplace(absolute, target) == 0 else {
-      let code = errno
-      release(name)
-      if code == EXDEV { throw .crossDevice(path: displayPath, trash: directory) }
-      if code == EEXIST {
-        throw .trashFailed(path: displayPath, message: "a file named \(name) appeared in the trash")
-      }
-      throw .trashFailed(path: displayPath, message: String(cString: strerror(code)))
+      throw moveFailure(errno, name: name, displayPath: displayPath)
     }
+  }
+
+  /// Renames the entry `file` of the directory `directory` (a descriptor: the caller opened it
+  /// beneath the triaged folder, following no link) to `name` in `files/` (reserved by
+  /// ``reserve(_:displayPath:date:)``), with `renameat2(RENAME_NOREPLACE)` relative to both
+  /// directories' descriptors: nothing on either path is resolved again, so a folder swapped
+  /// for a link meanwhile is not followed. On failure the reservation is released.
+  ///
+  /// - Throws: as ``move(_:to:displayPath:)``.
+  public func move(
+    _ file: String, in directory: Int32, to name: String, displayPath: String
+  ) throws(PixScanError) {
+    let files = open(filesDirectory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard files >= 0 else {
+      release(name)
+      throw .trashFailed(path: displayPath, message: "the trash folder cannot be opened")
+    }
+    defer { close(files) }
+    guard cpixscan_renameat_noreplace(directory, file, files, name) == 0 else {
+      throw moveFailure(errno, name: name, displayPath: displayPath)
+    }
+  }
+
+  /// The error for a rename into the trash that failed with `code`, after releasing `name`.
+  func moveFailure(_ code: Int32, name: String, displayPath: String) -> PixScanError {
+    release(name)
+    if code == EXDEV { return .crossDevice(path: displayPath, trash: directory) }
+    if code == EEXIST {
+      return .trashFailed(path: displayPath, message: "a file named \(name) appeared in the trash")
+    }
+    return .trashFailed(path: displayPath, message: String(cString: strerror(code)))
   }
 
   /// Removes the `.trashinfo` reserved for `name` (the file was not moved).

@@ -46,8 +46,9 @@ public struct PhotoFolder: Sendable {
       isRoot = false
       for name in names.sorted() where !name.hasPrefix(".") {
         let child = relative.isEmpty ? name : relative + "/" + name
-        var info = stat()
-        guard lstat(sandbox.root + "/" + child, &info) == 0 else { continue }
+        // Looked at beneath the folder without following a link: a directory swapped for a
+        // link while the walk runs lists nothing from where it points.
+        guard let info = sandbox.status(of: child) else { continue }
         switch info.st_mode & S_IFMT {
         case S_IFDIR where depth < limits.maxDepth:
           pending.append((child, depth + 1))
@@ -62,7 +63,7 @@ public struct PhotoFolder: Sendable {
             Photo(
               path: child, byteCount: Int64(info.st_size),
               modifiedMilliseconds: Self.milliseconds(info),
-              isScreenshot: Self.isScreenshot(sandbox.root + "/" + child, name: name)))
+              isScreenshot: Self.isScreenshot(sandbox, child, name: name)))
         default: continue
         }
       }
@@ -82,20 +83,24 @@ public struct PhotoFolder: Sendable {
 
   /// Applies ``ScreenshotRule``: by the name alone, and only for a PNG whose name does not say
   /// so, by its first bytes (read as photos are: no links followed, no FIFO waited on).
-  static func isScreenshot(_ absolute: String, name: String) -> Bool {
+  static func isScreenshot(_ sandbox: FolderSandbox, _ relative: String, name: String) -> Bool {
     if ScreenshotRule.isScreenshot(fileName: name, header: []) { return true }
     guard (name as NSString).pathExtension.lowercased() == "png",
       let header = try? FileReading.readNow(
-        absolute, path: name, maxByteCount: ScreenshotRule.headerByteCount, prefixOnly: true)
+        sandbox, path: relative, maxByteCount: ScreenshotRule.headerByteCount, prefixOnly: true)
     else { return false }
     return ScreenshotRule.isScreenshot(fileName: name, header: header)
   }
 
-  /// The current size and modification time of the file at `absolute`, as a ``Photo`` key, or
-  /// `nil` when it is gone or not a regular file.
-  static func fileKey(_ absolute: String, path: String, isScreenshot: Bool) -> Photo? {
-    var info = stat()
-    guard lstat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+  /// The current size and modification time of the file at `path` beneath `sandbox`'s folder
+  /// (reached without following a link), as a ``Photo`` key, or `nil` when it is gone or not a
+  /// regular file.
+  static func fileKey(
+    _ sandbox: FolderSandbox, path: String, isScreenshot: Bool, maxPathByteCount: Int = 4096
+  ) -> Photo? {
+    guard let info = sandbox.status(of: path, maxByteCount: maxPathByteCount),
+      (info.st_mode & S_IFMT) == S_IFREG
+    else { return nil }
     return Photo(
       path: path, byteCount: Int64(info.st_size), modifiedMilliseconds: milliseconds(info),
       isScreenshot: isScreenshot)

@@ -37,6 +37,9 @@ public actor TriageSession {
   private var texts: [String: TextEntry]
   private var recognitions: [String: Task<Void, Never>] = [:]
   private var recognitionNote: String?
+  /// Called in ``emptyQueue()`` between a photo's checks and its move (tests swap a folder
+  /// there, to show that the move follows no link).
+  private var beforeMove: (@Sendable (_ path: String) async -> Void)?
   private var canUndo: Bool
   /// Mutations (decisions, undos, the queue's actions, rescans) run one at a time, in the order
   /// they reached the actor.
@@ -61,7 +64,7 @@ public actor TriageSession {
     let listing = try await FileReading.offPool { () throws(PixScanError) in
       try PhotoFolder(sandbox: sandbox, limits: limits)
     }
-    let store = try PixScanStore(directory: sandbox.stateDirectory)
+    let store = try PixScanStore(directory: try sandbox.checkedStateDirectory())
     try await Self.settleUnfinishedMoves(
       store: store, sandbox: sandbox, trash: trash, logger: logger)
     let decisions = try await store.decisions()
@@ -226,10 +229,10 @@ public actor TriageSession {
       return try await thumbnails.image(
         for: ThumbnailCache.Key(path: path, version: photo.version, size: size)
       ) { () async throws(PixScanError) -> Data in
-        // Resolved again right before the read (links followed, kept inside the folder): the
-        // file may have been swapped since `currentPhoto` looked.
-        let absolute = try sandbox.resolve(path, maxByteCount: maxPathBytes)
-        let data = try await FileReading.read(absolute, path: path, maxByteCount: maxBytes)
+        // Opened beneath the folder, no link followed at any component: the file (or a folder
+        // on its path) may have been swapped since `currentPhoto` looked.
+        let data = try await FileReading.read(
+          sandbox, path: path, maxByteCount: maxBytes, maxPathByteCount: maxPathBytes)
         do {
           return try await imaging.downscale(data, options: options).jpegData
         } catch let error as ImagingError {
@@ -324,10 +327,7 @@ public actor TriageSession {
         guard current.version == photo.version, decision(for: current) == .queue else {
           throw .badRequest("“\(photo.path)” changed after it was queued; triage it again")
         }
-        let absolute = try sandbox.resolve(photo.path, maxByteCount: limits.maxPathByteCount)
-        guard !FolderSandbox.isSymbolicLink(absolute) else {
-          throw .outsideFolder(photo.path)
-        }
+        let absolute = sandbox.root + "/" + photo.path
         // The name is stored before the rename: a crash in between is settled on reopening.
         let name = try trash.reserve(absolute, displayPath: photo.path)
         do throws(PixScanError) {
@@ -336,8 +336,15 @@ public actor TriageSession {
           trash.release(name)
           throw error
         }
+        await beforeMove?(photo.path)
         do throws(PixScanError) {
-          try trash.move(absolute, to: name, displayPath: photo.path)
+          // Renamed relative to its directory, opened beneath the folder only now, without
+          // following a link: a folder on the path swapped since the check is refused, not
+          // followed.
+          let (directory, file) = try sandbox.openParent(
+            photo.path, maxByteCount: limits.maxPathByteCount)
+          defer { close(directory) }
+          try trash.move(file, in: directory, to: name, displayPath: photo.path)
         } catch {
           try? await store.clearTrashing(path: photo.path)
           throw error
@@ -372,7 +379,7 @@ public actor TriageSession {
     var notMoved: [String] = []
     for (path, name) in pending {
       var info = stat()
-      let inFolder = lstat(sandbox.root + "/" + path, &info) == 0
+      let inFolder = sandbox.status(of: path) != nil
       let inTrash =
         !name.contains("/") && name != ".." && lstat(trash.filesDirectory + "/" + name, &info) == 0
       if !inFolder && inTrash {
@@ -396,6 +403,11 @@ public actor TriageSession {
   }
 
   // MARK: Internals
+
+  /// Sets the hook ``emptyQueue()`` calls between a photo's checks and its move.
+  func setBeforeMove(_ hook: (@Sendable (_ path: String) async -> Void)?) {
+    beforeMove = hook
+  }
 
   /// Runs `work` when no other mutation runs: one at a time, in arrival order, across its
   /// suspension points (the actor alone would interleave them at each `await`).
@@ -463,8 +475,10 @@ public actor TriageSession {
     if decisions[path]?.decision == .trashed, decisions[path]?.matches(listed) == true {
       return listed
     }
-    let absolute = try sandbox.resolve(path, maxByteCount: limits.maxPathByteCount)
-    guard let now = PhotoFolder.fileKey(absolute, path: path, isScreenshot: listed.isScreenshot)
+    guard
+      let now = PhotoFolder.fileKey(
+        sandbox, path: path, isScreenshot: listed.isScreenshot,
+        maxPathByteCount: limits.maxPathByteCount)
     else { throw .notFound(path) }
     if now != listed { photos[position] = now }
     return now
@@ -502,9 +516,9 @@ public actor TriageSession {
   /// Reads, decodes and recognises the text of `photo` (off the actor: it only reads).
   private nonisolated func readText(_ photo: Photo) async throws(PixScanError) -> TextEntry {
     do {
-      let absolute = try sandbox.resolve(photo.path, maxByteCount: limits.maxPathByteCount)
       let data = try await FileReading.read(
-        absolute, path: photo.path, maxByteCount: limits.maxPhotoByteCount)
+        sandbox, path: photo.path, maxByteCount: limits.maxPhotoByteCount,
+        maxPathByteCount: limits.maxPathByteCount)
       let pixels = try await imaging.decodePixels(
         from: data, target: .fitting(maxDimension: limits.recognitionMaxDimension),
         options: DecodingOptions(limits: limits.decoding))

@@ -35,7 +35,9 @@ struct ProxyHarness: Sendable {
         baseURL: URL(string: "http://127.0.0.1:\(upstreamPort)/v1/")!, model: "gpt-test",
         apiKey: APIKey(apiKeyText), timeout: .seconds(5)),
       host: "127.0.0.1", port: 0, maximumBodyBytes: 256 << 10,
-      rateLimit: RateLimit(burst: 100, refillPerSecond: 50))
+      rateLimit: RateLimit(burst: 100, refillPerSecond: 50),
+      // Off unless a test sets them: a shared store's counts outlive a test.
+      dailyQuota: nil, addressDailyQuota: nil, dailyBudget: nil)
   }
 
   /// Starts the stub and the proxy, runs `body`, and always stops both.
@@ -97,7 +99,8 @@ struct ProxyHarness: Sendable {
 
   /// Sends one request as is and returns the response (never throws on a status).
   func send(
-    _ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data()
+    _ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data(),
+    timeout: Duration = .seconds(10)
   ) async throws -> TransportResponse {
     var all = headers
     if !body.isEmpty { all["content-type"] = "application/json" }
@@ -106,7 +109,7 @@ struct ProxyHarness: Sendable {
       TransportRequest(
         method: method, url: URL(string: "http://127.0.0.1:\(port)\(path)")!, headers: all,
         body: body),
-      timeout: .seconds(10))
+      timeout: timeout)
   }
 
   /// The signing headers for `body` on `path`, signed with `secret` now.

@@ -14,7 +14,7 @@ public protocol SharedRateLimiter: Sendable {
   func isFailing() async -> Bool
 }
 
-extension PostgresReplayCache: SharedRateLimiter {
+extension PostgresSharedStore: SharedRateLimiter {
   /// Takes one token from the bucket of `key` (stored as its SHA-256 hash, never the session id
   /// or address) in one atomic `INSERT … ON CONFLICT DO UPDATE … RETURNING` statement: the row
   /// lock serialises instances racing on the same bucket.

@@ -6,8 +6,12 @@ import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
 
-/// A ``DexCloudServer/ReplayCache`` that every proxy instance shares through one PostgreSQL
-/// database, so a request accepted by one instance is refused as a replay by all the others.
+/// The state every proxy instance shares through one PostgreSQL database: the replay cache
+/// (a ``DexCloudServer/ReplayCache``), the rate limiter's token buckets (a
+/// ``SharedRateLimiter``) and the daily and hourly budgets (a ``DailyQuotaStore``). So a request
+/// accepted by one instance is refused as a replay by all the others, and a bucket or budget
+/// spent on one is spent on all. (It was called `PostgresReplayCache` when it held only the
+/// replay cache.)
 ///
 /// - One row per accepted signature: its SHA-256 hash (never the signature) and its expiry.
 /// - Recording is one atomic statement (`INSERT … ON CONFLICT … RETURNING`): the row comes back
@@ -25,7 +29,7 @@ import ServiceLifecycle
 ///
 /// It is a `Service`: run it (``run()``) for as long as it is used; ``DexProxyApplication`` does.
 /// Logs name the failure's kind, never the URL, the password or a signature.
-public final class PostgresReplayCache: ReplayCache, SharedReplayStore, Service {
+public final class PostgresSharedStore: ReplayCache, SharedReplayStore, Service {
   /// The table holding the hashes.
   public static let tableName = "dex_proxy_replay"
 
@@ -323,3 +327,8 @@ public struct PostgresReplayStoreError: Error, Sendable, CustomStringConvertible
   /// `"replay store <operation> failed: <reason>"`.
   public var description: String { "replay store \(operation) failed: \(reason)" }
 }
+
+/// The former name of ``PostgresSharedStore``, from when it held only the replay cache; kept so
+/// that code written against it still builds.
+@available(*, deprecated, renamed: "PostgresSharedStore")
+public typealias PostgresReplayCache = PostgresSharedStore
