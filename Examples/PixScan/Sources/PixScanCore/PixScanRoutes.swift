@@ -17,6 +17,10 @@ import NIOCore
 /// | `POST /api/rescan?filter=&ahead=` | lists the folder again; answers the new state |
 /// | `GET /api/queue?offset=&limit=` | the delete queue and the bytes it would free |
 /// | `POST /api/queue/unqueue` `{"path"}`, `/restore-all`, `/empty` | queue actions |
+/// | `POST /api/queue/trash` `{"paths"}` | moves the chosen queued photos to the trash |
+/// | `GET /api/info?path=` | a photo's size, time and dimensions |
+/// | `GET /api/tutorial`, `POST /api/tutorial/seen` | whether the tutorial was shown here |
+/// | `POST /api/start-over` | forgets decisions, texts and the queue (not the trash) |
 /// | `POST /api/recognize` `{"path"}` | recognise a photo's text again |
 /// | `GET /api/texts?q=&offset=&limit=`, `GET /api/texts.txt` | recognised text, export |
 /// | `GET /api/stats` | thumbnail cache hits and misses |
@@ -40,6 +44,14 @@ public struct PixScanRoutes: Sendable {
 
   struct PathBody: Codable, Sendable {
     var path: String
+  }
+
+  struct PathsBody: Codable, Sendable {
+    var paths: [String]
+  }
+
+  struct Tutorial: Codable, Sendable {
+    var seen: Bool
   }
 
   struct DecideBody: Codable, Sendable {
@@ -119,6 +131,33 @@ public struct PixScanRoutes: Sendable {
       await Self.respond { () async throws(PixScanError) in
         try Self.json(try await session.emptyQueue())
       }
+    }
+    router.post("/api/queue/trash") { request, _ in
+      await Self.respond { () async throws(PixScanError) in
+        let body: PathsBody = try await Self.decode(request, limit: session.limits)
+        guard !body.paths.isEmpty else { throw .badRequest("choose at least one photo") }
+        return try Self.json(try await session.emptyQueue(paths: Set(body.paths)))
+      }
+    }
+    router.get("/api/info") { request, _ in
+      await Self.respond { () async throws(PixScanError) in
+        try Self.json(try await session.photoInfo(path: try Self.query(request, "path")))
+      }
+    }
+    router.get("/api/tutorial") { _, _ in
+      await Self.respond { () async throws(PixScanError) in
+        try Self.json(Tutorial(seen: try await session.isTutorialSeen()))
+      }
+    }
+    router.post("/api/tutorial/seen") { _, _ in
+      await Self.respond { () async throws(PixScanError) in
+        try await session.markTutorialSeen()
+        return try Self.json(Tutorial(seen: true))
+      }
+    }
+    Self.action("/api/start-over", on: router, session: session) {
+      (_) async throws(PixScanError) in
+      try await session.startOver()
     }
     router.get("/api/texts") { request, _ in
       await Self.respond { () async throws(PixScanError) in

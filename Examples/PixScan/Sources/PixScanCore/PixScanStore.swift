@@ -86,6 +86,13 @@ public final class PixScanStore: Sendable {
         table.column("trashName", .text).notNull()
       }
     }
+    // Small per-folder flags (whether the tutorial was shown).
+    migrator.registerMigration("v3") { db in
+      try db.create(table: "setting") { table in
+        table.primaryKey("key", .text)
+        table.column("value", .text).notNull()
+      }
+    }
     return migrator
   }
 

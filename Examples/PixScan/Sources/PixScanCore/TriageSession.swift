@@ -41,6 +41,8 @@ public actor TriageSession {
   /// there, to show that the move follows no link).
   private var beforeMove: (@Sendable (_ path: String) async -> Void)?
   private var canUndo: Bool
+  /// A test hook: called when emptying the queue is about to wait for pending recognitions.
+  private var beforeWaitingForRecognitions: (@Sendable () async -> Void)?
   /// Mutations (decisions, undos, the queue's actions, rescans) run one at a time, in the order
   /// they reached the actor.
   private let mutations = ConcurrencyLimiter(width: 1)
@@ -248,6 +250,33 @@ public actor TriageSession {
     }
   }
 
+  /// The photo at `path` as the delete queue's preview describes it: its size and time, and
+  /// its upright pixel dimensions (decoded at the small size, within the decoding limits).
+  ///
+  /// - Throws: ``PixScanError``.
+  public func photoInfo(path: String) async throws(PixScanError) -> PhotoInfo {
+    let photo = try currentPhoto(path)
+    let options = DownscaleOptions(
+      maxDimension: ThumbnailSize.small.maxDimension, quality: 0.5,
+      decoding: DecodingOptions(limits: limits.decoding))
+    let absolute = try sandbox.resolve(path, maxByteCount: limits.maxPathByteCount)
+    let data = try await FileReading.read(
+      absolute, path: path, maxByteCount: limits.maxPhotoByteCount)
+    do {
+      let image = try await imaging.downscale(data, options: options)
+      let swapped = image.appliedOrientation.swapsDimensions
+      return PhotoInfo(
+        photo: photo,
+        pixelWidth: swapped ? image.sourcePixelHeight : image.sourcePixelWidth,
+        pixelHeight: swapped ? image.sourcePixelWidth : image.sourcePixelHeight,
+        format: image.sourceFormat.rawValue)
+    } catch let error as ImagingError {
+      throw .imaging(path: path, error)
+    } catch {
+      throw .cancelled
+    }
+  }
+
   /// The thumbnail cache's hit and miss counts.
   public func thumbnailStatistics() async -> ThumbnailCache.Statistics {
     await thumbnails.statistics
@@ -312,16 +341,20 @@ public actor TriageSession {
     }
   }
 
-  /// Moves every queued photo to the freedesktop trash. A photo that cannot be moved (changed
-  /// since it was queued, on another filesystem, gone) stays in the queue and is reported.
-  public func emptyQueue() async throws(PixScanError) -> TrashReport {
-    try await serialized { () async throws(PixScanError) in try await emptyQueueNow() }
+  /// Moves every queued photo (or only those whose path is in `paths`) to the freedesktop trash.
+  /// A photo that cannot be moved (changed since it was queued, on another filesystem, gone)
+  /// stays in the queue and is reported. Text recognition still pending for a chosen photo (a
+  /// down swipe) finishes first: its text is never lost to the move.
+  public func emptyQueue(paths: Set<String>? = nil) async throws(PixScanError) -> TrashReport {
+    try await serialized { () async throws(PixScanError) in try await emptyQueueNow(paths: paths) }
   }
 
-  private func emptyQueueNow() async throws(PixScanError) -> TrashReport {
+  private func emptyQueueNow(paths: Set<String>?) async throws(PixScanError) -> TrashReport {
     var moved: [Photo] = []
     var failures: [TrashReport.Failure] = []
-    for photo in queuedPhotos() {
+    let chosen = queuedPhotos().filter { paths?.contains($0.path) ?? true }
+    await finishRecognitions(of: chosen.map(\.path))
+    for photo in chosen {
       do throws(PixScanError) {
         let current = try currentPhoto(photo.path)
         guard current.version == photo.version, decision(for: current) == .queue else {
@@ -393,6 +426,44 @@ public actor TriageSession {
     logger.notice(
       "Settled moves to the trash a stop interrupted",
       metadata: ["trashed": "\(moved.count)", "stayQueued": "\(notMoved.count)"])
+  }
+
+  /// Waits until the recognitions pending for `paths` have finished (each reads its file, which
+  /// must still be in the folder).
+  private func finishRecognitions(of paths: [String]) async {
+    let pending = paths.compactMap { recognitions[$0] }
+    guard !pending.isEmpty else { return }
+    await beforeWaitingForRecognitions?()
+    for task in pending { await task.value }
+  }
+
+  /// Sets the test hook called when emptying the queue starts waiting for recognitions.
+  func setBeforeWaitingForRecognitions(_ hook: (@Sendable () async -> Void)?) {
+    beforeWaitingForRecognitions = hook
+  }
+
+  /// Starts the folder's triage over: every decision (but those of photos already in the
+  /// trash, which stays untouched), text and undo step is forgotten, and the tutorial is shown
+  /// again. Pending recognitions finish first, so that none stores a text afterwards.
+  public func startOver() async throws(PixScanError) {
+    try await serialized { () async throws(PixScanError) in
+      await waitForRecognitions()
+      decisions = try await store.startOver()
+      texts = [:]
+      recognitionNote = nil
+      canUndo = false
+      logger.info("PixScan started the folder over", metadata: ["kept": "\(decisions.count)"])
+    }
+  }
+
+  /// Whether this folder's tutorial was performed or skipped (stored in its `.pixscan`).
+  public func isTutorialSeen() async throws(PixScanError) -> Bool {
+    try await store.isTutorialSeen()
+  }
+
+  /// Records that this folder's tutorial was performed or skipped.
+  public func markTutorialSeen() async throws(PixScanError) {
+    try await store.markTutorialSeen()
   }
 
   /// Waits until every text recognition started so far has finished.
