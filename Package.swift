@@ -30,6 +30,12 @@ let package = Package(
     // Test doubles for hosts' tests: an in-memory store, a scripted cloud pass, a fixed
     // classifier and sample photos. Links no test framework.
     .library(name: "DexKitTesting", targets: ["DexKitTesting"]),
+    // The worker process behind IsolatedImageDecoder (Linux): a host that decodes in isolation
+    // ships it beside its own executable.
+    .executable(name: "dex-decode-worker", targets: ["DexDecodeWorker"]),
+    // The process that test-loads Tesseract language data before the host loads it (Linux):
+    // a host that uses DexTextRecognition ships it beside its own executable.
+    .executable(name: "dex-traineddata-probe", targets: ["DexTraineddataProbe"]),
   ],
   // The classifier's oneDNN backend is a trait on by default; a host builds without it (and
   // without libdnnl) by depending on DexKit with `traits: []`, or `--disable-default-traits`.
@@ -82,7 +88,11 @@ let package = Package(
       name: "CDexImageShim",
       dependencies: ["CJPEG", "CPNG", "CHEIF", "CWebP"],
       cSettings: [.define("NDEBUG")],
-      linkerSettings: [.linkedLibrary("m"), .linkedLibrary("pthread")]
+      // libwebp 1.5's pkg-config file names only libwebpdemux (libwebp is private to it).
+      linkerSettings: [
+        .linkedLibrary("m"), .linkedLibrary("pthread"),
+        .linkedLibrary("webp", .when(platforms: [.linux, .android])),
+      ]
     ),
     // The classifier network on oneDNN (libdnnl, OpenMP runtime; Debian libdnnl-dev): the only
     // C that calls it. It loads libdnnl at run time, so a host without it still starts.
@@ -108,6 +118,15 @@ let package = Package(
       // EfficientNet-Lite0 weights, manifest, ImageNet labels and their licences (classifier).
       resources: [.copy("Classifier/ClassifierResources")]
     ),
+    // One decode per request in a process of its own, under the limits IsolatedImageDecoder
+    // sets (address space, CPU time, no descriptors beyond its pipes).
+    .executableTarget(
+      name: "DexDecodeWorker",
+      dependencies: [
+        "DexImaging",
+        .target(name: "CDexImageShim", condition: .when(platforms: [.linux, .android])),
+      ]
+    ),
 
     // MARK: Text recognition
     // Tesseract 5 and Leptonica from the system (pkg-config; Debian libtesseract-dev, language
@@ -118,6 +137,9 @@ let package = Package(
       providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"]), .brew(["tesseract"])]
     ),
     .target(name: "CDexTextShim", dependencies: ["CTesseract"], cSettings: [.define("NDEBUG")]),
+    // The language-data test load, exec'd fresh by CDexTextShim (never a fork of the host).
+    .executableTarget(
+      name: "DexTraineddataProbe", dependencies: ["CTesseract"], cSettings: [.define("NDEBUG")]),
     .target(
       name: "DexTextRecognition", dependencies: ["DexImaging", "CDexTextShim", logging]),
 
@@ -164,6 +186,7 @@ let package = Package(
       name: "DexImagingTests",
       dependencies: [
         "DexImaging", "DexModel", "DexClassifierEngine", "DexTestSupport", "DexTestTraits",
+        "DexDecodeWorker",
       ],
       resources: [.copy("Classifier/Fixtures"), .copy("Resources")]),
     .testTarget(
@@ -177,6 +200,7 @@ let package = Package(
       name: "DexTextRecognitionTests",
       dependencies: [
         "DexTextRecognition", "DexImaging", "DexTestSupport", "DexTestTraits", logging,
+        "DexTraineddataProbe",
       ]),
     .testTarget(
       name: "DexKitTests",
