@@ -30,6 +30,12 @@ let package = Package(
     // Test doubles for hosts' tests: an in-memory store, a scripted cloud pass, a fixed
     // classifier and sample photos. Links no test framework.
     .library(name: "DexKitTesting", targets: ["DexKitTesting"]),
+    // The worker process behind IsolatedImageDecoder (Linux): a host that decodes in isolation
+    // ships it beside its own executable.
+    .executable(name: "dex-decode-worker", targets: ["DexDecodeWorker"]),
+    // The process that test-loads Tesseract language data before the host loads it (Linux):
+    // a host that uses DexTextRecognition ships it beside its own executable.
+    .executable(name: "dex-traineddata-probe", targets: ["DexTraineddataProbe"]),
   ],
   // Every Linux-only C dependency sits behind a trait, all three on by default. They only take
   // effect on Linux (an Apple platform never links them, whatever the traits say), so
@@ -138,6 +144,17 @@ let package = Package(
       // EfficientNet-Lite0 weights, manifest, ImageNet labels and their licences (classifier).
       resources: [.copy("Classifier/ClassifierResources")]
     ),
+    // One decode per request in a process of its own, under the limits IsolatedImageDecoder
+    // sets (address space, CPU time, no descriptors beyond its pipes).
+    .executableTarget(
+      name: "DexDecodeWorker",
+      dependencies: [
+        "DexImaging",
+        .target(
+          name: "CDexImageShim",
+          condition: .when(platforms: [.linux], traits: ["SystemImageCodecs"])),
+      ]
+    ),
 
     // MARK: Text recognition
     // Tesseract 5 and Leptonica from the system (pkg-config; Debian libtesseract-dev, language
@@ -148,6 +165,9 @@ let package = Package(
       providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"]), .brew(["tesseract"])]
     ),
     .target(name: "CDexTextShim", dependencies: ["CTesseract"], cSettings: [.define("NDEBUG")]),
+    // The language-data test load, exec'd fresh by CDexTextShim (never a fork of the host).
+    .executableTarget(
+      name: "DexTraineddataProbe", dependencies: ["CTesseract"], cSettings: [.define("NDEBUG")]),
     .target(
       name: "DexTextRecognition",
       dependencies: [
@@ -204,6 +224,7 @@ let package = Package(
       name: "DexImagingTests",
       dependencies: [
         "DexImaging", "DexModel", "DexClassifierEngine", "DexTestSupport", "DexTestTraits",
+        "DexDecodeWorker",
       ],
       resources: [.copy("Classifier/Fixtures"), .copy("Resources")]),
     .testTarget(
@@ -217,6 +238,7 @@ let package = Package(
       name: "DexTextRecognitionTests",
       dependencies: [
         "DexTextRecognition", "DexImaging", "DexTestSupport", "DexTestTraits", logging,
+        "DexTraineddataProbe",
       ]),
     .testTarget(
       name: "DexKitTests",

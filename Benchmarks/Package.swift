@@ -3,6 +3,7 @@
 // their dependencies. Each runs from a script beside its sources, which builds it in release,
 // runs the named peer in the same run and prints ratios (ours/peer) and peak RSS:
 //   DexImaging/run.sh               DexImagingBenchmark beside Pillow and libvips
+//   DexImaging/isolation.sh         dex-isolation-bench: isolated against in-process decoding
 //   DexImaging-classifier/bench.py  ClassifierBench beside onnxruntime
 //   DexKit/run.sh                   dex-scan-benchmark: bytes → local guess → final result
 //   DexStorage/run.sh               dex-storage-bench beside raw SQLite
@@ -35,6 +36,10 @@ let package = Package(
     .executableTarget(
       name: "DexImagingBenchmark", dependencies: [sdk("DexImaging")],
       path: "DexImaging/DexImagingBenchmark"),
+    // IsolatedImageDecoder against ImageDownscaler, paired (DexImaging/isolation.sh).
+    .executableTarget(
+      name: "dex-isolation-bench", dependencies: [sdk("DexImaging")],
+      path: "DexImaging/IsolationBenchmark"),
     // TesseractTextRecognizer vs the tesseract command line (DexTextRecognition/run.sh).
     .executableTarget(
       name: "dex-text-bench", dependencies: [sdk("DexTextRecognition"), sdk("DexImaging")],

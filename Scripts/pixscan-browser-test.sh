@@ -25,7 +25,11 @@ source Scripts/bootstrap.sh
 dexkit_install_group browser
 
 scratch="$(realpath -m "${DEX_TEST_SCRATCH:-.build}")"
-swift build --package-path Examples --scratch-path "$scratch" --product pixscan >/dev/null
+# pixscan decodes in dex-decode-worker processes and test-loads language data in
+# dex-traineddata-probe: DexKit's executables, built beside it.
+for product in pixscan dex-decode-worker dex-traineddata-probe; do
+  swift build --package-path Examples --scratch-path "$scratch" --product "$product" >/dev/null
+done
 bin="$scratch/debug/pixscan"
 
 work="$(mktemp -d)"

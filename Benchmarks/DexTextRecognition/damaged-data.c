@@ -1,7 +1,8 @@
 // The damaged-language-data study's driver (damaged-data.py): loads `<dir>/eng.traineddata` and
 // reads an image with it, either as Tesseract does on its own ("plain") or after the shim's
 // check (`dex_traineddata_check`, Sources/CDexTextShim/traineddata.c, compiled in).
-// Exit codes: 0 read, 10 refused by the check, 11 refused by Tesseract's Init; a signal when
+// The check's test load runs in dex-traineddata-probe (Sources/DexTraineddataProbe/main.c), whose
+// path is the fourth argument. Exit codes: 0 read, 10 refused by the check, 11 refused by Tesseract's Init; a signal when
 // Tesseract ends the process.
 #include <leptonica/allheaders.h>
 #include <stdio.h>
@@ -10,17 +11,15 @@
 
 #include "traineddata.h"
 
-void dex_ocr_lifecycle_lock(void) {}
-void dex_ocr_lifecycle_unlock(void) {}
-
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: damaged-data plain|checked DIR IMAGE\n");
+  if (argc != 5) {
+    fprintf(stderr, "usage: damaged-data plain|checked DIR IMAGE PROBE\n");
     return 2;
   }
   if (strcmp(argv[1], "checked") == 0) {
     char message[300];
-    if (dex_traineddata_check(argv[2], "eng", OEM_DEFAULT, 0, message, sizeof message) != 0) {
+    if (dex_traineddata_check(argv[4], argv[2], "eng", OEM_DEFAULT, 0, message, sizeof message) !=
+        0) {
       printf("%s\n", message);
       return 10;
     }

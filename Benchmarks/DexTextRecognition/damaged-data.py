@@ -5,7 +5,8 @@ Writes damaged copies of the installed eng.traineddata (truncations, entry count
 byte flips at fixed places in each LSTM component, a FIFO, a directory), then loads each and
 reads a rendered line of text with it in a child process, twice: as Tesseract does on its own
 ("plain") and after `dex_traineddata_check` (Sources/CDexTextShim/traineddata.c, the check
-TesseractTextRecognizer runs: the container, then a test load in a forked child). Prints how
+TesseractTextRecognizer runs: the container, then a test load by dex-traineddata-probe, spawned
+and exec'd). Prints how
 each way ended (read, refused, crashed, hung) and the cases that still end the process.
 
     python3 Benchmarks/DexTextRecognition/damaged-data.py [WORK]
@@ -37,7 +38,11 @@ def build(work):
     subprocess.run(["gcc", "-O1", "-I", SHIM, "-I", os.path.join(SHIM, "include"), "-o", binary,
                     os.path.join(HERE, "damaged-data.c"), os.path.join(SHIM, "traineddata.c")]
                    + flags, check=True)
-    return binary
+    probe = os.path.join(work, "dex-traineddata-probe")
+    subprocess.run(["gcc", "-O1", "-o", probe,
+                    os.path.join(ROOT, "Sources", "DexTraineddataProbe", "main.c")] + flags,
+                   check=True)
+    return binary, probe
 
 
 def render(path):
@@ -86,13 +91,13 @@ def cases(original):
     yield "a directory", None
 
 
-def run(binary, mode, folder, image):
+def run(binary, probe, mode, folder, image):
     def limits():
         os.setsid()
         resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-    process = subprocess.Popen([binary, mode, folder, image], stdout=subprocess.PIPE,
+    process = subprocess.Popen([binary, mode, folder, image, probe], stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, preexec_fn=limits)
     try:
         process.communicate(timeout=20)
@@ -110,7 +115,7 @@ def main():
     work = sys.argv[1] if len(sys.argv) > 1 else "/tmp/dex-damaged-data"
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    binary = build(work)
+    binary, probe = build(work)
     image = os.path.join(work, "line.png")
     render(image)
     original = open(os.path.join(TESSDATA, "eng.traineddata"), "rb").read()
@@ -126,7 +131,7 @@ def main():
             os.makedirs(path)
         else:
             open(path, "wb").write(data)
-        outcomes = {mode: run(binary, mode, folder, image) for mode in tally}
+        outcomes = {mode: run(binary, probe, mode, folder, image) for mode in tally}
         for mode, outcome in outcomes.items():
             tally[mode][outcome.split(" (")[0]] += 1
         if outcomes["checked"].startswith(("crashed", "hung")):

@@ -15,8 +15,11 @@ HERE="$ROOT/Benchmarks/PixScan"
 RUNS=${1:-5}
 COUNT=${2:-200}
 AHEAD=${3:-3}
-flock /tmp/dexkit-swift.lock swift build -c release --package-path "$ROOT/Examples" \
-  --scratch-path "$ROOT/.build" --product pixscan >/dev/null
+# pixscan with the workers it decodes and probes language data in, built beside it.
+for product in pixscan dex-decode-worker dex-traineddata-probe; do
+  flock /tmp/dexkit-swift.lock swift build -c release --package-path "$ROOT/Examples" \
+    --scratch-path "$ROOT/.build" --product "$product" >/dev/null
+done
 BIN="$ROOT/.build/release/pixscan"
 # The measurement holds the machine's build lock too, so no build runs beside it.
 exec 9>/tmp/dexkit-swift.lock

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DexImaging
 import DexKit
 import DexTerminal
 import DexTextRecognition
@@ -33,6 +34,14 @@ struct ScanCommand: AsyncParsableCommand {
       """)
   var readText = false
 
+  @Flag(
+    help: """
+      Decode in this process instead of in dex-decode-worker processes (also \
+      DEX_DECODING=in-process). Isolated decoding keeps a decoder bug a hostile photo reaches \
+      out of dex.
+      """)
+  var inProcessDecoding = false
+
   func validate() throws {
     if images.isEmpty && !sample {
       throw ValidationError("Name at least one image, or pass --sample.")
@@ -46,8 +55,10 @@ struct ScanCommand: AsyncParsableCommand {
       // plant tag it added ~0.03 s and ~21 MB to an offline scan, but it needs Tesseract's
       // language data at run time, which a plain scan does not.
       let scanner = DexScanner(
+        classifier: ImageClassifier(configuration: .interactive),
         visionService: try settings.visionService(offline: offline),
-        textRecognizer: readText ? TesseractTextRecognizer() : nil)
+        textRecognizer: readText ? TesseractTextRecognizer() : nil,
+        downscaler: ImagingChoice.decoder(inProcess: inProcessDecoding))
       let store = dryRun ? nil : try settings.openStore()
       var paths = images.map { URL(fileURLWithPath: $0) }
       if sample {

@@ -2,9 +2,10 @@
 #include "CDexTextShim.h"
 #include <stdio.h>
 #include <stdlib.h>
-int main(void) {
+int main(int argc, char **argv) {
   dex_ocr_engine *e = NULL; char msg[256];
-  if (dex_ocr_engine_create("/usr/share/tesseract-ocr/5/tessdata", "eng", &e, msg, sizeof msg) != 0) { printf("init failed %s\n", msg); return 1; }
+  const char *probe = argc > 1 ? argv[1] : NULL;  // dex-traineddata-probe
+  if (dex_ocr_engine_create("/usr/share/tesseract-ocr/5/tessdata", "eng", probe, &e, msg, sizeof msg) != 0) { printf("init failed %s\n", msg); return 1; }
   int sizes[][2] = {{3,1024},{8,1024},{2048,16}};
   srand(7);
   for (int s = 0; s < 3; s++) {

@@ -21,6 +21,7 @@
 struct dex_ocr_engine {
   TessBaseAPI *api;
   char *datapath;
+  char *probe;
   bool osd_checked;
 };
 
@@ -34,9 +35,6 @@ struct dex_ocr_job {
 // Tesseract's `debug_file` is a process-wide variable that every SetVariable/Init writes, and
 // Init/End touch other shared tables: engines are created and ended one at a time.
 static pthread_mutex_t engine_lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void dex_ocr_lifecycle_lock(void) { pthread_mutex_lock(&engine_lifecycle_lock); }
-void dex_ocr_lifecycle_unlock(void) { pthread_mutex_unlock(&engine_lifecycle_lock); }
 
 /// Leptonica (under Tesseract) prints its errors and warnings to stderr ("Error in
 /// pixScanForForeground" on a noisy strip): its threshold goes to "none" once. Reached through
@@ -81,16 +79,18 @@ static bool loaded_all(TessBaseAPI *api, const char *languages) {
   return all;
 }
 
-static int engine_create_locked(const char *datapath, const char *languages,
+static int engine_create_locked(const char *datapath, const char *languages, const char *probe,
                                 dex_ocr_engine **out, char *message, size_t message_size) {
   pthread_once(&leptonica_once, quiet_leptonica);
   dex_ocr_engine *engine = calloc(1, sizeof *engine);
   if (engine == NULL) return DEX_OCR_OUT_OF_MEMORY;
   engine->api = TessBaseAPICreate();
   engine->datapath = strdup(datapath);
-  if (engine->api == NULL || engine->datapath == NULL) {
+  engine->probe = probe != NULL ? strdup(probe) : NULL;
+  if (engine->api == NULL || engine->datapath == NULL || (probe != NULL && engine->probe == NULL)) {
     if (engine->api != NULL) TessBaseAPIDelete(engine->api);
     free(engine->datapath);
+    free(engine->probe);
     free(engine);
     return DEX_OCR_OUT_OF_MEMORY;
   }
@@ -112,6 +112,7 @@ static int engine_create_locked(const char *datapath, const char *languages,
     TessBaseAPIEnd(engine->api);
     TessBaseAPIDelete(engine->api);
     free(engine->datapath);
+    free(engine->probe);
     free(engine);
     return DEX_OCR_INIT_FAILED;
   }
@@ -119,16 +120,16 @@ static int engine_create_locked(const char *datapath, const char *languages,
   return DEX_OCR_OK;
 }
 
-int dex_ocr_engine_create(const char *datapath, const char *languages, dex_ocr_engine **out,
-                          char *message, size_t message_size) {
+int dex_ocr_engine_create(const char *datapath, const char *languages, const char *probe,
+                          dex_ocr_engine **out, char *message, size_t message_size) {
   if (out == NULL || datapath == NULL || languages == NULL) return DEX_OCR_INVALID_ARGUMENT;
   *out = NULL;
-  // Before the lock: a test load takes it only for its fork.
-  int status = dex_traineddata_check(datapath, languages, OEM_DEFAULT, false, message,
+  // Before the lock: the test load runs in a process of its own and needs none of this one's.
+  int status = dex_traineddata_check(probe, datapath, languages, OEM_DEFAULT, false, message,
                                      message_size);
   if (status != DEX_OCR_OK) return status;
   pthread_mutex_lock(&engine_lifecycle_lock);
-  status = engine_create_locked(datapath, languages, out, message, message_size);
+  status = engine_create_locked(datapath, languages, probe, out, message, message_size);
   pthread_mutex_unlock(&engine_lifecycle_lock);
   return status;
 }
@@ -140,6 +141,7 @@ void dex_ocr_engine_destroy(dex_ocr_engine *engine) {
   TessBaseAPIDelete(engine->api);
   pthread_mutex_unlock(&engine_lifecycle_lock);
   free(engine->datapath);
+  free(engine->probe);
   free(engine);
 }
 
@@ -153,8 +155,8 @@ static int check_osd(dex_ocr_engine *engine, char *message, size_t message_size)
   if (snprintf(path, sizeof path, "%s/osd.traineddata", engine->datapath) >= (int)sizeof path ||
       (stat(path, &info) != 0 && errno == ENOENT))
     return DEX_OCR_OK;
-  int status = dex_traineddata_check(engine->datapath, "osd", OEM_TESSERACT_ONLY, true, message,
-                                     message_size);
+  int status = dex_traineddata_check(engine->probe, engine->datapath, "osd", OEM_TESSERACT_ONLY,
+                                     true, message, message_size);
   engine->osd_checked = status == DEX_OCR_OK;
   return status == DEX_OCR_OK ? DEX_OCR_OK : DEX_OCR_FAILED;
 }

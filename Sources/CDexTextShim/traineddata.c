@@ -10,11 +10,22 @@
 //    order, as Tesseract reads it), every offset absent (-1) or inside the file and in order,
 //    and a model present (LSTM with its character set and recoder, or a legacy one). This reads
 //    the offset table only (8 KB at most), opened without blocking.
-// 2. On Linux, a test load in a forked child (no exec): the child loads exactly what the engine
-//    will and reads a line of built-in text with it, under an address-space limit and an alarm,
-//    and exits; the parent loads only data whose test load survived. The verdict is remembered by the files' identity (device, inode,
-//    size, modification time) for the life of the process, so it costs one load (about 0.1 s,
-//    plus a fork) per language set and data version.
+// 2. On Linux, a test load in a process of its own: dex-traineddata-probe (an executable product
+//    of this package that the host ships beside its binary), started with posix_spawn + exec,
+//    never a fork of the host. It loads exactly what the engine will and reads a line of
+//    built-in text with it, under an address-space limit, a CPU-time limit and an alarm, and
+//    this process kills it at its own deadline too; the host loads only data whose test load
+//    survived. The verdict is remembered by the files' identity (device, inode, size,
+//    modification time) for the life of the process, so it costs one load (about 0.1 s, plus
+//    an exec) per language set and data version. No lock of this process is held meanwhile.
+//
+//    It used to be a fork() without exec, holding the engine lifecycle lock until the child
+//    ended: a child forked by a thread that had run a recognition before waited for ever for
+//    libgomp's worker threads (Tesseract's LSTM runs OpenMP regions; the pool's threads are not
+//    copied by fork), until its 30 s alarm, and every engine creation and end in the host waited
+//    for the lock meanwhile; a timed-out verdict is not kept, so the next engine probed again.
+//    Which dispatch thread made the engine decided it: the stall of issue 38 (14 recognition
+//    tests timed out together on a second run of the suite).
 //
 // Left: a file changed between the test load and the engine's load, and damage that only some
 // other text reaches in recognition (a dictionary entry the sample line does not touch).
@@ -24,8 +35,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +47,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tesseract/capi.h>
@@ -193,144 +207,95 @@ static void keep(const probe_verdict *verdict) {
   pthread_mutex_unlock(&verdicts_lock);
 }
 
-/// The bytes the process maps now (the child starts with the same); 0 when unknown.
-static size_t mapped_bytes(void) {
-  FILE *file = fopen("/proc/self/statm", "re");
-  unsigned long pages = 0;
-  if (file != NULL) {
-    if (fscanf(file, "%lu", &pages) != 1) pages = 0;
-    fclose(file);
+/// Waits up to `milliseconds` for one byte on `fd`; 1 with the byte, 0 at end of file, -1 on
+/// the deadline.
+static int read_byte(int fd, char *byte, int milliseconds) {
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long spent = (now.tv_sec - start.tv_sec) * 1000L + (now.tv_nsec - start.tv_nsec) / 1000000L;
+    if (spent >= milliseconds) return -1;
+    struct pollfd entry = {.fd = fd, .events = POLLIN};
+    int ready = poll(&entry, 1, (int)(milliseconds - spent));
+    if (ready < 0 && errno != EINTR) return 0;
+    if (ready <= 0) continue;
+    ssize_t got = read(fd, byte, 1);
+    if (got < 0 && errno == EINTR) continue;
+    return got == 1 ? 1 : 0;
   }
-  return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
 }
 
-/// A line of words and digits in a 5×7 pixel font, drawn three times larger on white, so that
-/// a recognition runs the model, the recoder and the dictionaries (damage there crashes
-/// Tesseract only when it reads them; a pangram caught no more of the damaged files tried).
-static unsigned char *sample_text(int *width, int *height) {
-  static const char text[] = "The cat 2024";
-  static const struct {
-    char character;
-    unsigned char rows[7];
-  } font[] = {
-      {'a', {0x00, 0x00, 0x0E, 0x01, 0x0F, 0x11, 0x0F}},
-      {'c', {0x00, 0x00, 0x0E, 0x10, 0x10, 0x11, 0x0E}},
-      {'e', {0x00, 0x00, 0x0E, 0x11, 0x1F, 0x10, 0x0E}},
-      {'h', {0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x11}},
-      {'t', {0x08, 0x08, 0x1C, 0x08, 0x08, 0x09, 0x06}},
-      {'T', {0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04}},
-      {'0', {0x0E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E}},
-      {'2', {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}},
-      {'4', {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}},
-  };
-  enum { SCALE = 3, MARGIN = 16, LENGTH = sizeof text - 1 };
-  *width = 2 * MARGIN + LENGTH * 6 * SCALE;
-  *height = 2 * MARGIN + 7 * SCALE;
-  unsigned char *pixels = malloc((size_t)*width * (size_t)*height);
-  if (pixels == NULL) return NULL;
-  memset(pixels, 255, (size_t)*width * (size_t)*height);
-  for (int i = 0; i < LENGTH; i++)
-    for (size_t f = 0; f < sizeof font / sizeof font[0]; f++) {
-      if (font[f].character != text[i]) continue;
-      for (int row = 0; row < 7 * SCALE; row++)
-        for (int column = 0; column < 5 * SCALE; column++)
-          if (font[f].rows[row / SCALE] & (0x10 >> (column / SCALE)))
-            pixels[(size_t)(MARGIN + row) * (size_t)*width +
-                   (size_t)(MARGIN + i * 6 * SCALE + column)] = 0;
-    }
-  return pixels;
+/// Starts the probe with descriptor 3 the write end of `report`; 0 or an errno value.
+static int spawn_probe(const char *probe_path, const char *datapath, const char *languages,
+                       int oem, int report, pid_t *child) {
+  char mode[16];
+  snprintf(mode, sizeof mode, "%d", oem);
+  char *const argv[] = {(char *)probe_path, (char *)datapath, (char *)languages, mode, NULL};
+  char *const envp[] = {NULL};
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  int status = posix_spawn_file_actions_init(&actions);
+  if (status != 0) return status;
+  if ((status = posix_spawnattr_init(&attributes)) != 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    return status;
+  }
+  sigset_t all, none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  if ((status = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
+      (status = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)) == 0 &&
+      (status = posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)) == 0 &&
+      (status = posix_spawn_file_actions_adddup2(&actions, report, 3)) == 0 &&
+      (status = posix_spawn_file_actions_addclosefrom_np(&actions, 4)) == 0 &&
+      (status = posix_spawnattr_setsigdefault(&attributes, &all)) == 0 &&
+      (status = posix_spawnattr_setsigmask(&attributes, &none)) == 0 &&
+      (status = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF |
+                                                          POSIX_SPAWN_SETSIGMASK |
+                                                          POSIX_SPAWN_SETSID)) == 0)
+    status = posix_spawn(child, probe_path, &actions, &attributes, argv, envp);
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&actions);
+  return status;
 }
 
-/// The child: loads the data as the engine will, writes one byte to `report` if that worked,
-/// and leaves without running anything of the parent's (no atexit handlers, no stdio flush).
-static void probe_child(const char *datapath, const char *languages, int oem, int report) {
-  // Only the report pipe stays open: the parent's sockets, pipes and file locks are not held
-  // by the child (no exec, so close-on-exec never applies).
-  if (report != 3) {
-    dup2(report, 3);
-    report = 3;
-  }
-  if (close_range(4, ~0U, 0) != 0)
-    for (int fd = 4; fd < 65536; fd++) close(fd);
-  int null = open("/dev/null", O_RDWR);
-  if (null >= 0) {
-    dup2(null, STDIN_FILENO);
-    dup2(null, STDOUT_FILENO);
-    dup2(null, STDERR_FILENO);
-  }
-  // Signals as the system defaults them: a host's crash reporter must not run here, and the
-  // alarm must end a child that hangs. No core dump of a child that crashes.
-  const int defaulted[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM, SIGPIPE};
-  sigset_t unblocked;
-  sigemptyset(&unblocked);
-  for (size_t i = 0; i < sizeof defaulted / sizeof defaulted[0]; i++) {
-    signal(defaulted[i], SIG_DFL);
-    sigaddset(&unblocked, defaulted[i]);
-  }
-  pthread_sigmask(SIG_UNBLOCK, &unblocked, NULL);
-  prctl(PR_SET_DUMPABLE, 0);
-  struct rlimit core = {0, 0}, memory;
-  setrlimit(RLIMIT_CORE, &core);
-  // A component sized in gigabytes fails here (and aborts the child), not in the host's RAM.
-  size_t mapped = mapped_bytes();
-  if (mapped > 0 && getrlimit(RLIMIT_AS, &memory) == 0) {
-    rlim_t limit = (rlim_t)(mapped + ((size_t)3 << 29));  // 1.5 GiB more than mapped
-    if (memory.rlim_max == RLIM_INFINITY || limit < memory.rlim_max) memory.rlim_cur = limit;
-    setrlimit(RLIMIT_AS, &memory);
-  }
-  alarm(30);
-  TessBaseAPI *api = TessBaseAPICreate();
-  TessBaseAPISetVariable(api, "debug_file", "/dev/null");
-  if (TessBaseAPIInit2(api, datapath, languages, (TessOcrEngineMode)oem) == 0) {
-    int width = 0, height = 0;
-    unsigned char *sample = sample_text(&width, &height);
-    if (sample != NULL) {  // a recognition too: some damage is read only then
-      TessBaseAPISetImage(api, sample, width, height, 1, width);
-      TessBaseAPIRecognize(api, NULL);
-    }
-    char loaded = 1;
-    while (write(report, &loaded, 1) < 0 && errno == EINTR) {
-    }
-    _exit(0);
-  }
-  _exit(1);
-}
-
-/// Check 2: a test load in a forked child, while no engine of this process is being created or
-/// ended (Tesseract's shared tables are not locked by another thread at the fork). A clean
-/// refusal by Tesseract passes when `refusal_passes` (the caller's own load meets it the same
-/// way).
-static int probe(const char *datapath, const char *languages, int oem, const probe_key *key,
-                 int refusal_passes, char *message, size_t size) {
+/// Check 2: a test load by the probe executable. A clean refusal by Tesseract passes when
+/// `refusal_passes` (the caller's own load meets it the same way).
+static int probe(const char *probe_path, const char *datapath, const char *languages, int oem,
+                 const probe_key *key, int refusal_passes, char *message, size_t size) {
+  enum { DEADLINE_MS = 35000 };  // the probe's own alarm and CPU limit are 30 s
   probe_verdict verdict;
   if (recall(key, &verdict))
     return verdict.passed ? DEX_OCR_OK : refuse(message, size, languages, verdict.why);
+  if (probe_path == NULL)
+    return refuse(message, size, languages,
+                  "its test load needs dex-traineddata-probe beside the executable");
   verdict = (probe_verdict){.key = *key};
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0)
     return refuse(message, size, languages, "its test load could not start");
-  dex_ocr_lifecycle_lock();
-  fflush(NULL);  // else output the parent has buffered would be written twice
-  pid_t child = fork();
-  if (child == 0) probe_child(datapath, languages, oem, report[1]);
+  pid_t child = -1;
+  int spawned = spawn_probe(probe_path, datapath, languages, oem, report[1], &child);
   close(report[1]);
   char loaded = 0;
-  ssize_t got = 0;
-  if (child > 0) {
-    do got = read(report[0], &loaded, 1);  // until the child writes or ends
-    while (got < 0 && errno == EINTR);
-  }
+  int got = spawned == 0 ? read_byte(report[0], &loaded, DEADLINE_MS) : 0;
   close(report[0]);
-  int status = 0, reaped = 0;
-  if (child > 0) {
-    while ((reaped = waitpid(child, &status, 0) < 0 ? -1 : 1) < 0 && errno == EINTR) {
-    }
+  if (spawned != 0) {
+    char why[200];
+    snprintf(why, sizeof why, "its test load could not start %s (%s)", probe_path,
+             strerror(spawned));
+    return refuse(message, size, languages, why);
   }
-  dex_ocr_lifecycle_unlock();
-  if (child < 0) return refuse(message, size, languages, "its test load could not start");
+  int timed_out = got < 0;
+  if (timed_out) kill(child, SIGKILL);
+  int status = 0, reaped = 0;
+  while ((reaped = waitpid(child, &status, 0) < 0 ? -1 : 1) < 0 && errno == EINTR) {
+  }
   // A host that reaps its children itself (SIGCHLD ignored) leaves only the report.
   int passed = got == 1 && loaded == 1;
-  int timed_out = reaped > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM;
+  timed_out = timed_out || (reaped > 0 && WIFSIGNALED(status) &&
+                            (WTERMSIG(status) == SIGALRM || WTERMSIG(status) == SIGXCPU));
   if (passed || (reaped > 0 && refusal_passes && WIFEXITED(status) && WEXITSTATUS(status) == 1)) {
     verdict.passed = 1;
   } else if (timed_out) {
@@ -347,8 +312,8 @@ static int probe(const char *datapath, const char *languages, int oem, const pro
 
 #endif
 
-int dex_traineddata_check(const char *datapath, const char *languages, int oem,
-                          int refusal_passes, char *message, size_t size) {
+int dex_traineddata_check(const char *probe_path, const char *datapath, const char *languages,
+                          int oem, int refusal_passes, char *message, size_t size) {
   // Only the names the Swift side allows reach here (letters, digits, "_", joined by "+").
   char names[MAX_LANGUAGES * 65];
   if (snprintf(names, sizeof names, "%s", languages) >= (int)sizeof names)
@@ -373,9 +338,9 @@ int dex_traineddata_check(const char *datapath, const char *languages, int oem,
     key.size[i] = identities[i].st_size;
     key.modified[i] = identities[i].st_mtim;
   }
-  return probe(datapath, languages, oem, &key, refusal_passes, message, size);
+  return probe(probe_path, datapath, languages, oem, &key, refusal_passes, message, size);
 #else
-  (void)refusal_passes;
+  (void)probe_path, (void)refusal_passes;
   return DEX_OCR_OK;
 #endif
 }

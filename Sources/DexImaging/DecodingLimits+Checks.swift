@@ -1,4 +1,6 @@
 #if os(Linux) && SystemImageCodecs
+  import Foundation
+
   // The checks every decoder (JPEG, PNG, HEIF, AVIF, WebP) runs on a header's sizes before it
   // allocates, so that each format names the same limit with the same error.
 
@@ -13,6 +15,25 @@
     let maxDimension = limits.effectiveMaxDimension
     guard size.width <= maxDimension, size.height <= maxDimension else {
       throw .dimensionTooLarge(width: size.width, height: size.height, maxDimension: maxDimension)
+    }
+  }
+
+  /// Refuses a call before any decoding: a target of no size, no bytes, or more bytes than
+  /// `limits` allow (the in-process decoder's first checks, and the isolated one's before it
+  /// sends anything to a worker).
+  func checkRequest(
+    _ data: Data, target: PixelTarget, limits: DecodingLimits
+  ) throws(ImagingError) {
+    switch target {
+    case .fitting(let maxDimension) where maxDimension <= 0:
+      throw .invalidArgument("maxDimension must be positive, got \(maxDimension)")
+    case .minimumShortSide(let side) where side <= 0:
+      throw .invalidArgument("minimumShortSide must be positive, got \(side)")
+    default: break
+    }
+    guard !data.isEmpty else { throw .emptyInput }
+    guard data.count <= limits.maxByteCount else {
+      throw .inputTooLarge(byteCount: data.count, maxByteCount: limits.maxByteCount)
     }
   }
 

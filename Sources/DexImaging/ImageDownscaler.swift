@@ -71,17 +71,7 @@
     ) throws(ImagingError)
       -> DecodedImage
     {
-      switch target {
-      case .fitting(let maxDimension) where maxDimension <= 0:
-        throw .invalidArgument("maxDimension must be positive, got \(maxDimension)")
-      case .minimumShortSide(let side) where side <= 0:
-        throw .invalidArgument("minimumShortSide must be positive, got \(side)")
-      default: break
-      }
-      guard !data.isEmpty else { throw .emptyInput }
-      guard data.count <= options.limits.maxByteCount else {
-        throw .inputTooLarge(byteCount: data.count, maxByteCount: options.limits.maxByteCount)
-      }
+      try checkRequest(data, target: target, limits: options.limits)
       let format = try ImageFormat.sniff(data)
       let result = data.withUnsafeBytes { raw -> Result<DecodedImage, ImagingError> in
         do throws(ImagingError) {

@@ -34,6 +34,9 @@ public enum ImagingError: Error, Sendable, Hashable {
   case outOfMemory
   /// The JPEG encoder failed; `message` is libjpeg's explanation.
   case encodingFailed(message: String)
+  /// ``IsolatedImageDecoder``'s worker process gave no answer (it crashed, hung, was killed,
+  /// answered out of bounds, or could not start); the host is unharmed.
+  case isolatedDecodingFailed(IsolatedDecodingFailure)
 }
 
 extension ImagingError: CustomStringConvertible, LocalizedError {
@@ -68,6 +71,8 @@ extension ImagingError: CustomStringConvertible, LocalizedError {
       return "Not enough memory to decode or encode the image."
     case .encodingFailed(let message):
       return "JPEG encoding failed: \(message)"
+    case .isolatedDecodingFailed(let failure):
+      return "Isolated decoding failed: \(failure)."
     }
   }
 
@@ -84,7 +89,9 @@ extension ImagingError: CustomStringConvertible, LocalizedError {
       "Use a smaller photo, or raise the limits in DecodingLimits."
     case .outOfMemory: "Close other apps, or use a smaller photo."
     case .decoderUnavailable: "Install the library version named, or convert the photo to JPEG."
-    case .invalidArgument, .encodingFailed: nil
+    case .isolatedDecodingFailed(.workerUnavailable):
+      "Ship dex-decode-worker beside the executable, or pass its path to IsolatedImageDecoder."
+    case .invalidArgument, .encodingFailed, .isolatedDecodingFailed: nil
     }
   }
 }

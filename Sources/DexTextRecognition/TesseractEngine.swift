@@ -39,7 +39,7 @@
           var handle: OpaquePointer?
           var message = [CChar](repeating: 0, count: 512)
           let status = dex_ocr_engine_create(
-            key.dataDirectory, key.languages, &handle, &message, message.count)
+            key.dataDirectory, key.languages, key.probeExecutable, &handle, &message, message.count)
           if status == DEX_OCR_OK, let handle {
             continuation.resume(
               returning: .success(TesseractEngine(key: key, handle: handle, queue: queue)))

@@ -26,6 +26,15 @@
       return candidates
     }
 
+    /// `dex-traineddata-probe` beside this process's executable (Linux), or `nil`.
+    static func defaultProbeExecutable() -> String? {
+      #if os(Linux)
+        IsolatedImageDecoder.besideMainExecutable(probeExecutableName)
+      #else
+        nil
+      #endif
+    }
+
     /// The first candidate directory that holds any `.traineddata`.
     static func defaultDataDirectory(
       environment: [String: String] = ProcessInfo.processInfo.environment
@@ -61,7 +70,8 @@
         throw .languageUnavailable("osd")
       }
       return TesseractEngineKey(
-        dataDirectory: dataDirectory, languages: options.languages.joined(separator: "+"))
+        dataDirectory: dataDirectory, languages: options.languages.joined(separator: "+"),
+        probeExecutable: probeExecutable)
     }
   }
 #endif

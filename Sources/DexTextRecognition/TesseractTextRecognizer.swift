@@ -33,6 +33,17 @@
     /// engine of its own, tens of megabytes and a thread); further calls wait in line, first come
     /// first served, within their own timeout.
     public var maximumConcurrentRecognitions: Int { pool.maximumEnginesPerKey }
+    /// The executable that test-loads language data before this process loads it (Linux), or
+    /// `nil` when none was found: then data is refused with
+    /// ``/DexImaging/TextRecognitionError/engineUnavailable(detail:)``.
+    ///
+    /// Tesseract ends the whole process on much of what a damaged `.traineddata` holds; the
+    /// probe, `dex-traineddata-probe`, meets it first, in a process of its own (spawned and
+    /// exec'd, never a fork of the host) under memory, CPU and time limits. Its verdict is kept
+    /// per file for the life of the process. Elsewhere than Linux no probe runs.
+    public let probeExecutable: String?
+    /// The probe's file name, looked for beside the host's executable.
+    public static let probeExecutableName = "dex-traineddata-probe"
     let pool: TesseractEnginePool
 
     /// Creates a recognizer that reads its language data from `dataDirectory`, or, when `nil`,
@@ -41,21 +52,29 @@
     ///
     /// `maximumConcurrentRecognitions` (at least 1; by default the number of active processors)
     /// caps the engines per language list, those whose caller gave up but whose Tesseract run has
-    /// not returned yet included. Nothing is loaded here: the first recognition starts the engine.
+    /// not returned yet included. `probeExecutable` is the language-data probe
+    /// (``probeExecutable``); by default ``probeExecutableName`` beside this process's
+    /// executable. Nothing is loaded here: the first recognition starts the engine.
     public init(
       dataDirectory: String? = nil, logger: Logger = Logger(label: "DexTextRecognition"),
-      maximumConcurrentRecognitions: Int = ProcessInfo.processInfo.activeProcessorCount
+      maximumConcurrentRecognitions: Int = ProcessInfo.processInfo.activeProcessorCount,
+      probeExecutable: String? = nil
     ) {
       self.init(
         dataDirectory: dataDirectory, logger: logger,
-        pool: TesseractEnginePool(maximumEnginesPerKey: maximumConcurrentRecognitions))
+        pool: TesseractEnginePool(maximumEnginesPerKey: maximumConcurrentRecognitions),
+        probeExecutable: probeExecutable)
     }
 
     /// A recognizer over `pool` (tests inject a pool whose engine factory they control).
-    init(dataDirectory: String?, logger: Logger, pool: TesseractEnginePool) {
+    init(
+      dataDirectory: String?, logger: Logger, pool: TesseractEnginePool,
+      probeExecutable: String? = nil
+    ) {
       self.dataDirectory = dataDirectory ?? Self.defaultDataDirectory()
       self.logger = logger
       self.pool = pool
+      self.probeExecutable = probeExecutable ?? Self.defaultProbeExecutable()
     }
 
     /// Recognises the printed text in `image` (upright RGB8 pixels), line by line in reading

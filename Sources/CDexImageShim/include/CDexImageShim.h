@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "CDexProcess.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

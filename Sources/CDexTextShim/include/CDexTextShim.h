@@ -52,12 +52,14 @@ typedef struct {
 } dex_ocr_result;
 
 /// Creates an engine: a TessBaseAPI with its debug output sent to /dev/null, initialised with
-/// `datapath` (a tessdata directory) and `languages` ("eng" or "eng+deu"). Creations and
+/// `datapath` (a tessdata directory) and `languages` ("eng" or "eng+deu"), once the data has
+/// passed its checks; on Linux one is a test load by the executable `probe`
+/// (dex-traineddata-probe, spawned and exec'd; NULL refuses the data there). Creations and
 /// destructions are serialised by one process-wide mutex (Tesseract's debug_file and its Init
 /// tables are global), so any thread may call them. On failure returns
 /// DEX_OCR_INIT_FAILED (or DEX_OCR_OUT_OF_MEMORY) and writes a message into `message`.
-int dex_ocr_engine_create(const char *datapath, const char *languages, dex_ocr_engine **out,
-                          char *message, size_t message_size);
+int dex_ocr_engine_create(const char *datapath, const char *languages, const char *probe,
+                          dex_ocr_engine **out, char *message, size_t message_size);
 
 /// Ends and frees an engine; null is ignored.
 void dex_ocr_engine_destroy(dex_ocr_engine *engine);

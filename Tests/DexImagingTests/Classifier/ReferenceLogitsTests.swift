@@ -56,7 +56,8 @@ import Testing
           calibration: model.calibration))
       #expect(guess.category.rawValue == expected.category, "\(name) guessed \(guess)")
       #expect(guess.category == floatGuess.category, "\(name): \(guess) against \(floatGuess)")
-      #expect(guess.offlineName == floatGuess.offlineName, "\(name): \(guess) against \(floatGuess)")
+      #expect(
+        guess.offlineName == floatGuess.offlineName, "\(name): \(guess) against \(floatGuess)")
       return
     }
     #expect(Array(top5) == expected.top5)

@@ -180,7 +180,8 @@ extension ProxyConfiguration {
     }
     // Finite unless `off` is said: see ProxyConfiguration's defaults for their sizes.
     let quota = try optionalCount(Variable.dailyQuota, default: defaultDailyQuota)
-    let addressQuota = try optionalCount(Variable.addressDailyQuota, default: defaultAddressDailyQuota)
+    let addressQuota = try optionalCount(
+      Variable.addressDailyQuota, default: defaultAddressDailyQuota)
     let budget = try optionalCount(Variable.dailyBudget, default: defaultDailyBudget)
     let sessions = try optionalCount(Variable.addressHourlySessions, default: 60)
     let promptCharacters =

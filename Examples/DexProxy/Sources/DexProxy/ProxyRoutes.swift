@@ -62,7 +62,8 @@ struct ProxyRoutes: Sendable {
       case .failure(let error):
         return finish(error.response, context, "/auth_token", error.outcome, started)
       case .success(let buffered):
-        return await admitted(buffered, route: "/auth_token", pool: authInFlight, context: context) {
+        return await admitted(buffered, route: "/auth_token", pool: authInFlight, context: context)
+        {
           await authToken(buffered, context: context)
         }
       }
@@ -254,7 +255,8 @@ struct ProxyRoutes: Sendable {
   /// for `/vision`, whose body is up to ``ProxyConfiguration/maximumBodyBytes`` and whose slot
   /// was earned with a session; ``authTokenBodyTimeout(_:)`` for every other path, however
   /// spelled.
-  static func bodyTimeout(_ configuration: ProxyConfiguration) -> @Sendable (Substring) -> Duration {
+  static func bodyTimeout(_ configuration: ProxyConfiguration) -> @Sendable (Substring) -> Duration
+  {
     let short = authTokenBodyTimeout(configuration)
     let long = configuration.readTimeout
     return { path in path == "/vision" ? long : short }

@@ -103,7 +103,8 @@ import Testing
       let request = try JSONEncoder().encode(AuthTokenRequest(subject: "newcomer"))
       let issued = try await proxy.send(
         "POST", "/auth_token",
-        headers: ProxyHarness.signed("/auth_token", body: request, secret: ProxyHarness.bootstrapKey),
+        headers: ProxyHarness.signed(
+          "/auth_token", body: request, secret: ProxyHarness.bootstrapKey),
         body: request, timeout: .seconds(5))
       #expect(issued.statusCode == 200, "/auth_token: \(errorCode(issued.body) ?? "")")
       #expect(crowd.open.load(ordering: .relaxed) >= 900, "the crowd stopped meanwhile")

@@ -20,7 +20,8 @@ enum FileReading {
     _ sandbox: FolderSandbox, path: String, maxByteCount: Int, maxPathByteCount: Int = 4096
   ) async throws(PixScanError) -> Data {
     try await offPool { () throws(PixScanError) in
-      try readNow(sandbox, path: path, maxByteCount: maxByteCount, maxPathByteCount: maxPathByteCount)
+      try readNow(
+        sandbox, path: path, maxByteCount: maxByteCount, maxPathByteCount: maxPathByteCount)
     }
   }
 

@@ -93,7 +93,9 @@ extension FolderSandbox {
     else {
       throw .folderUnreadable(
         path: stateDirectory,
-        message: "\(Self.stateDirectoryName) is a symbolic link or not a folder; PixScan keeps its state only in a folder of its own")
+        message:
+          "\(Self.stateDirectoryName) is a symbolic link or not a folder; PixScan keeps its state only in a folder of its own"
+      )
     }
     return stateDirectory
   }

@@ -30,6 +30,13 @@ struct PixScan: AsyncParsableCommand {
   @Flag(help: "Log every request and decode.")
   var verbose = false
 
+  @Flag(
+    help: """
+      Decode in this process instead of in dex-decode-worker processes (also \
+      DEX_DECODING=in-process).
+      """)
+  var inProcessDecoding = false
+
   func validate() throws {
     guard (0...65_535).contains(port) else {
       throw ValidationError("--port must be within 0...65535")
@@ -44,7 +51,8 @@ struct PixScan: AsyncParsableCommand {
     var logger = Logger(label: "dexkit.pixscan")
     logger.logLevel = verbose ? .debug : .info
     let session = try await TriageSession(
-      folder: folder, imaging: ImageDownscaler(), recognizer: Self.textRecognizer(logger: logger),
+      folder: folder, imaging: ImagingChoice.decoder(inProcess: inProcessDecoding),
+      recognizer: Self.textRecognizer(logger: logger),
       trash: try FreedesktopTrash.home(), logger: logger)
     let token = AccessToken()
     let app = PixScanServer.application(

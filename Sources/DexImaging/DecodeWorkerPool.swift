@@ -1,0 +1,112 @@
+#if os(Linux) && SystemImageCodecs
+  import Dispatch
+  import Foundation
+  import Synchronization
+
+  /// The worker processes of one ``IsolatedImageDecoder`` and its copies: at most
+  /// `maximumWorkers` at once, idle ones kept for the next request, dead or suspect ones
+  /// replaced.
+  ///
+  /// The decoding protocols are synchronous (a conformance blocks its caller as the in-process
+  /// decoder does while it computes), so the shared state sits behind a `Mutex` rather than in
+  /// an actor that such a call could only reach by blocking on a task; nothing blocks while
+  /// holding it.
+  final class DecodeWorkerPool: Sendable {
+    let launch: DecodeWorker.Launch
+    let maximumWorkers: Int
+    /// Requests a worker answers before it is retired (its CPU-time limit covers its life).
+    let requestsPerWorker: Int
+    private let slots: DispatchSemaphore
+    private let state = Mutex(State())
+
+    private struct State {
+      var idle: [DecodeWorker] = []
+      var busy: Set<pid_t> = []
+      var started = 0
+    }
+
+    init(launch: DecodeWorker.Launch, maximumWorkers: Int, requestsPerWorker: Int) {
+      self.launch = launch
+      self.maximumWorkers = max(1, maximumWorkers)
+      self.requestsPerWorker = max(1, requestsPerWorker)
+      slots = DispatchSemaphore(value: self.maximumWorkers)
+    }
+
+    deinit {
+      state.withLock { state in
+        for worker in state.idle { worker.terminate() }
+        state.idle = []
+      }
+    }
+
+    /// Lends a worker to `body` and takes it back: kept when `body` says it is still sound,
+    /// retired after ``requestsPerWorker`` answers, ended (and so replaced by the next request)
+    /// when `body` fails.
+    func withWorker<Result>(
+      until deadline: ContinuousClock.Instant, timeout: Duration,
+      _ body: (DecodeWorker) throws(DecodeWorkerChannel.Failure) -> (Result, keep: Bool)
+    ) throws(IsolatedDecodingFailure) -> Result {
+      try acquireSlot(until: deadline, timeout: timeout)
+      defer { slots.signal() }
+      var worker = try checkOut()
+      let outcome: (Result, keep: Bool)
+      do {
+        outcome = try body(worker)
+      } catch {
+        state.withLock { _ = $0.busy.remove(worker.processID) }
+        switch error {
+        case .closed: throw worker.reapAfterClose()
+        case .timedOut: worker.terminate(); throw .timedOut(after: timeout)
+        case .cancelled: worker.terminate(); throw .cancelled
+        case .malformed(let reason): worker.terminate(); throw .malformedReply(reason: reason)
+        case .system(let code):
+          worker.terminate()
+          throw .malformedReply(reason: "the socket failed (\(String(cString: strerror(code))))")
+        }
+      }
+      worker.served += 1
+      checkIn(worker, keep: outcome.keep && worker.served < requestsPerWorker)
+      return outcome.0
+    }
+
+    /// Waits for a free slot in 50 ms steps, so that cancellation and the deadline are seen.
+    private func acquireSlot(
+      until deadline: ContinuousClock.Instant, timeout: Duration
+    ) throws(IsolatedDecodingFailure) {
+      while slots.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+        if Task.isCancelled { throw .cancelled }
+        if ContinuousClock.now >= deadline { throw .timedOut(after: timeout) }
+      }
+    }
+
+    private func checkOut() throws(IsolatedDecodingFailure) -> DecodeWorker {
+      while let worker = state.withLock({ $0.idle.popLast() }) {
+        if worker.isRunning() {
+          state.withLock { _ = $0.busy.insert(worker.processID) }
+          return worker
+        }
+        worker.terminate()  // died while idle (killed from outside): replaced
+      }
+      let worker = try DecodeWorker.start(launch)
+      state.withLock {
+        $0.started += 1
+        $0.busy.insert(worker.processID)
+      }
+      return worker
+    }
+
+    private func checkIn(_ worker: DecodeWorker, keep: Bool) {
+      state.withLock { _ = $0.busy.remove(worker.processID) }
+      if keep {
+        state.withLock { $0.idle.append(worker) }
+      } else {
+        worker.terminate()
+      }
+    }
+
+    /// The workers decoding right now (for tests).
+    var busyProcessIDs: Set<pid_t> { state.withLock { $0.busy } }
+    /// How many workers were started so far (for tests).
+    var startedCount: Int { state.withLock { $0.started } }
+  }
+#endif

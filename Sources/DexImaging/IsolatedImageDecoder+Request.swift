@@ -1,0 +1,94 @@
+#if os(Linux) && SystemImageCodecs
+  import Foundation
+
+  extension IsolatedImageDecoder {
+    /// What a worker sent back beyond its header.
+    struct ReplyPayloads: Sendable {
+      var pixels: [UInt8] = []
+      var jpeg: [UInt8] = []
+      var thumbnail: [UInt8] = []
+    }
+
+    /// One request to a worker: bounded before it is sent, its reply checked before anything
+    /// is allocated for it.
+    func perform(
+      _ mode: DecodeWorkerMessage.Request.Mode, _ data: Data, target: PixelTarget,
+      decoding: DecodingOptions, output: DownscaleOptions?
+    ) throws(ImagingError) -> (DecodeWorkerMessage.Reply, ReplyPayloads) {
+      try checkRequest(data, target: target, limits: decoding.limits)
+      guard let executable = workerExecutable else {
+        throw .isolatedDecodingFailed(
+          .workerUnavailable(
+            reason:
+              "\(Self.workerExecutableName) is not beside this executable and no path was given"
+          ))
+      }
+      let request = DecodeWorkerMessage.Request(
+        mode: mode, target: target, options: decoding, output: output,
+        cpuSeconds: Self.seconds(cpuTimeLimit), byteCount: data.count)
+      let deadline = ContinuousClock.now + timeout
+      typealias Answer = Result<(DecodeWorkerMessage.Reply, ReplyPayloads), ImagingError>
+      let outcome: Answer
+      do throws(IsolatedDecodingFailure) {
+        outcome = try pool.withWorker(until: deadline, timeout: timeout) {
+          (worker) throws(DecodeWorkerChannel.Failure) in
+          var channel = DecodeWorkerChannel(descriptor: worker.descriptor, deadline: deadline)
+          channel.isCancelled = { Task.isCancelled }
+          try channel.send(request, payloads: [data])
+          let reply = try channel.receive(DecodeWorkerMessage.Reply.self)
+          if let failure = reply.failure {
+            guard let error = failure.error else {
+              throw .malformed("an error the worker cannot send (\(failure.kind))")
+            }
+            return (Answer.failure(error), keep: true)
+          }
+          try Self.validate(reply, for: request, target: target, limits: decoding.limits)
+          var parts = ReplyPayloads()
+          parts.pixels = try channel.receivePayload(count: reply.pixelByteCount)
+          parts.jpeg = try channel.receivePayload(count: reply.jpegByteCount)
+          parts.thumbnail = try channel.receivePayload(count: reply.thumbnailByteCount)
+          return (Answer.success((reply, parts)), keep: true)
+        }
+      } catch {
+        logger.warning(
+          "Isolated decode failed", metadata: ["failure": "\(error)", "worker": "\(executable)"])
+        throw .isolatedDecodingFailed(error)
+      }
+      return try outcome.get()
+    }
+
+    /// Refuses a reply whose sizes the request does not allow, before anything is read for it.
+    static func validate(
+      _ reply: DecodeWorkerMessage.Reply, for request: DecodeWorkerMessage.Request,
+      target: PixelTarget, limits: DecodingLimits
+    ) throws(DecodeWorkerChannel.Failure) {
+      let side = limits.effectiveMaxDimension
+      func check(_ width: Int, _ height: Int, _ what: String) throws(DecodeWorkerChannel.Failure) {
+        let (area, overflow) = width.multipliedReportingOverflow(by: height)
+        guard (1...side).contains(width), (1...side).contains(height), !overflow,
+          area <= limits.maxPixelCount
+        else { throw .malformed("\(what) of \(width) x \(height) is beyond the limits") }
+      }
+      try check(reply.width, reply.height, "an image")
+      try check(reply.sourceWidth, reply.sourceHeight, "a source")
+      if case .fitting(let maxDimension) = target,
+        max(reply.width, reply.height) > maxDimension
+      {
+        throw .malformed("an image of \(reply.width) x \(reply.height) for \(maxDimension)")
+      }
+      let pixelBytes = reply.width * reply.height * 3
+      guard reply.pixelByteCount == pixelBytes else {
+        throw .malformed("\(reply.pixelByteCount) pixel bytes for \(reply.width) x \(reply.height)")
+      }
+      // A JPEG of these pixels is never twice their size plus its headers.
+      let jpegBound = 2 * pixelBytes + (1 << 16)
+      let wantsJPEG = request.mode == .downscale
+      let wantsThumbnail = request.output?.thumbnailMaxDimension != nil
+      guard wantsJPEG ? (1...jpegBound).contains(reply.jpegByteCount) : reply.jpegByteCount == 0,
+        wantsThumbnail
+          ? (1...jpegBound).contains(reply.thumbnailByteCount) : reply.thumbnailByteCount == 0,
+        !wantsJPEG || reply.sourceFormat != nil
+      else { throw .malformed("JPEG byte counts the request does not allow") }
+    }
+  }
+#endif

@@ -1,0 +1,227 @@
+#if os(Linux) && SystemImageCodecs
+  import DexTestSupport
+  import Foundation
+  import Glibc
+  import Logging
+  import Testing
+
+  @testable import DexImaging
+
+  /// The isolated decoder against real `dex-decode-worker` processes: the same answers as the
+  /// in-process decoder, and a worker that is killed, runs out of memory, hangs, crashes or is
+  /// cancelled costs one typed error, after which the next decode succeeds.
+  @Suite(.timeLimit(.minutes(2)))
+  struct IsolatedImageDecoderTests {
+    /// Blocking decodes run here, so that the test itself can act meanwhile.
+    static let threads = DedicatedThreadExecutor(name: "dexkit-isolated-decoder-tests", threads: 3)
+
+    static func decoder(
+      timeout: Duration = .seconds(30), maximumWorkers: Int = 2,
+      addressSpaceLimit: Int = IsolatedImageDecoder.addressSpaceLimit(for: .default)
+    ) -> IsolatedImageDecoder {
+      IsolatedImageDecoder(
+        workerExecutable: nil, maximumWorkers: maximumWorkers, timeout: timeout,
+        cpuTimeLimit: .seconds(20), addressSpaceLimit: addressSpaceLimit, allowsTestHooks: true,
+        logger: Logger(label: "test"))
+    }
+
+    /// Runs `body` on a thread of ``threads`` in a task of its own.
+    static func spawn<Value: Sendable>(
+      _ body: @escaping @Sendable () throws(ImagingError) -> Value
+    ) -> Task<Result<Value, ImagingError>, Never> {
+      Task(executorPreference: threads) {
+        do throws(ImagingError) { return .success(try body()) } catch { return .failure(error) }
+      }
+    }
+
+    /// The failure of `result`, when it is an isolated-decoding one.
+    static func failure<Value>(_ result: Result<Value, ImagingError>) -> IsolatedDecodingFailure? {
+      if case .failure(.isolatedDecodingFailed(let failure)) = result { return failure }
+      return nil
+    }
+
+    /// A real decode that must succeed (after each failure).
+    static func expectDecodes(_ decoder: IsolatedImageDecoder) async throws {
+      let photo = try resource("photo.jpg")
+      let result = await spawn { () throws(ImagingError) in
+        try decoder.decodePixels(from: photo, target: .fitting(maxDimension: 256))
+      }.value
+      let image = try result.get()
+      #expect(max(image.width, image.height) == 256)
+    }
+
+    @Test func downscaleMatchesTheInProcessDecoder() async throws {
+      let photo = try resource("photo.jpg")
+      let decoder = Self.decoder()
+      let options = DownscaleOptions(maxDimension: 300, thumbnailMaxDimension: 64)
+      let isolated = try await Self.spawn { () throws(ImagingError) in
+        try decoder.downscale(photo, options: options)
+      }.value.get()
+      let local = try await ImageDownscaler().downscale(photo, options: options)
+      #expect(isolated == local)
+      let pixels = try await Self.spawn { () throws(ImagingError) in
+        try decoder.decodePixels(from: photo, target: .minimumShortSide(100))
+      }.value.get()
+      let localPixels = try await ImageDownscaler().decodePixels(
+        from: photo, target: .minimumShortSide(100))
+      #expect(pixels == localPixels)
+    }
+
+    @Test func theWorkersTypedErrorsComeBackAsTheyAre() async throws {
+      let decoder = Self.decoder()
+      let gif = Data("GIF89a".utf8) + Data(repeating: 0, count: 32)
+      let result = await Self.spawn { () throws(ImagingError) in
+        try decoder.decodePixels(from: gif, target: .original)
+      }.value
+      #expect(throws: ImagingError.unsupportedFormat(detected: "GIF")) { try result.get() }
+      var truncated = try [UInt8](resource("photo.jpg"))
+      truncated.removeLast(truncated.count / 2)
+      let cut = Data(truncated)
+      let partial = await Self.spawn { () throws(ImagingError) in
+        try decoder.decodePixels(from: cut, target: .original)
+      }.value
+      #expect(throws: ImagingError.truncatedData(format: .jpeg)) { try partial.get() }
+      #expect(decoder.pool.startedCount == 1)  // a typed error does not cost the worker
+    }
+
+    @Test func aWorkerKilledMidDecodeIsATypedErrorAndIsReplaced() async throws {
+      let decoder = Self.decoder()
+      let hanging = Self.spawn { () throws(ImagingError) in
+        try decoder.performTestHook(.testHang)
+      }
+      var busy: Set<pid_t> = []
+      while busy.isEmpty {
+        try await Task.sleep(for: .milliseconds(20))
+        busy = decoder.pool.busyProcessIDs
+      }
+      let worker = try #require(busy.first)
+      #expect(kill(worker, SIGKILL) == 0)
+      let failure = Self.failure(await hanging.value)
+      #expect(failure == .workerCrashed(signal: SIGKILL))
+      try await Self.expectDecodes(decoder)
+      #expect(decoder.pool.startedCount == 2)
+      #expect(!decoder.pool.busyProcessIDs.contains(worker))
+    }
+
+    @Test func aWorkerOverItsMemoryLimitIsATypedError() async throws {
+      let decoder = Self.decoder()
+      let result = await Self.spawn { () throws(ImagingError) in
+        try decoder.performTestHook(.testAllocate)
+      }.value
+      // The 4 GiB allocation fails under the address-space limit: the Swift runtime ends the
+      // worker (SIGILL on x86-64, SIGTRAP or SIGABRT elsewhere).
+      guard case .workerCrashed(let signal) = Self.failure(result) else {
+        Issue.record("expected a crashed worker, got \(result)")
+        return
+      }
+      #expect(signal != SIGKILL)
+      try await Self.expectDecodes(decoder)
+    }
+
+    @Test func aHangingWorkerIsKilledAtTheDeadline() async throws {
+      let decoder = Self.decoder(timeout: .seconds(2))
+      let result = await Self.spawn { () throws(ImagingError) in
+        try decoder.performTestHook(.testHang)
+      }.value
+      #expect(Self.failure(result) == .timedOut(after: .seconds(2)))
+      #expect(decoder.pool.busyProcessIDs.isEmpty)
+      try await Self.expectDecodes(decoder)
+    }
+
+    @Test func aCrashingWorkerIsATypedError() async throws {
+      let decoder = Self.decoder()
+      let result = await Self.spawn { () throws(ImagingError) in
+        try decoder.performTestHook(.testCrash)
+      }.value
+      #expect(Self.failure(result) == .workerCrashed(signal: SIGSEGV))
+      try await Self.expectDecodes(decoder)
+    }
+
+    @Test func aCancelledDecodeEndsItsWorker() async throws {
+      let decoder = Self.decoder()
+      let hanging = Self.spawn { () throws(ImagingError) in
+        try decoder.performTestHook(.testHang)
+      }
+      while decoder.pool.busyProcessIDs.isEmpty {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      let worker = try #require(decoder.pool.busyProcessIDs.first)
+      hanging.cancel()
+      #expect(Self.failure(await hanging.value) == .cancelled)
+      #expect(kill(worker, 0) != 0)  // ended and collected
+      try await Self.expectDecodes(decoder)
+    }
+
+    @Test func theWorkerCannotOpenFilesOrSockets() async throws {
+      let decoder = Self.decoder()
+      let result = await Self.spawn { () throws(ImagingError) in
+        try decoder.performTestHook(.testConfinement)
+      }.value
+      #expect(
+        throws: ImagingError.invalidArgument(
+          "file=EMFILE socket=EMFILE pipe=EMFILE dumpable=0")
+      ) { try result.get() }
+    }
+
+    @Test func requestsOverTheByteLimitAreRefusedBeforeAnyWorker() async throws {
+      let decoder = Self.decoder()
+      let options = DecodingOptions(limits: DecodingLimits(maxByteCount: 1000))
+      let big = Data(repeating: 0xFF, count: 1001)
+      let result = await Self.spawn { () throws(ImagingError) in
+        try decoder.decodePixels(from: big, target: .original, options: options)
+      }.value
+      #expect(throws: ImagingError.inputTooLarge(byteCount: 1001, maxByteCount: 1000)) {
+        try result.get()
+      }
+      #expect(decoder.pool.startedCount == 0)
+    }
+
+    @Test func repliesBeyondTheRequestAreRefused() throws {
+      let request = DecodeWorkerMessage.Request(
+        mode: .decodePixels, target: .fitting(maxDimension: 100), options: DecodingOptions(),
+        output: nil, cpuSeconds: 1, byteCount: 1)
+      var reply = DecodeWorkerMessage.Reply()
+      (reply.width, reply.height, reply.sourceWidth, reply.sourceHeight) = (100, 50, 400, 200)
+      reply.pixelByteCount = 100 * 50 * 3
+      try IsolatedImageDecoder.validate(
+        reply, for: request, target: .fitting(maxDimension: 100), limits: .default)
+      var wide = reply
+      wide.width = 101
+      wide.pixelByteCount = 101 * 50 * 3
+      #expect(throws: DecodeWorkerChannel.Failure.self) {
+        try IsolatedImageDecoder.validate(
+          wide, for: request, target: .fitting(maxDimension: 100), limits: .default)
+      }
+      var huge = reply
+      (huge.width, huge.height) = (60_000, 60_000)
+      huge.pixelByteCount = 60_000 * 60_000 * 3
+      #expect(throws: DecodeWorkerChannel.Failure.self) {
+        try IsolatedImageDecoder.validate(huge, for: request, target: .original, limits: .default)
+      }
+      var miscounted = reply
+      miscounted.pixelByteCount += 1
+      #expect(throws: DecodeWorkerChannel.Failure.self) {
+        try IsolatedImageDecoder.validate(
+          miscounted, for: request, target: .fitting(maxDimension: 100), limits: .default)
+      }
+      var withJPEG = reply
+      withJPEG.jpegByteCount = 10
+      #expect(throws: DecodeWorkerChannel.Failure.self) {
+        try IsolatedImageDecoder.validate(
+          withJPEG, for: request, target: .fitting(maxDimension: 100), limits: .default)
+      }
+    }
+
+    @Test func aMissingWorkerIsATypedError() async throws {
+      let decoder = IsolatedImageDecoder(workerExecutable: "/nonexistent/dex-decode-worker")
+      let photo = try resource("photo.jpg")
+      let result = await Self.spawn { () throws(ImagingError) in
+        try decoder.decodePixels(from: photo, target: .original)
+      }.value
+      guard case .workerUnavailable = Self.failure(result) else {
+        Issue.record("expected workerUnavailable, got \(result)")
+        return
+      }
+    }
+  }
+#endif
