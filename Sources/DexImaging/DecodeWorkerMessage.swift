@@ -52,6 +52,7 @@
         package var maxByteCount: Int
         package var maxDimension: Int
         package var maxMemoryByteCount: Int
+        package var maxItemCount: Int
       }
 
       /// ``DownscaleOptions`` beyond its decoding options.
@@ -77,7 +78,8 @@
         let limits = options.limits
         self.limits = Limits(
           maxPixelCount: limits.maxPixelCount, maxByteCount: limits.maxByteCount,
-          maxDimension: limits.maxDimension, maxMemoryByteCount: limits.maxMemoryByteCount)
+          maxDimension: limits.maxDimension, maxMemoryByteCount: limits.maxMemoryByteCount,
+          maxItemCount: limits.maxItemCount)
         background = options.background
         allowsPartialImages = options.allowsPartialImages
         reducingGap = options.reducingGap
@@ -108,7 +110,8 @@
         DecodingOptions(
           limits: DecodingLimits(
             maxPixelCount: limits.maxPixelCount, maxByteCount: limits.maxByteCount,
-            maxDimension: limits.maxDimension, maxMemoryByteCount: limits.maxMemoryByteCount),
+            maxDimension: limits.maxDimension, maxMemoryByteCount: limits.maxMemoryByteCount,
+            maxItemCount: limits.maxItemCount),
           background: background, allowsPartialImages: allowsPartialImages,
           reducingGap: reducingGap, chromaUpsampling: chromaUpsampling,
           advisesHugePages: advisesHugePages)
@@ -172,6 +175,8 @@
       case .invalidArgument(let message): self.init(kind: "invalidArgument", text: message)
       case .outOfMemory: self.init(kind: "outOfMemory")
       case .encodingFailed(let message): self.init(kind: "encodingFailed", text: message)
+      case .decoderUnavailable(let format, let reason):
+        self.init(kind: "decoderUnavailable", format: format, text: reason)
       case .isolatedDecodingFailed: self.init(kind: "outOfMemory")  // never raised in a worker
       }
     }
@@ -195,6 +200,8 @@
       case ("invalidArgument", _, 0, let text?): return .invalidArgument(text)
       case ("outOfMemory", _, 0, _): return .outOfMemory
       case ("encodingFailed", _, 0, let text?): return .encodingFailed(message: text)
+      case ("decoderUnavailable", let format?, 0, let text?):
+        return .decoderUnavailable(format: format, reason: text)
       default: return nil
       }
     }
