@@ -82,6 +82,8 @@ for await state in scanner.scan(image) {
   case .capturing: print("Capturing…")
   case .analyzing:
     print(state.localGuess.map { "Looks like \($0.category.title): \($0.label)" } ?? "Analyzing…")
+  case .identifying:
+    if let name = state.partialResult?.commonName { print("Identified: \(name)…") }
   case .result:
     print("Entry: \(state.result?.commonName ?? "") [\(state.result?.dexCategory.title ?? "")]")
   case .failed: print("Failed: \(state.error?.localizedDescription ?? "")")

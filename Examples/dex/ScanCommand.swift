@@ -89,6 +89,7 @@ struct ScanCommand: AsyncParsableCommand {
     let console = Console(enabled: !json)
     console.line("▶ \(url.lastPathComponent)")
     var final = DexScanState()
+    var namePrinted = false
     for await state in scanner.scan(photo) {
       final = state
       switch state.phase {
@@ -109,6 +110,13 @@ struct ScanCommand: AsyncParsableCommand {
           console.line("  \(headline)… \(percent)% (on-device label: \(label ?? guess.label))")
         } else {
           console.line("  Analyzing…")
+        }
+      case .identifying:
+        // The name on its own line as soon as the cloud's reply holds it; the card follows
+        // when the scan ends.
+        if !namePrinted, let name = state.partialResult?.commonName {
+          console.line("  \(TerminalText.safe(name))")
+          namePrinted = true
         }
       case .result, .failed: break
       }
@@ -154,5 +162,7 @@ struct Console {
   func line(_ text: String) {
     guard enabled else { return }
     print(text)
+    // Progress is worth seeing when it happens, also through a pipe.
+    fflush(stdout)
   }
 }

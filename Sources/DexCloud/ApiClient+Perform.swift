@@ -11,7 +11,8 @@ extension ApiClient {
   /// The attempt loop: sign, send, classify, then retry, refresh, correct the clock, or fail.
   func perform(
     _ endpoint: Endpoint, url: URL, body: Data, timeout: Duration,
-    deadline: ContinuousClock.Instant? = nil, session: SessionCredential?
+    deadline: ContinuousClock.Instant? = nil, session: SessionCredential?,
+    streamInto slot: StreamSlot? = nil
   ) async throws(DexCloudError) -> TransportResponse {
     let policy = configuration.retryPolicy
     let clock = ContinuousClock()
@@ -33,7 +34,9 @@ extension ApiClient {
       guard remaining > .zero else {
         throw DexCloudError.timedOut(after: max(budgetEnd - started, .zero))
       }
-      let signed = sign(endpoint, url: url, path: path, body: body, session: session)
+      let signed = sign(
+        endpoint, url: url, path: path, body: body, session: session,
+        accept: slot == nil ? "application/json" : "text/event-stream")
       let redactor = redactor(session: session, signature: signed.signature)
       logger.debug(
         "Sending request",
@@ -41,7 +44,12 @@ extension ApiClient {
 
       let response: TransportResponse
       do {
-        response = try await transport.send(signed.request, timeout: min(timeout, remaining))
+        if let slot {
+          response = try await slot.exchange(
+            signed.request, timeout: min(timeout, remaining), on: transport)
+        } else {
+          response = try await transport.send(signed.request, timeout: min(timeout, remaining))
+        }
       } catch {
         let failure = Self.classify(error, redactor: redactor)
         if failure.kind == .cancelled || Task.isCancelled { throw .cancelled() }
@@ -144,7 +152,8 @@ extension ApiClient {
 
   /// Signs one attempt with a fresh timestamp.
   private func sign(
-    _ endpoint: Endpoint, url: URL, path: String, body: Data, session: SessionCredential?
+    _ endpoint: Endpoint, url: URL, path: String, body: Data, session: SessionCredential?,
+    accept: String
   ) -> (request: TransportRequest, signature: String) {
     let signer = RequestSigner(secret: session?.secret ?? configuration.bootstrapKey)
     let local = now()
@@ -164,7 +173,7 @@ extension ApiClient {
     rememberSignature(signature, at: local)
     if let session { headers[DexCloudHeader.session] = session.sessionID }
     headers["content-type"] = "application/json"
-    headers["accept"] = "application/json"
+    headers["accept"] = accept
     return (
       TransportRequest(method: endpoint.method, url: url, headers: headers, body: body), signature
     )

@@ -13,4 +13,21 @@ public protocol HTTPTransport: Sendable {
   /// ``DexCloudError/Kind/network`` or ``DexCloudError/Kind/cancelled``, honour task
   /// cancellation promptly, and return non-2xx responses rather than throwing.
   func send(_ request: TransportRequest, timeout: Duration) async throws -> TransportResponse
+
+  /// Sends `request` and returns as soon as the response's head arrives, with the body as it
+  /// streams: what streamed replies (Server-Sent Events) are read with.
+  ///
+  /// `timeout` covers the whole call, body included. The default implementation calls
+  /// ``send(_:timeout:)`` and hands over the whole body as one piece, so a transport that
+  /// cannot stream still works, without the early pieces.
+  func stream(_ request: TransportRequest, timeout: Duration) async throws -> TransportStreamResponse
+}
+
+extension HTTPTransport {
+  /// Sends the request with ``send(_:timeout:)`` and returns its whole body as one piece.
+  public func stream(
+    _ request: TransportRequest, timeout: Duration
+  ) async throws -> TransportStreamResponse {
+    TransportStreamResponse(try await send(request, timeout: timeout))
+  }
 }

@@ -22,8 +22,21 @@ final class ResponseStreamer: NSObject, URLSessionDataDelegate, @unchecked Senda
     var outcome = URLSessionTransport.ResponseOutcome(response: nil, body: Data(), error: nil)
   }
 
+  /// A response handed on as it arrives (``URLSessionTransport``'s `stream`).
+  struct Stream {
+    var limit: Int
+    var received = 0
+    var tooLarge = false
+    /// Called once with the head, before any `data`.
+    var head: @Sendable (URLResponse) -> Void
+    var data: @Sendable (Data) -> Void
+    /// Called once when the task ends: its error, and whether the body passed the limit.
+    var end: @Sendable ((any Error)?, Bool) -> Void
+  }
+
   private let lock = NSLock()
   private var pending: [Int: Pending] = [:]
+  private var streams: [Int: Stream] = [:]
 
   private override init() {
     super.init()
@@ -38,10 +51,27 @@ final class ResponseStreamer: NSObject, URLSessionDataDelegate, @unchecked Senda
     lock.withLock { pending[task.taskIdentifier] = Pending(limit: limit, finish: finish) }
   }
 
+  /// Hands `task`'s response on as it arrives; see ``Stream``. Call before resuming the task.
+  func register(_ task: URLSessionDataTask, stream: Stream) {
+    lock.withLock { streams[task.taskIdentifier] = stream }
+  }
+
   func urlSession(
     _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
   ) {
+    let id = dataTask.taskIdentifier
+    if let stream = lock.withLock({ streams[id] }) {
+      let allowed = response.expectedContentLength <= Int64(stream.limit)
+      if allowed {
+        stream.head(response)
+      } else {
+        lock.withLock { streams[id]?.tooLarge = true }
+      }
+      completionHandler(allowed ? .allow : .cancel)
+      if !allowed { dataTask.cancel() }
+      return
+    }
     let allowed = lock.withLock { () -> Bool in
       let id = dataTask.taskIdentifier
       guard let limit = pending[id]?.limit else { return false }
@@ -57,6 +87,20 @@ final class ResponseStreamer: NSObject, URLSessionDataDelegate, @unchecked Senda
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    let id = dataTask.taskIdentifier
+    let streamed = lock.withLock { () -> (handler: (@Sendable (Data) -> Void)?, found: Bool) in
+      guard let stream = streams[id] else { return (nil, false) }
+      if stream.tooLarge || data.count > stream.limit - stream.received {
+        streams[id]?.tooLarge = true
+        return (nil, true)
+      }
+      streams[id]?.received += data.count
+      return (stream.data, true)
+    }
+    if streamed.found {
+      if let handler = streamed.handler { handler(data) } else { dataTask.cancel() }
+      return
+    }
     let overLimit = lock.withLock { () -> Bool in
       let id = dataTask.taskIdentifier
       guard let entry = pending[id] else { return false }
@@ -85,6 +129,10 @@ final class ResponseStreamer: NSObject, URLSessionDataDelegate, @unchecked Senda
   func urlSession(
     _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
   ) {
+    if let stream = lock.withLock({ streams.removeValue(forKey: task.taskIdentifier) }) {
+      stream.end(error, stream.tooLarge)
+      return
+    }
     guard let entry = lock.withLock({ pending.removeValue(forKey: task.taskIdentifier) }) else {
       return
     }

@@ -14,7 +14,7 @@ import Foundation
 /// are not followed: a signed request goes to the host it was signed for, or fails.
 public struct URLSessionTransport: HTTPTransport {
   /// The caller's session, or `nil` for the transport's own streaming one.
-  private let session: URLSession?
+  let session: URLSession?
   /// The largest response body accepted (default 8 MiB).
   public let maximumResponseBytes: Int
 
@@ -39,18 +39,7 @@ public struct URLSessionTransport: HTTPTransport {
     -> TransportResponse
   {
     try Task.checkCancellation()
-    var urlRequest = URLRequest(url: request.url)
-    urlRequest.httpMethod = request.method
-    // FoundationNetworking truncates the request timeout to whole seconds (0.3 s becomes an
-    // immediate timeout), so the exact timeout is enforced by our own timer below and the
-    // session's is only a rounded-up backstop.
-    urlRequest.timeoutInterval = max(1, timeout.timeInterval.rounded(.up)) + 1
-    urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-    for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-    // libcurl would otherwise add `Expect: 100-continue` and wait before sending large bodies.
-    urlRequest.setValue("", forHTTPHeaderField: "Expect")
-    if !request.body.isEmpty { urlRequest.httpBody = request.body }
-
+    let urlRequest = Self.urlRequest(for: request, timeout: timeout)
     let box = DataTaskBox()
     let limit = maximumResponseBytes
     let timer = Task {
@@ -81,6 +70,22 @@ public struct URLSessionTransport: HTTPTransport {
     } onCancel: {
       box.cancel()
     }
+  }
+
+  /// The `URLRequest` for `request`, with the session's timeout as a backstop only.
+  static func urlRequest(for request: TransportRequest, timeout: Duration) -> URLRequest {
+    var urlRequest = URLRequest(url: request.url)
+    urlRequest.httpMethod = request.method
+    // FoundationNetworking truncates the request timeout to whole seconds (0.3 s becomes an
+    // immediate timeout), so the exact timeout is enforced by our own timer below and the
+    // session's is only a rounded-up backstop.
+    urlRequest.timeoutInterval = max(1, timeout.timeInterval.rounded(.up)) + 1
+    urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+    for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+    // libcurl would otherwise add `Expect: 100-continue` and wait before sending large bodies.
+    urlRequest.setValue("", forHTTPHeaderField: "Expect")
+    if !request.body.isEmpty { urlRequest.httpBody = request.body }
+    return urlRequest
   }
 
   /// What a data task ended with.
@@ -133,7 +138,7 @@ public struct URLSessionTransport: HTTPTransport {
 
 /// Holds the data task so the cancellation handler can reach it, even when cancellation
 /// arrives before the task was created.
-private final class DataTaskBox: @unchecked Sendable {
+final class DataTaskBox: @unchecked Sendable {
   private let lock = NSLock()
   private var task: URLSessionDataTask?
   private var cancelled = false

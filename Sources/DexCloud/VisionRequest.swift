@@ -26,28 +26,40 @@ public struct VisionRequest: Codable, Sendable, Equatable {
   /// For ``Kind/ask``: the user's question; `nil` or empty for a general description. The
   /// server refuses one longer than its limit (400 `prompt_too_long`, 500 characters by default).
   public let question: String?
+  /// `true` to have the reply streamed as Server-Sent Events (see <doc:RequestSigning>); `nil`
+  /// or `false` for one JSON ``VisionResponse``.
+  public let stream: Bool?
 
   /// Creates a request body.
-  public init(image: String, task: Kind, categoryHint: String? = nil, question: String? = nil) {
+  public init(
+    image: String, task: Kind, categoryHint: String? = nil, question: String? = nil,
+    stream: Bool? = nil
+  ) {
     self.image = image
     self.task = task
     self.categoryHint = categoryHint
     self.question = question
+    self.stream = stream
   }
 
   /// An identification request with `hint` (``/DexModel/DexCategory/unknown`` sends none).
-  public static func identify(image: String, categoryHint hint: DexCategory?) -> VisionRequest {
+  public static func identify(
+    image: String, categoryHint hint: DexCategory?, stream: Bool = false
+  ) -> VisionRequest {
     VisionRequest(
       image: image, task: .identify,
-      categoryHint: hint.flatMap { $0 == .unknown ? nil : $0.rawValue })
+      categoryHint: hint.flatMap { $0 == .unknown ? nil : $0.rawValue }, stream: stream ? true : nil)
   }
 
-  /// An AI Vision request: a description of `image`, focused by `question` when given.
-  public static func ask(image: String, question: String? = nil) -> VisionRequest {
-    VisionRequest(image: image, task: .ask, question: question)
+  /// An AI Vision request: a description of `image`, focused by `question` when given,
+  /// streamed when `stream` is `true`.
+  public static func ask(image: String, question: String? = nil, stream: Bool = false)
+    -> VisionRequest
+  {
+    VisionRequest(image: image, task: .ask, question: question, stream: stream ? true : nil)
   }
 
-  private enum CodingKeys: String, CodingKey { case image, task, categoryHint, question }
+  private enum CodingKeys: String, CodingKey { case image, task, categoryHint, question, stream }
 
   /// Decodes a body; one without `task` is an identification (bodies of older clients, whose
   /// `prompt` field is no longer read).
@@ -57,5 +69,6 @@ public struct VisionRequest: Codable, Sendable, Equatable {
     task = try container.decodeIfPresent(Kind.self, forKey: .task) ?? .identify
     categoryHint = try container.decodeIfPresent(String.self, forKey: .categoryHint)
     question = try container.decodeIfPresent(String.self, forKey: .question)
+    stream = try container.decodeIfPresent(Bool.self, forKey: .stream)
   }
 }

@@ -23,11 +23,13 @@ public enum DexScanError: Error, Sendable {
 
   /// The scan error for what the cloud pass threw: ``timedOut`` for every timeout (the
   /// scanner's own, or a ``/DexCloud/DexCloudError`` of kind
-  /// ``/DexCloud/DexCloudError/Kind/timedOut``), ``identificationFailed(_:)`` otherwise.
+  /// ``/DexCloud/DexCloudError/Kind/timedOut``, also when it cut a streamed reply:
+  /// ``/DexModel/InterruptedScanError``), ``identificationFailed(_:)`` otherwise.
   init(cloudFailure error: any Error) {
     switch error {
     case DexScanError.timedOut: self = .timedOut
     case let error as DexCloudError where error.kind == .timedOut: self = .timedOut
+    case let error as InterruptedScanError: self = DexScanError(cloudFailure: error.reason)
     default: self = .identificationFailed(error)
     }
   }

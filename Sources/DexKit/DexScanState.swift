@@ -11,6 +11,9 @@ public struct DexScanState: Sendable, Equatable {
     case capturing
     /// The encoded image exists; the passes are running.
     case analyzing
+    /// The cloud's reply is streaming in: ``DexScanState/partialResult`` holds the fields
+    /// known so far (the name first), so a UI shows the name while the rest arrives.
+    case identifying
     /// A result is ready (possibly the offline fallback).
     case result
     /// Nothing could be identified; see ``DexScanState/error``.
@@ -26,6 +29,10 @@ public struct DexScanState: Sendable, Equatable {
   public var thumbnailData: Data?
   /// The on-device guess, once the local pass has run (`nil` if it found nothing).
   public var localGuess: LocalGuess?
+  /// The fields of the cloud's identification known so far, from phase ``Phase/identifying``
+  /// on (kept in the final state, for the record); a preview that only grows, never something
+  /// to save. The entry is ``result``.
+  public var partialResult: PartialScanResult?
   /// The identification, in phase ``Phase/result``.
   public var result: ScanResult?
   /// Whether ``result`` is the offline fallback rather than the cloud's answer.

@@ -13,7 +13,9 @@ import Logging
 ///    pixels feed the on-device pass, the JPEG feeds the cloud pass and persistence, and a
 ///    thumbnail comes from the same pixels;
 /// 2. classifies the pixels on-device and publishes the ``/DexModel/LocalGuess`` at once;
-/// 3. asks the cloud with the guess's category as a weak hint;
+/// 3. asks the cloud with the guess's category as a weak hint, reading its reply as it streams
+///    (``/DexCloud/DexVisionServicing/streamIdentification(imageData:categoryHint:deadline:)``)
+///    and publishing the fields known so far in phase ``DexScanState/Phase/identifying``;
 /// 4. falls back to ``/DexModel/ScanResult/offlineFallback(for:)`` when the cloud fails and a
 ///    guess exists, and fails with a ``DexScanError`` when neither pass produced anything.
 ///
@@ -24,7 +26,8 @@ import Logging
 /// pass is reported beside the result and never fails the scan.
 ///
 /// Watch it happen with ``scan(_:)``, an `AsyncStream` of ``DexScanState`` snapshots
-/// (capturing → analyzing → result or failed), or await the outcome with ``run(_:)``. Every
+/// (capturing → analyzing → identifying, as the name and then the other fields arrive → result
+/// or failed), or await the outcome with ``run(_:)``. Every
 /// engine is injected, so hosts swap in Core ML, Vision or their own backend without touching
 /// the flow. The scanner builds entries (``DexScanState/makeEntry(id:discoveredAt:matcher:)``) but never
 /// saves them: persistence belongs to the host.
@@ -156,7 +159,8 @@ public struct DexScanner: Sendable {
   /// Scans a photo and publishes each phase as it happens.
   ///
   /// The stream yields a `.capturing` state, an `.analyzing` state (then another once the
-  /// local guess is in), and ends with `.result` or `.failed`. Cancelling the consuming task,
+  /// local guess is in), an `.identifying` state each time more of the cloud's reply is known
+  /// (a service that streams), and ends with `.result` or `.failed`. Cancelling the consuming task,
   /// or dropping the stream, cancels the scan.
   public func scan(_ photo: Data) -> AsyncStream<DexScanState> {
     let (stream, continuation) = AsyncStream.makeStream(of: DexScanState.self)
@@ -175,7 +179,7 @@ public struct DexScanner: Sendable {
   }
 
   private func perform(
-    _ photo: Data, publish: @Sendable (DexScanState) -> Void
+    _ photo: Data, publish: @escaping @Sendable (DexScanState) -> Void
   ) async -> DexScanState {
     var state = DexScanState()
     publish(state)
@@ -241,7 +245,7 @@ public struct DexScanner: Sendable {
   /// Passes 1 and 2 on the decoded photo.
   private func identify(
     _ image: DownscaledImage, state initial: DexScanState,
-    publish: @Sendable (DexScanState) -> Void
+    publish: @escaping @Sendable (DexScanState) -> Void
   ) async -> DexScanState {
     var state = initial
     let jpeg = image.jpegData
@@ -262,13 +266,31 @@ public struct DexScanner: Sendable {
       return state.succeeding(.offlineFallback(for: guess), offline: true)
     }
     let deadline = ContinuousClock.now + configuration.cloudTimeout
+    // Partial results are published until the pass ends, never after the final state.
+    let partials = PartialPublisher(state: state, publish: publish)
+    defer { partials.close() }
     do {
       let result = try await withDeadline(deadline) {
-        try await visionService.identify(
+        var final: ScanResult?
+        let updates = visionService.streamIdentification(
           imageData: jpeg, categoryHint: guess?.category, deadline: deadline)
+        for try await update in updates {
+          switch update {
+          case .partial(let partial): partials.publish(partial)
+          case .complete(let result): final = result
+          }
+        }
+        guard let final else {
+          throw DexScanError.nothingIdentified("The cloud's reply ended without an entry.")
+        }
+        return final
       }
+      partials.close()
+      state.partialResult = partials.latest
       return state.succeeding(result, offline: false)
     } catch {
+      partials.close()
+      state.partialResult = partials.latest
       if Task.isCancelled { return state.failing(.cancelled) }
       logger.error("Cloud identification failed", metadata: ["error": "\(error)"])
       let failure = DexScanError(cloudFailure: error)

@@ -27,6 +27,12 @@ public actor ScriptedVisionService: DexVisionServicing {
     public let categoryHint: DexCategory?
     /// The deadline the caller gave, `nil` when it called without one.
     public let deadline: ContinuousClock.Instant?
+    /// What was asked: an identification or a description.
+    public var task: VisionRequest.Kind = .identify
+    /// The question of a description, `nil` for an identification or none.
+    public var question: String? = nil
+    /// Whether the caller asked for a stream.
+    public var streamed = false
   }
 
   /// The error ``Reply/failure(_:after:)`` throws by default: a stand-in for any failure of the
@@ -83,10 +89,58 @@ public actor ScriptedVisionService: DexVisionServicing {
     try await play(Request(imageData: imageData, categoryHint: categoryHint, deadline: deadline))
   }
 
-  private func play(_ request: Request) async throws -> ScanResult {
+  /// See ``/DexCloud/DexVisionServicing/describe(imageData:question:deadline:)``: plays the
+  /// next reply (a ``Reply/description(_:after:)`` or a ``Reply/streamed(_:after:)`` one,
+  /// joined).
+  ///
+  /// - Throws: the reply's error, ``Failure`` for a reply that holds an entry, or
+  ///   `CancellationError` when the task is cancelled while the reply waits.
+  public nonisolated func describe(
+    imageData: Data, question: String?, deadline: ContinuousClock.Instant?
+  ) async throws -> VisionDescription {
+    let reply = await next(
+      Request(
+        imageData: imageData, categoryHint: nil, deadline: deadline, task: .ask,
+        question: question))
+    var text = ""
+    try await reply.playDescription { text += $0 }
+    return VisionDescription(text: text)
+  }
+
+  /// See ``/DexCloud/DexVisionServicing/streamDescription(imageData:question:deadline:)``:
+  /// plays the next reply's pieces, pauses and cut as they are scripted.
+  public nonisolated func streamDescription(
+    imageData: Data, question: String?, deadline: ContinuousClock.Instant?
+  ) -> AsyncThrowingStream<String, any Error> {
+    let request = Request(
+      imageData: imageData, categoryHint: nil, deadline: deadline, task: .ask,
+      question: question, streamed: true)
+    return AsyncThrowingStream.running { continuation in
+      try await self.next(request).playDescription { continuation.yield($0) }
+    }
+  }
+
+  /// See ``/DexCloud/DexVisionServicing/streamIdentification(imageData:categoryHint:deadline:)``:
+  /// plays the next reply, a streamed one with its partial results as a backend's parse gives
+  /// them, and a cut as `InterruptedScanError`.
+  public nonisolated func streamIdentification(
+    imageData: Data, categoryHint: DexCategory?, deadline: ContinuousClock.Instant?
+  ) -> AsyncThrowingStream<IdentificationUpdate, any Error> {
+    let request = Request(
+      imageData: imageData, categoryHint: categoryHint, deadline: deadline, streamed: true)
+    return AsyncThrowingStream.running { continuation in
+      try await self.next(request).playIdentification { continuation.yield($0) }
+    }
+  }
+
+  private func next(_ request: Request) -> Reply {
     requests.append(request)
     let reply = script.isEmpty ? Reply.hang : script[min(nextReply, script.count - 1)]
     nextReply += 1
-    return try await reply.play()
+    return reply
+  }
+
+  private func play(_ request: Request) async throws -> ScanResult {
+    try await next(request).play()
   }
 }

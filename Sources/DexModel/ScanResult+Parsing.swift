@@ -58,3 +58,11 @@ extension ScanResult {
     )
   }
 }
+
+extension ScanResult {
+  /// Whether the result names something: the rejection rule of ``init(jsonString:)``'s layer 4,
+  /// for results that arrive already decoded (the proxy's typed `entry`).
+  package var identifiesSomething: Bool {
+    ScanResultExtractor.identifiesSomething(self)
+  }
+}
