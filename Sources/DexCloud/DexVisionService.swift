@@ -159,7 +159,9 @@ public struct DexVisionService: DexVisionServicing {
   }
 
   private func logFailure(_ error: any Error, task: String) {
-    guard let error = (error as? DexCloudError) ?? ((error as? InterruptedScanError)?.reason as? DexCloudError)
+    guard
+      let error = (error as? DexCloudError)
+        ?? ((error as? InterruptedScanError)?.reason as? DexCloudError)
     else { return }
     logger.error(
       "Cloud \(task) request failed",

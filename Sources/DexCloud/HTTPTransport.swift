@@ -20,7 +20,9 @@ public protocol HTTPTransport: Sendable {
   /// `timeout` covers the whole call, body included. The default implementation calls
   /// ``send(_:timeout:)`` and hands over the whole body as one piece, so a transport that
   /// cannot stream still works, without the early pieces.
-  func stream(_ request: TransportRequest, timeout: Duration) async throws -> TransportStreamResponse
+  func stream(
+    _ request: TransportRequest, timeout: Duration
+  ) async throws -> TransportStreamResponse
 }
 
 extension HTTPTransport {

@@ -29,6 +29,7 @@ public struct ServerSentEvent: Sendable, Equatable {
 
   /// An event whose data is `value` encoded as JSON.
   public static func json(_ event: String, _ value: some Encodable) throws -> ServerSentEvent {
-    ServerSentEvent(event: event, data: String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
+    ServerSentEvent(
+      event: event, data: String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
   }
 }

@@ -29,7 +29,9 @@ public struct ServerSentEventParser: Sendable {
   /// Reads `chunk` and returns the events it completed, in order.
   ///
   /// - Throws: ``DexCloudError`` of kind ``DexCloudError/Kind/payloadTooLarge`` past a limit.
-  public mutating func consume(_ chunk: some Sequence<UInt8>) throws(DexCloudError)
+  public mutating func consume(
+    _ chunk: some Sequence<UInt8>
+  ) throws(DexCloudError)
     -> [ServerSentEvent]
   {
     var events: [ServerSentEvent] = []
@@ -45,7 +47,8 @@ public struct ServerSentEventParser: Sendable {
       }
       guard line.count < maximumLineBytes else {
         throw DexCloudError(
-          kind: .payloadTooLarge, message: "An event-stream line is over \(maximumLineBytes) bytes.")
+          kind: .payloadTooLarge, message: "An event-stream line is over \(maximumLineBytes) bytes."
+        )
       }
       line.append(byte)
     }

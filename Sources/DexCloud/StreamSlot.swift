@@ -23,6 +23,7 @@ final class StreamSlot: @unchecked Sendable {
       return try await response.collected(upTo: Self.errorBodyLimit)
     }
     lock.withLock { stored = response }
-    return TransportResponse(statusCode: response.statusCode, headers: response.headers, body: Data())
+    return TransportResponse(
+      statusCode: response.statusCode, headers: response.headers, body: Data())
   }
 }

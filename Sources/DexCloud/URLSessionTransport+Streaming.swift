@@ -48,10 +48,15 @@ extension URLSessionTransport {
                 ? DexCloudError(
                   kind: .payloadTooLarge, message: "The response body is over \(limit) bytes.")
                 : error.map {
-                  box.didTimeOut ? DexCloudError.timedOut(after: timeout) : Self.map($0, timeout: timeout)
+                  box.didTimeOut
+                    ? DexCloudError.timedOut(after: timeout) : Self.map($0, timeout: timeout)
                 }
-              if head.resume(with: .failure(failure ?? DexCloudError(
-                kind: .network, message: "The connection closed before a response."))) {
+              if head.resume(
+                with: .failure(
+                  failure
+                    ?? DexCloudError(
+                      kind: .network, message: "The connection closed before a response.")))
+              {
                 sink.finish()
               } else {
                 sink.finish(throwing: failure)

@@ -48,12 +48,15 @@ public struct VisionRequest: Codable, Sendable, Equatable {
   ) -> VisionRequest {
     VisionRequest(
       image: image, task: .identify,
-      categoryHint: hint.flatMap { $0 == .unknown ? nil : $0.rawValue }, stream: stream ? true : nil)
+      categoryHint: hint.flatMap { $0 == .unknown ? nil : $0.rawValue }, stream: stream ? true : nil
+    )
   }
 
   /// An AI Vision request: a description of `image`, focused by `question` when given,
   /// streamed when `stream` is `true`.
-  public static func ask(image: String, question: String? = nil, stream: Bool = false)
+  public static func ask(
+    image: String, question: String? = nil, stream: Bool = false
+  )
     -> VisionRequest
   {
     VisionRequest(image: image, task: .ask, question: question, stream: stream ? true : nil)

@@ -115,7 +115,9 @@ struct VisionStreamingTests {
       .respond(
         TransportResponse(
           statusCode: 200, headers: ["Content-Type": "application/json"],
-          body: Data(#"{"role":"assistant","content":"{\"commonName\":\"Fern\",\"category\":\"plant\"}"}"#.utf8)))
+          body: Data(
+            #"{"role":"assistant","content":"{\"commonName\":\"Fern\",\"category\":\"plant\"}"}"#
+              .utf8)))
     ])
     var updates: [IdentificationUpdate] = []
     for try await update in Self.service(transport).streamIdentification(

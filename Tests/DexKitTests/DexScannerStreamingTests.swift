@@ -38,7 +38,9 @@ struct DexScannerStreamingTests {
 
   @Test func aCutStreamFallsBackAndKeepsTheNameItHad() async throws {
     let vision = ScriptedVisionService(
-      .streamed([.text(#"{"commonName": "Tabby Cat", "categ"#), .cut(ScriptedVisionService.Failure())]))
+      .streamed([
+        .text(#"{"commonName": "Tabby Cat", "categ"#), .cut(ScriptedVisionService.Failure()),
+      ]))
     let scanner = DexScanner(
       classifier: FixedClassifier(category: .animal, label: "tabby"), visionService: vision,
       configuration: .init(maxDimension: 200))
@@ -74,7 +76,9 @@ struct DexScannerStreamingTests {
     let whole = try await vision.describe(imageData: Data([1]), question: "What?", deadline: nil)
     #expect(whole.text == "A tabby cat asleep.")
     var pieces: [String] = []
-    for try await piece in vision.streamDescription(imageData: Data([1]), question: nil, deadline: nil) {
+    for try await piece in vision.streamDescription(
+      imageData: Data([1]), question: nil, deadline: nil)
+    {
       pieces.append(piece)
     }
     #expect(pieces == ["A tabby ", "cat asleep."])

@@ -87,9 +87,10 @@ struct IncrementalScanParserTests {
     for round in 0..<1_000 {
       let reply = corpus[round % corpus.count]
       let bytes = Array(reply.utf8)
-      var cuts = Set((0..<Int.random(in: 0...6, using: &generator)).map { _ in
-        Int.random(in: 0...bytes.count, using: &generator)
-      })
+      var cuts = Set(
+        (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+          Int.random(in: 0...bytes.count, using: &generator)
+        })
       cuts.insert(0)
       cuts.insert(bytes.count)
       let sorted = cuts.sorted()
