@@ -259,9 +259,10 @@ public actor TriageSession {
     let options = DownscaleOptions(
       maxDimension: ThumbnailSize.small.maxDimension, quality: 0.5,
       decoding: DecodingOptions(limits: limits.decoding))
-    let absolute = try sandbox.resolve(path, maxByteCount: limits.maxPathByteCount)
+    // Opened beneath the folder, no link followed at any component (as thumbnails are).
     let data = try await FileReading.read(
-      absolute, path: path, maxByteCount: limits.maxPhotoByteCount)
+      sandbox, path: path, maxByteCount: limits.maxPhotoByteCount,
+      maxPathByteCount: limits.maxPathByteCount)
     do {
       let image = try await imaging.downscale(data, options: options)
       let swapped = image.appliedOrientation.swapsDimensions
