@@ -163,6 +163,6 @@ struct Console {
     guard enabled else { return }
     print(text)
     // Progress is worth seeing when it happens, also through a pipe.
-    fflush(stdout)
+    fflush(nil)  // every output stream: `stdout` is a global var Swift 6 will not touch
   }
 }
