@@ -60,11 +60,14 @@
     /// ``workerExecutableName`` beside this process's executable.
     ///
     /// - Parameters:
+    ///   - workerExecutable: the path of `dex-decode-worker`; `nil` looks beside this process's
+    ///     executable.
     ///   - maximumWorkers: at least 1; by default the number of active processors.
     ///   - timeout: the wall-clock limit of one call (default 30 s).
     ///   - cpuTimeLimit: the CPU time one decode may use (default 20 s).
     ///   - limits: the limits the workers' address space is sized for
     ///     (``addressSpaceLimit(for:)``); requests still carry their own ``DecodingLimits``.
+    ///   - logger: where worker failures and restarts are logged.
     public init(
       workerExecutable: String? = nil,
       maximumWorkers: Int = ProcessInfo.processInfo.activeProcessorCount,

@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Tesseract
   import DexImaging
   import DexTestTraits
   import Foundation
