@@ -17,9 +17,9 @@ struct DexScannerStreamingTests {
     let vision = ScriptedVisionService(.streamed(Self.tabbyJSON, chunkSize: 9))
     let scanner = DexScanner(
       classifier: FixedClassifier(category: .animal, label: "tabby"), visionService: vision,
-      configuration: .init(maxDimension: 200))
+      downscaler: ScriptedDownscaler(), configuration: .init(maxDimension: 200))
     var states: [DexScanState] = []
-    for await state in scanner.scan(try photo(.cat)) { states.append(state) }
+    for await state in scanner.scan(try SamplePhoto.cat.data) { states.append(state) }
 
     let identifying = states.filter { $0.phase == .identifying }
     #expect(identifying.first?.partialResult == PartialScanResult(commonName: "Tabby Cat"))
@@ -43,8 +43,8 @@ struct DexScannerStreamingTests {
       ]))
     let scanner = DexScanner(
       classifier: FixedClassifier(category: .animal, label: "tabby"), visionService: vision,
-      configuration: .init(maxDimension: 200))
-    let final = await scanner.run(try photo(.cat))
+      downscaler: ScriptedDownscaler(), configuration: .init(maxDimension: 200))
+    let final = await scanner.run(try SamplePhoto.cat.data)
     #expect(final.phase == .result)
     #expect(final.isOffline)
     #expect(final.partialResult == PartialScanResult(commonName: "Tabby Cat"))
@@ -60,8 +60,9 @@ struct DexScannerStreamingTests {
       .streamed([.text(#"{"commonName": "Tabby Cat", "#), .pause(.seconds(3600))]))
     let scanner = DexScanner(
       classifier: FixedClassifier.blind, visionService: vision,
+      downscaler: ScriptedDownscaler(),
       configuration: .init(maxDimension: 200, cloudTimeout: .milliseconds(300)))
-    let final = await scanner.run(try photo(.cat))
+    let final = await scanner.run(try SamplePhoto.cat.data)
     #expect(final.phase == .failed)
     #expect(final.error == .timedOut)
     #expect(final.partialResult?.commonName == "Tabby Cat")

@@ -59,35 +59,38 @@ import Testing
     #expect(ClassifierCalibration.fittedInt8 != .fitted)
   }
 
-  /// A classifier whose configuration keeps the default calibration decides an int8 model's
-  /// guesses with ``ClassifierCalibration/fittedInt8``; an explicit calibration is used as given.
-  /// Confidences are compared to 1e-9, not exactly: the calibration sums its categories in a
-  /// dictionary's order, which differs between two dictionaries of the same contents.
-  @Test(.enabled(if: EfficientNetLite0.hasInt8Kernels))
-  func aClassifierOnAnInt8ModelUsesItsOwnCalibration() async throws {
-    let model = try ClassifierFixtures.model(.oneDNNInt8)
-    let image = try ClassifierFixtures.image("cat")
-    let distribution = model.rankedLabels(logits: try model.logits(for: image), limit: .max)
-    let own = try #require(
-      ImageClassifier.guess(fromDistribution: distribution, calibration: .fittedInt8))
-    let float = try #require(
-      ImageClassifier.guess(fromDistribution: distribution, calibration: .fitted))
-    #expect(abs(own.confidence - float.confidence) > 1e-6)
-    func sameConfidence(_ guess: LocalGuess?, _ expected: LocalGuess?) -> Bool {
-      guard let guess, let expected else { return false }
-      return abs(guess.confidence - expected.confidence) < 1e-9
+  // The bundled-model initialiser decodes through the system codecs (Linux only).
+  #if os(Linux) && SystemImageCodecs
+    /// A classifier whose configuration keeps the default calibration decides an int8 model's
+    /// guesses with ``ClassifierCalibration/fittedInt8``; an explicit calibration is used as given.
+    /// Confidences are compared to 1e-9, not exactly: the calibration sums its categories in a
+    /// dictionary's order, which differs between two dictionaries of the same contents.
+    @Test(.enabled(if: EfficientNetLite0.hasInt8Kernels))
+    func aClassifierOnAnInt8ModelUsesItsOwnCalibration() async throws {
+      let model = try ClassifierFixtures.model(.oneDNNInt8)
+      let image = try ClassifierFixtures.image("cat")
+      let distribution = model.rankedLabels(logits: try model.logits(for: image), limit: .max)
+      let own = try #require(
+        ImageClassifier.guess(fromDistribution: distribution, calibration: .fittedInt8))
+      let float = try #require(
+        ImageClassifier.guess(fromDistribution: distribution, calibration: .fitted))
+      #expect(abs(own.confidence - float.confidence) > 1e-6)
+      func sameConfidence(_ guess: LocalGuess?, _ expected: LocalGuess?) -> Bool {
+        guard let guess, let expected else { return false }
+        return abs(guess.confidence - expected.confidence) < 1e-9
+      }
+      let classifier = ImageClassifier(model: model, decoder: ImageDownscaler())
+      #expect(sameConfidence(try await classifier.guess(for: image), own))
+      let bundled = ImageClassifier(
+        decoder: ImageDownscaler(), configuration: ImageClassifier.Configuration(precision: .int8))
+      #expect(sameConfidence(try await bundled.guess(for: image), own))
+      let explicit = ImageClassifier(
+        model: model, decoder: ImageDownscaler(),
+        configuration: ImageClassifier.Configuration(calibration: .identity))
+      let identity = ImageClassifier.guess(fromDistribution: distribution, calibration: .identity)
+      #expect(sameConfidence(try await explicit.guess(for: image), identity))
     }
-    let classifier = ImageClassifier(model: model, decoder: ImageDownscaler())
-    #expect(sameConfidence(try await classifier.guess(for: image), own))
-    let bundled = ImageClassifier(
-      decoder: ImageDownscaler(), configuration: ImageClassifier.Configuration(precision: .int8))
-    #expect(sameConfidence(try await bundled.guess(for: image), own))
-    let explicit = ImageClassifier(
-      model: model, decoder: ImageDownscaler(),
-      configuration: ImageClassifier.Configuration(calibration: .identity))
-    let identity = ImageClassifier.guess(fromDistribution: distribution, calibration: .identity)
-    #expect(sameConfidence(try await explicit.guess(for: image), identity))
-  }
+  #endif
 
   /// Ranges written for other weights are ignored (f32); a ranges file that is not one, or
   /// holds a range that is not a positive number, is a typed error.
