@@ -10,7 +10,7 @@
   /// The isolated decoder against real `dex-decode-worker` processes: the same answers as the
   /// in-process decoder, and a worker that is killed, runs out of memory, hangs, crashes or is
   /// cancelled costs one typed error, after which the next decode succeeds.
-  @Suite(.timeLimit(.minutes(2)), .offCooperativePool)
+  @Suite(.timeLimit(.minutes(5)), .offCooperativePool)
   struct IsolatedImageDecoderTests {
     /// Blocking decodes run here, so that the test itself can act meanwhile.
     static let threads = DedicatedThreadExecutor(name: "dexkit-isolated-decoder-tests", threads: 3)

@@ -9,7 +9,7 @@
 
   /// Hostile images and options: each ends in an empty result or a typed error, never a crash or
   /// a hang.
-  @Suite(.offCooperativePool, .timeLimit(.minutes(2)))
+  @Suite(.offCooperativePool, .timeLimit(.minutes(5)))
   struct TextRecognitionHostileInputTests {
     static let recognizer = TesseractTextRecognizer()
 

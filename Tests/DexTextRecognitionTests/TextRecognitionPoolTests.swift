@@ -11,7 +11,7 @@
   /// The engine pool's bounds: at most the cap of engines per language list, a first-in first-out
   /// queue whose cancelled waiters leave, and answers at the deadline or on cancellation even
   /// while Tesseract cannot be interrupted (an Init held back by a gate stands in for that).
-  @Suite(.offCooperativePool, .timeLimit(.minutes(2)))
+  @Suite(.offCooperativePool, .timeLimit(.minutes(5)))
   struct TextRecognitionPoolTests {
     /// A recognizer whose engines load only once `gate` opens.
     static func gatedRecognizer(

@@ -8,7 +8,7 @@
 
   /// The language-data probe as a process of its own (dex-traineddata-probe, spawned and
   /// exec'd): refused when missing, and never holding up the engines of other data while it runs.
-  @Suite(.timeLimit(.minutes(2)), .offCooperativePool)
+  @Suite(.timeLimit(.minutes(5)), .offCooperativePool)
   struct TextRecognitionProbeTests {
     /// A fresh copy of the installed English data (a new file: no verdict of this process is
     /// kept for it yet), in a directory removed after `body`.

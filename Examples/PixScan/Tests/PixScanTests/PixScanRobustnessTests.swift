@@ -111,7 +111,7 @@ struct PixScanRobustnessTests {
     #expect(await session.thumbnailStatistics().misses == photos.count)
   }
 
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(5)))
   func aFIFONamedLikeAPhotoNeverBlocks() async throws {
     let folder = try TemporaryFolder()
     let pipe = folder.file("pipe.jpg")
