@@ -19,6 +19,11 @@ if grep -rnE --include='*.swift' --include='*.md' "canImport\((${own_c_targets})
   echo "error: guard on os(...) or a package trait, not canImport of DexKit's own C targets" >&2
   exit 1
 fi
+# Every label category is decided once, in Scripts/label-categories.txt: the keyword vocabulary,
+# the WordNet lexicon and the ImageNet label table made from it are regenerated into a
+# temporary folder and must equal the committed ones (the WordNet two where wordnet-base is
+# installed; the script says when it skips one).
+python3 Scripts/label-categories.py --check
 # The Apple sketch in Extending DexKit is the code AppleSketchesTests compiles.
 python3 Scripts/apple-sketches.py
 # The privacy manifests are property lists, and each declares reasons for what it lists.

@@ -9,10 +9,10 @@ Input: Debian `wordnet-base` (WordNet 3.0 licence, notice kept in WordNetLexicon
 data.noun (synsets and their hypernym pointers), index.noun (each lemma's senses, most frequent
 first) and cntlist.rev (how often each sense was tagged in the semantic concordance).
 
-Category rules and decisions are those of Scripts/classifier-labels.py (imported from it, so
-the classifier's ImageNet table and this lexicon agree): a synset's category is the first rule
+Category rules and decisions are those of Scripts/label-categories.txt (read through
+Scripts/classifier-labels.py, so the classifier's ImageNet table and this lexicon agree): a synset's category is the first rule
 whose synset is among its ancestors (hypernyms and instance hypernyms, the synset itself
-included), after that script's hand OVERRIDES. This lexicon adds the rules the ImageNet table
+included), after the table's hand overrides. This lexicon adds the rules ([lexicon-rules]) the ImageNet table
 needs no word for, ahead of its scenery, person and artifact rules: minerals, rocks, gemstones, crystals, ores and
 fossils -> mineral (DexCategory.mineral); bodies of water and ways (roads, streets, paths) ->
 unknown (scenery, like geological formations). Vehicles, buildings and every other artifact -> object. A synset that reaches no
@@ -67,29 +67,18 @@ CODES = {
 }
 NATURAL = {"plant", "animal", "fish", "bird", "insect", "reptile", "mineral", "fungus", "food"}
 
-# Rules this lexicon adds ahead of classifier-labels.py's artifact rule.
-EXTRA_RULES = [
-    ("14662574", "mineral", "mineral"),
-    ("14696793", "rock, stone (material)", "mineral"),
-    ("09416076", "rock, stone (natural object)", "mineral"),
-    ("14699752", "gem, gemstone", "mineral"),
-    ("09284589", "fossil", "mineral"),
-    ("14688500", "ore", "mineral"),
-    ("09225146", "body of water", "unknown"),
-    ("04564698", "way (road, street, path)", "unknown"),
-]
-
-
 def load_classifier_rules():
-    """RULES, OVERRIDES and the data.noun reader of Scripts/classifier-labels.py, so both
-    scripts agree."""
+    """RULES, OVERRIDES and the data.noun reader of Scripts/classifier-labels.py (the rules and
+    overrides of Scripts/label-categories.txt), so both scripts agree."""
     path = os.path.join(ROOT, "Scripts", "classifier-labels.py")
     spec = importlib.util.spec_from_file_location("classifier_labels", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     rules = list(module.RULES)
+    # Rules this lexicon adds ahead of the scenery, person and artifact rules ([lexicon-rules]).
+    extra_rules = module.TABLE["lexicon-rules"]
     scenery = next(i for i, rule in enumerate(rules) if rule[2] in ("unknown", "object"))
-    rules[scenery:scenery] = EXTRA_RULES
+    rules[scenery:scenery] = extra_rules
     overrides = {wnid[1:]: category for wnid, (category, _) in module.OVERRIDES.items()}
     return rules, overrides, module.load_wordnet
 
