@@ -24,6 +24,20 @@ fi
 # temporary folder and must equal the committed ones (the WordNet two where wordnet-base is
 # installed; the script says when it skips one).
 python3 Scripts/label-categories.py --check
+# Every logger the SDK makes is labelled `dexkit.<module>[.<part>]` in lower case
+# (`dexkit.imaging.classifier`), so a host can filter DexKit's logs by one prefix; a label that
+# is not a string literal is refused too, since it cannot be checked.
+python3 - <<'PY'
+import pathlib, re, sys
+bad = []
+for path in sorted(pathlib.Path("Sources").rglob("*.swift")):
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for match in re.finditer(r'Logger\(label:\s*("([^"\\]*)")?', line):
+            if match.group(2) is None or not re.fullmatch(r"dexkit(\.[a-z0-9]+)+", match.group(2)):
+                bad.append(f"{path}:{number}: {line.strip()}")
+if bad:
+    sys.exit("error: Logger labels in Sources/ must match ^dexkit(\\.[a-z0-9]+)+$:\n" + "\n".join(bad))
+PY
 # The Apple sketch in Extending DexKit is the code AppleSketchesTests compiles.
 python3 Scripts/apple-sketches.py
 # The privacy manifests are property lists, and each declares reasons for what it lists.

@@ -18,7 +18,7 @@
     public var logger: Logger
 
     /// Creates a downscaler that logs to `logger`.
-    public init(logger: Logger = Logger(label: "DexImaging.ImageDownscaler")) {
+    public init(logger: Logger = Logger(label: "dexkit.imaging.downscaler")) {
       self.logger = logger
     }
 

@@ -73,7 +73,7 @@
       maximumWorkers: Int = ProcessInfo.processInfo.activeProcessorCount,
       timeout: Duration = .seconds(30), cpuTimeLimit: Duration = .seconds(20),
       limits: DecodingLimits = .default,
-      logger: Logger = Logger(label: "DexImaging.IsolatedImageDecoder")
+      logger: Logger = Logger(label: "dexkit.imaging.decoder")
     ) {
       self.init(
         workerExecutable: workerExecutable, maximumWorkers: maximumWorkers, timeout: timeout,

@@ -7,7 +7,9 @@ import Logging
 /// The two-pass scan flow without any UI: encode once, guess on-device, identify in the cloud,
 /// fall back offline.
 ///
-/// `DexScanner` is the portable counterpart of the reference app's `ScannerViewModel`. It
+/// `DexScanner` is the portable counterpart of `ScannerViewModel` in the reference app
+/// (ShipThatApp's iOS Dex Scanner, the SwiftUI feature whose flow DexKit ports; its code is not
+/// part of this repository). It
 /// takes a photo's bytes (JPEG, PNG, HEIF/HEIC, AVIF or WebP, any orientation) and
 /// 1. decodes, downscales and JPEG-encodes it **once**, off the caller's executor; the decoded
 ///    pixels feed the on-device pass, the JPEG feeds the cloud pass and persistence, and a
@@ -121,7 +123,7 @@ public struct DexScanner: Sendable {
     textRecognizer: (any TextRecognizing)? = nil,
     downscaler: any ImageDownscaling,
     configuration: Configuration = Configuration(),
-    logger: Logger = Logger(label: "DexKit.DexScanner")
+    logger: Logger = Logger(label: "dexkit.scanner")
   ) {
     self.classifier = classifier
     self.visionService = visionService
@@ -148,7 +150,7 @@ public struct DexScanner: Sendable {
       visionService: (any DexVisionServicing)? = nil,
       textRecognizer: (any TextRecognizing)? = nil,
       configuration: Configuration = Configuration(),
-      logger: Logger = Logger(label: "DexKit.DexScanner")
+      logger: Logger = Logger(label: "dexkit.scanner")
     ) {
       self.init(
         classifier: classifier, visionService: visionService, textRecognizer: textRecognizer,

@@ -56,7 +56,7 @@
     /// (``probeExecutable``); by default ``probeExecutableName`` beside this process's
     /// executable. Nothing is loaded here: the first recognition starts the engine.
     public init(
-      dataDirectory: String? = nil, logger: Logger = Logger(label: "DexTextRecognition"),
+      dataDirectory: String? = nil, logger: Logger = Logger(label: "dexkit.textrecognition"),
       maximumConcurrentRecognitions: Int = ProcessInfo.processInfo.activeProcessorCount,
       probeExecutable: String? = nil
     ) {

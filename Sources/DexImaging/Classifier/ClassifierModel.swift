@@ -38,7 +38,7 @@ public final class ClassifierModel: Sendable {
   package init(
     network: EfficientNetLite0, labels: ClassifierLabelTable,
     preprocessor: ImagePreprocessor = ImagePreprocessor(),
-    logger: Logger = Logger(label: "DexImaging.ClassifierModel")
+    logger: Logger = Logger(label: "dexkit.imaging.classifier")
   ) throws(ClassifierError) {
     guard labels.entries.count == network.classCount else {
       throw .invalidLabels(
@@ -80,7 +80,7 @@ public final class ClassifierModel: Sendable {
   public convenience init(
     manifestURL: URL, labelsURL: URL, backend: ClassifierBackend = .automatic,
     precision: ClassifierPrecision = .float32,
-    logger: Logger = Logger(label: "DexImaging.ClassifierModel")
+    logger: Logger = Logger(label: "dexkit.imaging.classifier")
   ) throws(ClassifierError) {
     let network: EfficientNetLite0
     do {
@@ -109,7 +109,7 @@ public final class ClassifierModel: Sendable {
   ///     loaded model and log nothing.
   public static func bundled(
     backend: ClassifierBackend,
-    logger: Logger = Logger(label: "DexImaging.ClassifierModel")
+    logger: Logger = Logger(label: "dexkit.imaging.classifier")
   ) throws(ClassifierError)
     -> ClassifierModel
   {
@@ -126,7 +126,7 @@ public final class ClassifierModel: Sendable {
   ///   - logger: receives the backend report of the first load; later calls log nothing.
   public static func bundled(
     backend: ClassifierBackend, precision: ClassifierPrecision,
-    logger: Logger = Logger(label: "DexImaging.ClassifierModel")
+    logger: Logger = Logger(label: "dexkit.imaging.classifier")
   ) throws(ClassifierError)
     -> ClassifierModel
   {

@@ -88,7 +88,7 @@ public struct ImageClassifier: ImageClassifying {
   ///     the first to load the bundled model, which backend runs it; never receives pixels.
   public init(
     decoder: any ImageDecoding, configuration: Configuration = Configuration(),
-    logger: Logger = Logger(label: "DexImaging.ImageClassifier")
+    logger: Logger = Logger(label: "dexkit.imaging.classifier")
   ) {
     let backend = configuration.backend
     let precision = configuration.precision
@@ -110,7 +110,7 @@ public struct ImageClassifier: ImageClassifying {
   public init(
     model: ClassifierModel, decoder: any ImageDecoding,
     configuration: Configuration = Configuration(),
-    logger: Logger = Logger(label: "DexImaging.ImageClassifier")
+    logger: Logger = Logger(label: "dexkit.imaging.classifier")
   ) {
     self.loadModel = { model }
     self.decoder = decoder
