@@ -1,6 +1,7 @@
 import DexModel
 
-/// The reply of `POST /vision`: the model's message, as in the reference app, and for an
+/// The reply of `POST /vision`: the model's message, as in the reference app (ShipThatApp's iOS
+/// Dex Scanner, whose backend contract DexKit keeps; not part of this repository), and for an
 /// identification the parsed entry, typed.
 ///
 /// A backend that speaks the reference app's plain `{"role", "content"}` sends no ``entry``;

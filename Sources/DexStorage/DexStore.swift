@@ -16,7 +16,8 @@ import Logging
 /// Metadata lives in SQLite (through GRDB, WAL mode, `synchronous=FULL`, versioned migrations);
 /// photos live as files inside the same directory, referenced by relative paths so a moved or
 /// restored store keeps working. Nothing else should share the directory (`Dex.store` by default,
-/// like the reference app's dedicated SwiftData store).
+/// like the dedicated SwiftData store of the reference app, ShipThatApp's iOS Dex Scanner, which
+/// DexKit ports; its code is not part of this repository).
 ///
 /// ## Crash safety
 /// An insert writes each image to `tmp/`, fsyncs it and the directory, then commits the row, and

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// It exists so that a caller can stop waiting for work that does not stop at once (a C library
 /// that checks its stop flag only now and then): the caller is answered at the deadline or on
-/// cancellation, and the work finishes and cleans up on its own. Shared by DexTextRecognition's
-/// calls and DexScanner's text pass. A lock (not an actor) because the settling side may be a
+/// cancellation, and the work finishes and cleans up on its own. Shared by its three users:
+/// DexTextRecognition's calls, DexScanner's text pass and DexScanner's `withDeadline` (the cloud
+/// pass's deadline). A lock (not an actor) because the settling side may be a
 /// cancellation handler, which cannot await.
 package final class FirstAnswer<Value: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
