@@ -14,6 +14,22 @@ let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 
+// The Linux-only C behind each trait: a dependency on it, and its sources' compilation, happen
+// only on Linux with the trait on. Every file of those C targets (sources and the headers their
+// module maps expose) is wrapped in `#if defined(__linux__) && defined(DEXKIT_TRAIT_...)`, so
+// with the trait off, or on an Apple platform, they compile to nothing and need no library
+// headers (`swift build --disable-default-traits` builds without any -dev package installed).
+let imageCodecsOnLinux: TargetDependencyCondition? = .when(
+  platforms: [.linux], traits: ["SystemImageCodecs"])
+let oneDNNOnLinux: TargetDependencyCondition? = .when(platforms: [.linux], traits: ["OneDNN"])
+let tesseractOnLinux: TargetDependencyCondition? = .when(platforms: [.linux], traits: ["Tesseract"])
+let imageCodecsDefine: CSetting = .define(
+  "DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS", .when(platforms: [.linux], traits: ["SystemImageCodecs"]))
+let oneDNNDefine: CSetting = .define(
+  "DEXKIT_TRAIT_ONEDNN", .when(platforms: [.linux], traits: ["OneDNN"]))
+let tesseractDefine: CSetting = .define(
+  "DEXKIT_TRAIT_TESSERACT", .when(platforms: [.linux], traits: ["Tesseract"]))
+
 let package = Package(
   name: "DexKit",
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
@@ -107,39 +123,41 @@ let package = Package(
     ),
     .target(
       name: "CDexImageShim",
-      dependencies: ["CJPEG", "CPNG", "CHEIF", "CWebP"],
-      cSettings: [.define("NDEBUG")],
+      dependencies: [
+        .target(name: "CJPEG", condition: imageCodecsOnLinux),
+        .target(name: "CPNG", condition: imageCodecsOnLinux),
+        .target(name: "CHEIF", condition: imageCodecsOnLinux),
+        .target(name: "CWebP", condition: imageCodecsOnLinux),
+      ],
+      cSettings: [.define("NDEBUG"), imageCodecsDefine],
       // libwebp 1.5's pkg-config file names only libwebpdemux (libwebp is private to it);
       // libde265 and dav1d are asked for a coded stream's size (heif_probe.c).
-      linkerSettings: [
-        .linkedLibrary("m"), .linkedLibrary("pthread"),
-        .linkedLibrary("webp", .when(platforms: [.linux, .android])),
-        .linkedLibrary("de265", .when(platforms: [.linux, .android])),
-        .linkedLibrary("dav1d", .when(platforms: [.linux, .android])),
-      ]
+      linkerSettings: ["m", "pthread", "webp", "de265", "dav1d"].map {
+        .linkedLibrary($0, .when(platforms: [.linux], traits: ["SystemImageCodecs"]))
+      }
     ),
     // The classifier network on oneDNN (libdnnl, OpenMP runtime; Debian libdnnl-dev): the only
     // C that calls it. It loads libdnnl at run time, so a host without it still starts.
     .target(
       name: "CDexNeuralShim",
-      cSettings: [.define("NDEBUG")],
-      linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
+      cSettings: [.define("NDEBUG"), oneDNNDefine],
+      linkerSettings: ["dl", "pthread"].map {
+        .linkedLibrary($0, .when(platforms: [.linux], traits: ["OneDNN"]))
+      }
     ),
     // The offline classifier's network (layers, weights loading, backends): internal to
     // DexImaging, which keeps the public face (ImageClassifying, ImageClassifier, the labels).
     .target(
       name: "DexClassifierEngine",
       dependencies: [
-        .target(name: "CDexNeuralShim", condition: .when(platforms: [.linux], traits: ["OneDNN"]))
+        .target(name: "CDexNeuralShim", condition: oneDNNOnLinux)
       ]
     ),
     .target(
       name: "DexImaging",
       dependencies: [
         "DexModel", "DexClassifierEngine", logging,
-        .target(
-          name: "CDexImageShim",
-          condition: .when(platforms: [.linux], traits: ["SystemImageCodecs"])),
+        .target(name: "CDexImageShim", condition: imageCodecsOnLinux),
       ],
       // EfficientNet-Lite0 weights, manifest, ImageNet labels and their licences (classifier).
       resources: [.copy("Classifier/ClassifierResources")]
@@ -150,9 +168,7 @@ let package = Package(
       name: "DexDecodeWorker",
       dependencies: [
         "DexImaging",
-        .target(
-          name: "CDexImageShim",
-          condition: .when(platforms: [.linux], traits: ["SystemImageCodecs"])),
+        .target(name: "CDexImageShim", condition: imageCodecsOnLinux),
       ]
     ),
 
@@ -164,15 +180,21 @@ let package = Package(
       pkgConfig: "tesseract",
       providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"]), .brew(["tesseract"])]
     ),
-    .target(name: "CDexTextShim", dependencies: ["CTesseract"], cSettings: [.define("NDEBUG")]),
+    .target(
+      name: "CDexTextShim",
+      dependencies: [.target(name: "CTesseract", condition: tesseractOnLinux)],
+      cSettings: [.define("NDEBUG"), tesseractDefine]),
     // The language-data test load, exec'd fresh by CDexTextShim (never a fork of the host).
+    // Without the trait (or off Linux) it only says so and exits 69.
     .executableTarget(
-      name: "DexTraineddataProbe", dependencies: ["CTesseract"], cSettings: [.define("NDEBUG")]),
+      name: "DexTraineddataProbe",
+      dependencies: [.target(name: "CTesseract", condition: tesseractOnLinux)],
+      cSettings: [.define("NDEBUG"), tesseractDefine]),
     .target(
       name: "DexTextRecognition",
       dependencies: [
         "DexImaging", logging,
-        .target(name: "CDexTextShim", condition: .when(platforms: [.linux], traits: ["Tesseract"])),
+        .target(name: "CDexTextShim", condition: tesseractOnLinux),
       ]),
 
     // MARK: Cloud

@@ -47,10 +47,11 @@ build() {
     -emit-library -static -o libDexModel.a "$ROOT"/Sources/DexModel/*.swift DexModelBundle.swift
   for c in "$ROOT"/Sources/CDexImageShim/*.c; do
     clang -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
-      -fno-omit-frame-pointer $(pkg-config --cflags libpng16 libjpeg libheif libwebpdemux) \
+      -fno-omit-frame-pointer -DDEXKIT_TRAIT_SYSTEM_IMAGE_CODECS $(pkg-config --cflags libpng16 libjpeg libheif libwebpdemux) \
       -I "$ROOT/Sources/CDexImageShim/include" -c "$c" -o "shim-$(basename "$c" .c).o"
   done
   swiftc -O -g -sanitize=fuzzer,address -parse-as-library -package-name DexKit -module-name DexImagingFuzz \
+    -D SystemImageCodecs \
     -I modules -L . -lLogging -lDexModel \
     "$ROOT"/Sources/DexImaging/*.swift "$ROOT/Scripts/fuzz-imaging/FuzzHarness.swift" \
     shim-*.o $(pkg-config --libs libpng16 libjpeg libheif libwebpdemux libwebp libde265 dav1d) -lm \

@@ -10,7 +10,8 @@ made here so that the tests need no photo files and know the exact text. It prin
 object: {"text": the printed text, one line per printed line, "width": ..., "height": ...}.
 
 Needs Pillow (Debian python3-pil, HPND licence) and the DejaVu fonts (Debian fonts-dejavu-core,
-Bitstream Vera / public-domain licence, see /usr/share/doc/fonts-dejavu-core/copyright).
+and fonts-dejavu-extra for DejaVu Serif Italic; Bitstream Vera / public-domain licence, see
+/usr/share/doc/fonts-dejavu-core/copyright).
 """
 
 import argparse

@@ -35,11 +35,12 @@ def build(work):
     binary = os.path.join(work, "damaged-data")
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "tesseract", "lept"],
                            check=True, capture_output=True, text=True).stdout.split()
-    subprocess.run(["gcc", "-O1", "-I", SHIM, "-I", os.path.join(SHIM, "include"), "-o", binary,
+    # The shim's sources compile to nothing without the Tesseract trait's define (Package.swift).
+    subprocess.run(["gcc", "-O1", "-DDEXKIT_TRAIT_TESSERACT", "-I", SHIM, "-I", os.path.join(SHIM, "include"), "-o", binary,
                     os.path.join(HERE, "damaged-data.c"), os.path.join(SHIM, "traineddata.c")]
                    + flags, check=True)
     probe = os.path.join(work, "dex-traineddata-probe")
-    subprocess.run(["gcc", "-O1", "-o", probe,
+    subprocess.run(["gcc", "-O1", "-DDEXKIT_TRAIT_TESSERACT", "-o", probe,
                     os.path.join(ROOT, "Sources", "DexTraineddataProbe", "main.c")] + flags,
                    check=True)
     return binary, probe

@@ -14,10 +14,11 @@ cp Sources/CDexTextShim/shim.c "$work/shim.c"
 sed 's/^  pthread_once(&leptonica_once, quiet_leptonica);//' Sources/CDexTextShim/shim.c \
   >"$work/shim-loud.c"
 # The language-data probe the shim execs before Tesseract loads the data.
-gcc -O1 $(pkg-config --cflags tesseract) Sources/DexTraineddataProbe/main.c -o "$work/probe" \
+# The shim's and the probe's sources compile to nothing without the Tesseract trait's define.
+gcc -O1 -DDEXKIT_TRAIT_TESSERACT $(pkg-config --cflags tesseract) Sources/DexTraineddataProbe/main.c -o "$work/probe" \
   -ltesseract
 for variant in shim shim-loud; do
-  gcc -O1 -I"$include" $(pkg-config --cflags tesseract) Scripts/text-recognition/quiet-stderr.c \
+  gcc -O1 -DDEXKIT_TRAIT_TESSERACT -I"$include" $(pkg-config --cflags tesseract) Scripts/text-recognition/quiet-stderr.c \
     "$work/$variant.c" Sources/CDexTextShim/traineddata.c -o "$work/$variant" -ltesseract -ldl \
     -lpthread
   "$work/$variant" "$work/probe" >"$work/$variant.out" 2>"$work/$variant.err"

@@ -1,6 +1,7 @@
 // Internal: RGBA -> RGB compositing onto a solid background, shared by the HEIF and WebP paths.
 #ifndef DEX_ALPHA_H
 #define DEX_ALPHA_H
+#if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
 #include <stdint.h>
 
@@ -24,4 +25,5 @@ static inline void dex_composite_rgba_row(const uint8_t *src, uint8_t *dst, int3
   }
 }
 
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 #endif

@@ -8,9 +8,10 @@
 // is asked of the stream's own decoder in heif_probe.c. The primary image is decoded with its
 // transformations (irot, imir, clap) applied, straight to interleaved 8-bit RGB(A) (libheif
 // reduces 10/12-bit samples), composited on the background and streamed through the resizer.
+#if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
-// DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty.
-#if defined(__linux__) || defined(__ANDROID__)
+// Compiled only on Linux with the SystemImageCodecs trait (Package.swift defines the macro then):
+// elsewhere the file is empty and needs no library headers.
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -263,5 +264,4 @@ int32_t dex_heif_decode(dex_heif_decoder *d, uint8_t bg_r, uint8_t bg_g, uint8_t
   heif_image_release(image);
   return DEX_STATUS_OK;
 }
-
-#endif  // defined(__linux__) || defined(__ANDROID__)
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)

@@ -9,8 +9,8 @@
 // configuration and data) and hands it to this plugin, chosen by name, exactly as it would hand
 // it to the real decoder; libde265 and dav1d parse it, and their picture allocators, which run
 // before any picture or per-block buffer exists, report the size and refuse to allocate.
+#if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
-#if defined(__linux__) || defined(__ANDROID__)
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,4 +234,4 @@ int32_t dex_heif_probe_streams(struct heif_context *context, uint32_t max_items,
 }
 
 #endif  // LIBHEIF_HAVE_VERSION(1, 19, 0)
-#endif  // defined(__linux__) || defined(__ANDROID__)
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)

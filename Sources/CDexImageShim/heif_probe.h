@@ -1,6 +1,7 @@
 // Internal: what libheif cannot check itself, asked of the coded streams' own decoders.
 #ifndef DEX_HEIF_PROBE_H
 #define DEX_HEIF_PROBE_H
+#if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
 #include <stdint.h>
 
@@ -15,4 +16,5 @@ void dex_heif_probe_register(void);
 /// dav1d up to the point where they would allocate the picture. At most `max_items` items.
 int32_t dex_heif_probe_streams(struct heif_context *context, uint32_t max_items, char *message);
 
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 #endif

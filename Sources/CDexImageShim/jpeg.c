@@ -1,10 +1,10 @@
 // libjpeg(-turbo) behind setjmp: error_exit longjmps back into the function that called the
 // library, which returns DEX_STATUS_LIBRARY_ERROR with libjpeg's formatted message. emit_message
 // only counts warnings (and notes a premature end of data), so warnings never abort or print.
+#if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
-// DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty so
-// that building every target of the package does not need libjpeg/libpng headers.
-#if defined(__linux__) || defined(__ANDROID__)
+// Compiled only on Linux with the SystemImageCodecs trait (Package.swift defines the macro then):
+// elsewhere the file is empty and needs no library headers.
 #include <limits.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -463,5 +463,4 @@ int32_t dex_jpeg_encode_rgb(const uint8_t *pixels, int32_t width, int32_t height
 }
 
 void dex_free(void *pointer) { free(pointer); }
-
-#endif  // defined(__linux__) || defined(__ANDROID__)
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)

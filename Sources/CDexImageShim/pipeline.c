@@ -2,10 +2,10 @@
 // setjmp handlers live) and the resizer (a worker thread). The worker never calls into libjpeg or
 // libpng and never longjmps, so error handling stays entirely on the caller's thread: on error the
 // caller simply destroys the pipeline, which drains and joins the worker.
+#if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
-// DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty so
-// that building every target of the package does not need libjpeg/libpng headers.
-#if defined(__linux__) || defined(__ANDROID__)
+// Compiled only on Linux with the SystemImageCodecs trait (Package.swift defines the macro then):
+// elsewhere the file is empty and needs no library headers.
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -141,5 +141,4 @@ void dex_resampling_release(dex_row_pipeline **pipeline, dex_resizer **resizer) 
   dex_resizer_destroy(*resizer);
   *resizer = NULL;
 }
-
-#endif  // defined(__linux__) || defined(__ANDROID__)
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)

@@ -1,10 +1,10 @@
 // libpng 1.6 behind setjmp: the error callback copies libpng's message and longjmps back into the
 // shim function, which returns a status code; the warning callback only counts. Data is read from
 // memory; reading past the end is reported as truncation.
+#if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
-// DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty so
-// that building every target of the package does not need libjpeg/libpng headers.
-#if defined(__linux__) || defined(__ANDROID__)
+// Compiled only on Linux with the SystemImageCodecs trait (Package.swift defines the macro then):
+// elsewhere the file is empty and needs no library headers.
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -332,5 +332,4 @@ finish:
   release_png_buffers(d);
   return DEX_STATUS_OK;
 }
-
-#endif  // defined(__linux__) || defined(__ANDROID__)
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)

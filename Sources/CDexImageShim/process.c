@@ -1,4 +1,5 @@
 // CDexImageShim: process helpers for isolated decoding; see include/CDexProcess.h.
+#if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 #define _GNU_SOURCE
 #include "CDexProcess.h"
 
@@ -122,3 +123,4 @@ int dex_worker_set_cpu_budget(uint64_t cpu_seconds) {
 }
 
 #endif
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)

@@ -13,10 +13,10 @@
 // An axis reduced by more than DEX_MAX_FILTER_SCALE is first box-averaged by an integer factor
 // (streaming, as rows arrive), so that the filter never reduces by more than that: its taps,
 // coefficient tables and ring of rows are then bounded by the output size, whatever the source.
+#if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
-// DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty so
-// that building every target of the package does not need libjpeg/libpng headers.
-#if defined(__linux__) || defined(__ANDROID__)
+// Compiled only on Linux with the SystemImageCodecs trait (Package.swift defines the macro then):
+// elsewhere the file is empty and needs no library headers.
 #include "resample.h"
 
 #include <math.h>
@@ -425,5 +425,4 @@ int32_t dex_orient_rgb(const uint8_t *src, int32_t sw, int32_t sh, uint8_t *dst,
   }
   return DEX_STATUS_OK;
 }
-
-#endif  // defined(__linux__) || defined(__ANDROID__)
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)

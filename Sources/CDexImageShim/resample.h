@@ -1,6 +1,7 @@
 // Internal: the streaming resizer shared by the JPEG and PNG decoders.
 #ifndef DEX_RESAMPLE_H
 #define DEX_RESAMPLE_H
+#if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
 #include "CDexImageShim.h"
 
@@ -13,8 +14,6 @@ void dex_resizer_destroy(dex_resizer *resizer);
 /// Feeds the next source row (sw RGB8 pixels); rows beyond sh are ignored.
 void dex_resizer_push_row(dex_resizer *resizer, const uint8_t *row);
 int32_t dex_resizer_rows_pushed(const dex_resizer *resizer);
-
-#endif
 
 /// Feeds a resizer either inline or from a worker thread, so that on a multi-core machine the
 /// Lanczos pass overlaps the libjpeg/libpng decode instead of adding to it. The producer writes
@@ -37,3 +36,6 @@ void dex_pipeline_destroy(dex_row_pipeline *pipeline);
 /// Destroys a decoder's pipeline (joining its worker) and then its resizer, and clears both
 /// pointers; what every decoder does when it releases its buffers. Safe on NULLs.
 void dex_resampling_release(dex_row_pipeline **pipeline, dex_resizer **resizer);
+
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
+#endif

@@ -3,9 +3,10 @@
 // every failure is a status code. The header (WebPGetFeatures: VP8X canvas or VP8 / VP8L frame
 // size) is checked against the limits before any buffer exists; libwebp itself refuses a frame
 // whose size disagrees with the canvas it claims.
+#if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
-// DexImaging uses this shim on Linux (and Android) only; elsewhere the target compiles empty.
-#if defined(__linux__) || defined(__ANDROID__)
+// Compiled only on Linux with the SystemImageCodecs trait (Package.swift defines the macro then):
+// elsewhere the file is empty and needs no library headers.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,5 +211,4 @@ int32_t dex_webp_decode(dex_webp_decoder *d, uint8_t bg_r, uint8_t bg_g, uint8_t
   free(pixels);
   return status;
 }
-
-#endif  // defined(__linux__) || defined(__ANDROID__)
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)

@@ -15,13 +15,20 @@
 // they need), pixels of a 1x1 layer, or output channels; the calling thread and the context's
 // helper threads take the bands of a layer in turn (`run_group`). A context is one in-flight
 // inference's activations, scratchpads, streams and helpers; idle ones are kept for the next call.
+#if defined(__linux__) && defined(DEXKIT_TRAIT_ONEDNN)
 #define _GNU_SOURCE  // posix_memalign, dlopen, sched_getcpu, CPU_SET
 
 #include "CDexNeuralShim.h"
 
-// Compiled empty where libdnnl-dev is absent or the system is not Linux (the helpers use
-// futexes and Linux affinity calls): only Linux builds with the OneDNN trait link this target.
-#if __has_include(<dnnl.h>) && defined(__linux__)
+// Compiled only on Linux with the OneDNN trait (Package.swift defines the macro then; the helpers
+// use futexes and Linux affinity calls): elsewhere the file is empty and needs no dnnl.h. With the
+// trait but without oneDNN 2's headers (none installed, or oneDNN 3, whose C API differs: Debian
+// 13 ships only 3.7) the functions below report DEXNN_UNAVAILABLE and the classifier runs its
+// portable Swift path; dexnn_is_built_in() says which.
+#if __has_include(<dnnl_version.h>)
+#include <dnnl_version.h>
+#endif
+#if defined(DNNL_VERSION_MAJOR) && DNNL_VERSION_MAJOR == 2
 
 #include <dnnl.h>
 #include <dnnl_debug.h>
@@ -1550,4 +1557,60 @@ const char *dexnn_instruction_set(void) {
   }
 }
 
-#endif
+int dexnn_is_built_in(void) { return 1; }
+
+#else  // no oneDNN 2 headers: every entry point says so
+
+#include <stdio.h>
+
+static int unavailable(char *message, size_t message_size) {
+  if (message && message_size > 0)
+    snprintf(message, message_size,
+             "built without oneDNN 2's headers (libdnnl-dev 2.x), so the oneDNN backend is absent");
+  return DEXNN_UNAVAILABLE;
+}
+
+int dexnn_is_built_in(void) { return 0; }
+
+int dexnn_network_create(
+    dexnn_network **network, const char *library, char *message, size_t message_size) {
+  (void)library;
+  if (network) *network = NULL;
+  return unavailable(message, message_size);
+}
+
+int dexnn_network_add_plan(
+    dexnn_network *network, const dexnn_graph *graph, int threads, char *message,
+    size_t message_size) {
+  (void)network, (void)graph, (void)threads;
+  return unavailable(message, message_size);
+}
+
+int dexnn_network_run(
+    dexnn_network *network, int threads, const float *input, float *logits, char *message,
+    size_t message_size) {
+  (void)network, (void)threads, (void)input, (void)logits;
+  return unavailable(message, message_size);
+}
+
+int dexnn_network_implementations(
+    dexnn_network *network, int threads, char *text, size_t text_size) {
+  (void)network, (void)threads;
+  return unavailable(text, text_size);
+}
+
+int dexnn_network_fused_blocks(dexnn_network *network, int threads) {
+  (void)network, (void)threads;
+  return -1;
+}
+
+void dexnn_network_destroy(dexnn_network *network) { (void)network; }
+
+void dexnn_delay_helper_start_for_testing(int microseconds) { (void)microseconds; }
+
+const char *dexnn_instruction_set(void) { return "none"; }
+
+int dexnn_has_vnni(void) { return 0; }
+
+#endif  // DNNL_VERSION_MAJOR == 2
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_ONEDNN)

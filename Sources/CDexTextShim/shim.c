@@ -1,4 +1,5 @@
 // CDexTextShim: see include/CDexTextShim.h.
+#if defined(__linux__) && defined(DEXKIT_TRAIT_TESSERACT)
 #define _GNU_SOURCE  // RTLD_DEFAULT
 #include "CDexTextShim.h"
 
@@ -295,3 +296,4 @@ void dex_ocr_result_free(dex_ocr_result *result) {
   result->lines = NULL;
   result->count = 0;
 }
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_TESSERACT)

@@ -29,6 +29,7 @@
 //
 // Left: a file changed between the test load and the engine's load, and damage that only some
 // other text reaches in recognition (a dictionary entry the sample line does not touch).
+#if defined(__linux__) && defined(DEXKIT_TRAIT_TESSERACT)
 #define _GNU_SOURCE
 #include "traineddata.h"
 
@@ -153,8 +154,6 @@ static int check_container(const char *path, const char *language, struct stat *
   *identity = info;
   return DEX_OCR_OK;
 }
-
-#ifdef __linux__
 
 /// The files one test load read: their identities, in order, and the engine mode.
 typedef struct {
@@ -310,8 +309,6 @@ static int probe(const char *probe_path, const char *datapath, const char *langu
   return verdict.passed ? DEX_OCR_OK : refuse(message, size, languages, verdict.why);
 }
 
-#endif
-
 int dex_traineddata_check(const char *probe_path, const char *datapath, const char *languages,
                           int oem, int refusal_passes, char *message, size_t size) {
   // Only the names the Swift side allows reach here (letters, digits, "_", joined by "+").
@@ -330,7 +327,6 @@ int dex_traineddata_check(const char *probe_path, const char *datapath, const ch
     if (status != DEX_OCR_OK) return status;
     count++;
   }
-#ifdef __linux__
   probe_key key = {.count = count, .oem = oem};
   for (int i = 0; i < count; i++) {
     key.device[i] = identities[i].st_dev;
@@ -339,8 +335,5 @@ int dex_traineddata_check(const char *probe_path, const char *datapath, const ch
     key.modified[i] = identities[i].st_mtim;
   }
   return probe(probe_path, datapath, languages, oem, &key, refusal_passes, message, size);
-#else
-  (void)probe_path, (void)refusal_passes;
-  return DEX_OCR_OK;
-#endif
 }
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_TESSERACT)

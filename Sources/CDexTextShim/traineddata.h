@@ -1,6 +1,7 @@
 // CDexTextShim's private check of language data before Tesseract loads it (traineddata.c).
 #ifndef CDEXTEXTSHIM_TRAINEDDATA_H
 #define CDEXTEXTSHIM_TRAINEDDATA_H
+#if defined(__linux__) && defined(DEXKIT_TRAIT_TESSERACT)
 
 #include <stddef.h>
 
@@ -13,4 +14,5 @@
 int dex_traineddata_check(const char *probe_path, const char *datapath, const char *languages,
                           int oem, int refusal_passes, char *message, size_t size);
 
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_TESSERACT)
 #endif

@@ -1,3 +1,7 @@
+#if os(Linux) && OneDNN
+  import CDexNeuralShim
+#endif
+
 extension EfficientNetLite0 {
   /// The code that computes the network's layers.
   package enum Backend: String, Sendable, Hashable, CaseIterable {
@@ -49,10 +53,11 @@ extension EfficientNetLite0 {
     #endif
   }
 
-  /// Whether this build of the engine has the oneDNN backend.
+  /// Whether this build of the engine has the oneDNN backend: Linux with the `OneDNN` trait,
+  /// compiled against oneDNN 2's headers (Debian 13 has only oneDNN 3, whose C API differs).
   package static var isOneDNNBuiltIn: Bool {
     #if os(Linux) && OneDNN
-      true
+      dexnn_is_built_in() != 0
     #else
       false
     #endif

@@ -6,7 +6,13 @@ import Foundation
 /// The scan flow depends on this protocol rather than on ``DexVisionService`` so that it can be
 /// tested with a stand-in and so a host can route identification elsewhere.
 public protocol DexVisionServicing: Sendable {
-  /// Identifies the main subject of `imageData` (JPEG or PNG bytes).
+  /// Identifies the main subject of `imageData`: JPEG or PNG bytes, the two formats the wire
+  /// carries (dex-proxy labels PNG bytes `image/png` and any others `image/jpeg` upstream).
+  ///
+  /// DexKit's `DexScanner` always sends the JPEG it encoded from the downscaled photo, whatever
+  /// the photo was: JPEG, PNG, HEIF/HEIC, AVIF or WebP on Linux with the `SystemImageCodecs`
+  /// trait; on Apple platforms (or without the trait), whatever the host's `ImageDownscaling`
+  /// conformance decodes.
   ///
   /// - Parameters:
   ///   - imageData: the encoded photo, already downscaled.

@@ -16,7 +16,9 @@ public struct VisionRequest: Codable, Sendable, Equatable {
     case ask
   }
 
-  /// The image (JPEG or PNG), base64-encoded.
+  /// The image, base64-encoded: JPEG or PNG (the proxy labels PNG bytes `image/png` and any
+  /// others `image/jpeg`); DexKit's `DexScanner` sends the JPEG it encoded, whatever format the
+  /// photo came in (see ``DexVisionServicing/identify(imageData:categoryHint:)``).
   public let image: String
   /// What to do with the image; `identify` when a body omits it.
   public let task: Kind

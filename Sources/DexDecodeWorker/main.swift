@@ -137,6 +137,10 @@
 #else
   import Foundation
 
-  FileHandle.standardError.write(Data("dex-decode-worker runs on Linux only\n".utf8))
-  exit(69)
+  // Built without the SystemImageCodecs trait, or not on Linux: there is no decoder to run.
+  FileHandle.standardError.write(
+    Data(
+      ("dex-decode-worker: built without the system image codecs (it needs Linux and the "
+        + "package's SystemImageCodecs trait); it decodes nothing\n").utf8))
+  exit(69)  // EX_UNAVAILABLE
 #endif

@@ -11,6 +11,10 @@
 // A fresh process, not a fork of the host: nothing another thread of the host held (a lock,
 // libgomp's thread pool) is inherited. That was the stall of issue 38: a forked child whose
 // thread had run Tesseract before waited for ever for OpenMP threads that did not exist in it.
+//
+// Compiled only on Linux with the Tesseract trait (Package.swift defines DEXKIT_TRAIT_TESSERACT
+// then); otherwise it needs no Tesseract headers, only says so and exits 69.
+#if defined(__linux__) && defined(DEXKIT_TRAIT_TESSERACT)
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -21,8 +25,6 @@
 #include <unistd.h>
 
 #include <tesseract/capi.h>
-
-#ifdef __linux__
 
 /// The bytes the process maps now; 0 when unknown.
 static size_t mapped_bytes(void) {
@@ -108,7 +110,13 @@ int main(int argc, char **argv) {
 }
 
 #else
+#include <stdio.h>
 
-int main(void) { return 69; }  // Linux only: elsewhere the host does not probe
+int main(void) {
+  fputs("dex-traineddata-probe: built without Tesseract (it needs Linux and the package's "
+        "Tesseract trait); it probes nothing\n",
+        stderr);
+  return 69;  // EX_UNAVAILABLE
+}
 
-#endif
+#endif  // defined(__linux__) && defined(DEXKIT_TRAIT_TESSERACT)

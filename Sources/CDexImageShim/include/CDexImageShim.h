@@ -10,6 +10,11 @@
 #ifndef CDEXIMAGESHIM_H
 #define CDEXIMAGESHIM_H
 
+// Empty unless on Linux with the SystemImageCodecs trait: Package.swift defines DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS
+// for this target's C only then. Swift's importer does not see that define; it is recognised by
+// __swift__, and Swift imports this module only under `os(Linux) && SystemImageCodecs`.
+#if defined(__linux__) && (defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS) || defined(__swift__))
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -252,4 +257,5 @@ int32_t dex_orient_rgb(const uint8_t *src, int32_t sw, int32_t sh, uint8_t *dst,
 }
 #endif
 
+#endif  // defined(__linux__) && (defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS) || defined(__swift__))
 #endif

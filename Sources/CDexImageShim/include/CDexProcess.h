@@ -3,6 +3,11 @@
 #ifndef CDEXPROCESS_H
 #define CDEXPROCESS_H
 
+// Empty unless on Linux with the SystemImageCodecs trait: Package.swift defines DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS
+// for this target's C only then. Swift's importer does not see that define; it is recognised by
+// __swift__, and Swift imports this module only under `os(Linux) && SystemImageCodecs`.
+#if defined(__linux__) && (defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS) || defined(__swift__))
+
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -42,4 +47,5 @@ int dex_worker_set_cpu_budget(uint64_t cpu_seconds);
 }
 #endif
 
+#endif  // defined(__linux__) && (defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS) || defined(__swift__))
 #endif

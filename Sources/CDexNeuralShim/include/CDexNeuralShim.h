@@ -4,6 +4,11 @@
 #ifndef CDEX_NEURAL_SHIM_H
 #define CDEX_NEURAL_SHIM_H
 
+// Empty unless on Linux with the OneDNN trait: Package.swift defines DEXKIT_TRAIT_ONEDNN
+// for this target's C only then. Swift's importer does not see that define; it is recognised by
+// __swift__, and Swift imports this module only under `os(Linux) && OneDNN`.
+#if defined(__linux__) && (defined(DEXKIT_TRAIT_ONEDNN) || defined(__swift__))
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -125,8 +130,14 @@ const char *dexnn_instruction_set(void);
 /// instructions (`avx512_core_vnni` and later, `avx2_vnni`) that make its int8 kernels pay.
 int dexnn_has_vnni(void);
 
+/// Nonzero when this build has the oneDNN backend: 0 when the OneDNN trait was on but oneDNN 2's
+/// headers were not there to compile against (then every function above reports
+/// DEXNN_UNAVAILABLE).
+int dexnn_is_built_in(void);
+
 #ifdef __cplusplus
 }
 #endif
 
+#endif  // defined(__linux__) && (defined(DEXKIT_TRAIT_ONEDNN) || defined(__swift__))
 #endif

@@ -7,6 +7,11 @@
 #ifndef CDEXTEXTSHIM_H
 #define CDEXTEXTSHIM_H
 
+// Empty unless on Linux with the Tesseract trait: Package.swift defines DEXKIT_TRAIT_TESSERACT
+// for this target's C only then. Swift's importer does not see that define; it is recognised by
+// __swift__, and Swift imports this module only under `os(Linux) && Tesseract`.
+#if defined(__linux__) && (defined(DEXKIT_TRAIT_TESSERACT) || defined(__swift__))
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,4 +93,5 @@ void dex_ocr_result_free(dex_ocr_result *result);
 }
 #endif
 
+#endif  // defined(__linux__) && (defined(DEXKIT_TRAIT_TESSERACT) || defined(__swift__))
 #endif
