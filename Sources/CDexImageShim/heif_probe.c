@@ -161,8 +161,57 @@ static struct heif_error probe_decode(void *decoder, struct heif_image **image) 
   return probe_error("measured");  // never an image: the real decoder decodes it later
 }
 
+#if LIBHEIF_HAVE_VERSION(1, 21, 0)
+// libheif 1.21 introduced decoder plugin API 5, and libheif 1.23 (Debian 13) refuses plugins
+// older than that. API 5's entry points carry more context (decoder options, per-sample user
+// data, security limits) that the probe does not need: each forwards to the version-1 function.
+static int probe_supports2(const struct heif_decoder_plugin_compressed_format_description *format) {
+  return format ? probe_supports(format->format) : 0;
+}
+
+static struct heif_error probe_new2(void **decoder, const struct heif_decoder_plugin_options *options) {
+  (void)options;
+  return probe_new(decoder);
+}
+
+static struct heif_error probe_push2(void *decoder, const void *data, size_t size, uintptr_t user_data) {
+  (void)user_data;
+  return probe_push(decoder, data, size);
+}
+
+static struct heif_error probe_flush(void *decoder) {
+  (void)decoder;
+  return heif_error_success;
+}
+
+static struct heif_error probe_decode_next(
+    void *decoder, struct heif_image **image, const struct heif_security_limits *limits) {
+  (void)limits;
+  return probe_decode(decoder, image);
+}
+
+static struct heif_error probe_decode_next2(void *decoder, struct heif_image **image,
+                                            uintptr_t *user_data,
+                                            const struct heif_security_limits *limits) {
+  (void)limits;
+  if (user_data) *user_data = 0;
+  return probe_decode(decoder, image);
+}
+#endif
+
 static const struct heif_decoder_plugin probe_plugin = {
+#if LIBHEIF_HAVE_VERSION(1, 21, 0)
+    .plugin_api_version = 5,
+    .decode_next_image = probe_decode_next,
+    .minimum_required_libheif_version = LIBHEIF_MAKE_VERSION(1, 21, 0),
+    .does_support_format2 = probe_supports2,
+    .new_decoder2 = probe_new2,
+    .push_data2 = probe_push2,
+    .flush_data = probe_flush,
+    .decode_next_image2 = probe_decode_next2,
+#else
     .plugin_api_version = 3,
+#endif
     .get_plugin_name = probe_plugin_name,
     .does_support_format = probe_supports,
     .new_decoder = probe_new,
