@@ -9,8 +9,8 @@ resumes at the same photo (and that the tutorial stays shown once), uses the scr
 undoes, empties the delete queue into TRASH (the freedesktop trash under a temporary
 XDG_DATA_HOME) after a confirmation, recognises the receipt's text and exports it as .txt.
 
-Phone (only with PIXSCAN_BROWSER_PHONE=1; unfinished, it does not pass yet; Chromium mobile
-emulation, 390 x 844, touch events sent through the DevTools protocol, Input.dispatchTouchEvent): Start over shows the tutorial again, which is performed by touch;
+Phone (Chromium mobile emulation, 390 x 844, touch events sent through the DevTools protocol,
+Input.dispatchTouchEvent): Start over shows the tutorial again, which is performed by touch;
 swipes in four directions, double-tap undo, long-press viewer with pinch zoom and clamped pan,
 drags that must not triage, a subset of the queue moved after a confirmation, a text shared or
 downloaded, and no horizontal scrolling.
@@ -565,12 +565,7 @@ def browser(mobile):
 
 def main():
     os.makedirs(DOWNLOADS, exist_ok=True)
-    # The phone profile is unfinished (issue 41: its tutorial step does not pass yet); it runs
-    # only when asked for.
-    profiles = [("desktop", False, run)]
-    if os.environ.get("PIXSCAN_BROWSER_PHONE") == "1":
-        profiles.append(("phone", True, run_phone))
-    for name, mobile, body in profiles:
+    for name, mobile, body in [("desktop", False, run), ("phone", True, run_phone)]:
         print(f"pixscan-browser: {name} profile")
         driver = browser(mobile)
         try:
