@@ -17,7 +17,7 @@ downloaded, and no horizontal scrolling.
 
 Both profiles always run. Saves a PNG of each state in SHOTS (desktop NN-*.png, phone
 phone-NN-*.png). Prints one line per check, a line `pixscan-browser profiles: desktop N passed,
-M failed; phone N passed, M failed` and a last line `pixscan-browser: N passed, M failed`; exits 1
+M failed in S s; phone N passed, M failed in S s` and a last line `pixscan-browser: N passed, M failed`; exits 1
 when a check failed.
 """
 
@@ -701,7 +701,7 @@ def main():
     profiles = []
     for name, mobile, body in [("desktop", False, run), ("phone", True, run_phone)]:
         print(f"pixscan-browser: {name} profile")
-        before = (passed, failed)
+        before, started = (passed, failed), time.monotonic()
         driver = browser(mobile)
         try:
             if mobile:
@@ -717,7 +717,8 @@ def main():
                 pass
         finally:
             driver.quit()
-        profiles.append(f"{name} {passed - before[0]} passed, {failed - before[1]} failed")
+        profiles.append(f"{name} {passed - before[0]} passed, {failed - before[1]} failed"
+                        f" in {time.monotonic() - started:.0f} s")
     # One line per profile, then the total (Scripts/test.sh reads both).
     print(f"pixscan-browser profiles: {'; '.join(profiles)}")
     print(f"pixscan-browser: {passed} passed, {failed} failed")
