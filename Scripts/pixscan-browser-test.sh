@@ -5,12 +5,15 @@
 # folder, makes a temporary folder of photos (DexKitTesting's sample photos, a screen-sized PNG,
 # a PNG named like a screenshot, a rendered receipt), points XDG_DATA_HOME at a temporary
 # directory (so the freedesktop trash is a temporary one), starts pixscan on 127.0.0.1 and runs
-# Scripts/pixscan-browser-test.py against it.
+# Scripts/pixscan-browser-test.py against it: a desktop profile (1200 x 1000, mouse and keyboard)
+# and a phone profile (Chromium mobile emulation, 390 x 844, every input a touch sent through the
+# DevTools protocol), one after the other on the same folder.
 #
 # Screenshots of each state go to $PIXSCAN_SHOTS_DIR (or the older $DEX_PIXSCAN_SHOTS; default:
 # a new temporary directory). The server prints its URL with the access token
 # (http://127.0.0.1:PORT/#token=...); the browser opens exactly that. It prints
-# `pixscan-browser: N passed, M failed` (Scripts/test.sh adds it to its closing summary), then
+# `pixscan-browser: N passed, M failed` over both profiles (Scripts/test.sh adds it to its closing
+# summary), then
 # where the screenshots are.
 # Usage: Scripts/pixscan-browser-test.sh   (DEX_TEST_SCRATCH: the scratch folder, default .build)
 # Builds with `swift build` without the machine's build lock: run the script under it.

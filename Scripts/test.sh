@@ -54,8 +54,9 @@ DEX_HOST_TESTING_SCRATCH="${scratch}-portable" bash Scripts/check-host-testing.s
   || failed_packages+=("host package")
 run_package Examples "$@"
 # PixScan's page in headless Chromium (Selenium) against the pixscan binary just built. Its
-# checks are not Swift Testing tests: its own `pixscan-browser: N passed, M failed` line is added
-# to the closing summary below.
+# checks are not Swift Testing tests: its own `pixscan-browser: N passed, M failed` line (the
+# desktop and the phone profile together; its per-profile line is shown beside it) is added to
+# the closing summary below.
 echo "== PixScan in the browser"
 bash Scripts/pixscan-browser-test.sh 2>&1 | tee "$logs/browser.txt" || failed_packages+=("PixScan browser test")
 
@@ -65,7 +66,8 @@ total=$(cat "$logs"/*.log 2>/dev/null | sed -n 's/.*Test run with \([0-9]*\) tes
 failures=$(cat "$logs"/*.log 2>/dev/null | grep '✘ Test .* failed after' | grep -vc '✘ Test run with' || true)
 browser_passed=$(sed -n 's/^pixscan-browser: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$logs/browser.txt" 2>/dev/null | tail -1)
 browser_failed=$(sed -n 's/^pixscan-browser: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$logs/browser.txt" 2>/dev/null | tail -1)
-echo "Swift Testing: $total tests, $failures failed; PixScan browser checks: ${browser_passed:-0} passed, ${browser_failed:-0} failed"
+browser_profiles=$(sed -n 's/^pixscan-browser profiles: \(.*\)$/ (\1)/p' "$logs/browser.txt" 2>/dev/null | tail -1)
+echo "Swift Testing: $total tests, $failures failed; PixScan browser checks: ${browser_passed:-0} passed, ${browser_failed:-0} failed${browser_profiles}"
 total=$((total + ${browser_passed:-0} + ${browser_failed:-0}))
 failures=$((failures + ${browser_failed:-0}))
 if ((${#failed_packages[@]})); then
