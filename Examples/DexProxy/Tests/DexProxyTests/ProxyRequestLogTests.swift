@@ -12,7 +12,8 @@ import Testing
     try await ProxyHarness.with(configure: { $0.servesMetrics = true }) { proxy in
       let secret = "path-secret-3f9b1c"
       let session = try await proxy.rawSession()  // 200 issued
-      let health = try await proxy.send("GET", "/health")
+      // A routed request with a secret in its query.
+      let health = try await proxy.send("GET", "/health?key=\(secret)")
       #expect(health.statusCode == 200)
       let body = try visionBody()
       var signed = ProxyHarness.signed(
