@@ -28,6 +28,7 @@ let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl
 let lifecycle: Target.Dependency = .product(
   name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let metrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
+let metricsTestKit: Target.Dependency = .product(name: "MetricsTestKit", package: "swift-metrics")
 let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
 let httpClient: Target.Dependency = .product(
   name: "AsyncHTTPClient", package: "async-http-client")
@@ -84,8 +85,13 @@ let package = Package(
       name: "custom-classifier", dependencies: [dexKit], path: "CustomClassifier",
       resources: [.copy("labels.sh")]),
 
-    // MARK: HTTP plumbing the two servers share
-    .target(name: "HTTPSupport", dependencies: [nioCore, nioHTTPTypes], path: "HTTPSupport"),
+    // MARK: What the two servers share
+    // How dex-proxy and PixScan start Hummingbird (ServerSetup: binding, read deadlines, the
+    // request log and metrics before the guards and routes, services, the start-up line).
+    .target(
+      name: "HTTPSupport",
+      dependencies: [hummingbird, logging, metrics, lifecycle, nioCore, nioHTTPTypes, nioLocks],
+      path: "HTTPSupport/Sources/HTTPSupport"),
 
     // MARK: The reference backend
     .target(
@@ -112,7 +118,7 @@ let package = Package(
       name: "PixScanCore",
       dependencies: [
         "CPixScanShim", "HTTPSupport", sdk("DexImaging"), logging, hummingbird, httpTypes, grdb,
-        nioCore, nioLocks, nioPosix,
+        metrics, nioCore, nioLocks, nioPosix,
       ],
       path: "PixScan/Sources/PixScanCore", resources: [.copy("Resources")]),
     // renameat2(RENAME_NOREPLACE) for the trash move: Swift's Glibc module hides it.
@@ -153,9 +159,17 @@ let package = Package(
       name: "PixScanTests",
       dependencies: [
         "PixScanCore", "DexProxyTesting", "DexExamplesTestSupport", sdk("DexImaging"),
-        sdk("DexKitTesting"), logging, hummingbird, httpClient, nioCore, grdb,
+        sdk("DexKitTesting"), logging, hummingbird, httpClient, nioCore, grdb, metrics,
+        metricsTestKit,
       ],
       path: "PixScan/Tests/PixScanTests"),
+    .testTarget(
+      name: "HTTPSupportTests",
+      dependencies: [
+        "HTTPSupport", "DexProxyTesting", "DexExamplesTestSupport", hummingbird, logging, metrics,
+        metricsTestKit,
+      ],
+      path: "HTTPSupport/Tests/HTTPSupportTests"),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -144,6 +144,17 @@ public struct RawConnection: Sendable {
     return connection.read()
   }
 
+  /// The status a server answers `request` (sent byte for byte on a new connection, off the
+  /// cooperative pool) with, or `nil` when the connection closed or timed out first.
+  public static func status(answering request: String, port: Int) async throws -> Int? {
+    try await offThePool {
+      let connection = try RawConnection(port: port)
+      defer { connection.close() }
+      guard connection.send(request) else { return nil }
+      return connection.status()
+    }
+  }
+
   /// Sends `head`, then one byte every 200 ms, up to `count`: after how many bytes the server
   /// closed the connection (0 if it took not even the head), `nil` if it never did.
   public static func bytesTrickledBeforeClose(

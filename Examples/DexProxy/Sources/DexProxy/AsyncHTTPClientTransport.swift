@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import DexCloud
 import Foundation
+import HTTPSupport
 import NIOCore
 import NIOHTTP1
 

@@ -3,7 +3,6 @@ import DexCloudServer
 import HTTPSupport
 import Hummingbird
 import Logging
-import NIOCore
 import ServiceLifecycle
 
 /// Builds the `dex-proxy` Hummingbird application: `POST /auth_token`, `POST /vision`,
@@ -22,7 +21,9 @@ public enum DexProxyApplication {
   ///     a `Service` runs with the server; a ``SharedReplayStore`` is checked by `/health`.
   ///   - transport: the HTTP transport for upstream calls (``AsyncHTTPClientTransport`` by
   ///     default).
-  ///   - logger: where the server and every request are logged (never with secrets).
+  ///   - logger: where the server and every request are logged (never with secrets): one
+  ///     `Request handled` line per request, by ``RequestLogMiddleware`` (route, status,
+  ///     outcome, duration).
   ///   - metrics: where requests, upstream calls and store operations are measured; a new
   ///     registry for this instance by default. Served as `GET /metrics` when
   ///     ``ProxyConfiguration/servesMetrics`` is on.
@@ -63,43 +64,29 @@ public enum DexProxyApplication {
       authInFlight: ProxyRoutes.authTokenPool(configuration),
       health: (replayCache as? any SharedReplayStore).map { HealthProbe(store: $0) },
       metrics: metrics, servesMetrics: configuration.servesMetrics)
-    let router = Router(context: ProxyRequestContext.self)
-    routes.register(on: router)
     var services: [any Service] = []
     if let service = replayCache as? any Service { services.append(service) }
-    let readTimeout = TimeAmount.nanoseconds(configuration.readTimeout.nanoseconds)
     // A new connection has the short deadline for its first headers, and every body but
     // /vision's (whose slot needs a session) the short one too: a stranger's connection that
     // sends nothing useful is closed within seconds.
-    let short = TimeAmount.nanoseconds(ProxyRoutes.authTokenBodyTimeout(configuration).nanoseconds)
-    let bodyTimeout = ProxyRoutes.bodyTimeout(configuration)
-    return Application(
-      router: router,
-      server: .http1(
-        configuration: .init(
-          additionalChannelHandlers: [
-            RequestReadDeadline(
-              timeout: readTimeout, connectTimeout: short,
-              bodyTimeout: { path in TimeAmount.nanoseconds(bodyTimeout(path).nanoseconds) })
-          ],
-          idleTimeout: readTimeout)),
-      configuration: .init(
-        address: .hostname(configuration.host, port: configuration.port),
-        serverName: "dex-proxy"),
-      services: services,
-      onServerRunning: { channel in
-        let port = channel.localAddress?.port ?? 0
-        logger.info(
-          "dex-proxy listening",
-          metadata: [
-            "host": "\(configuration.host)", "port": "\(port)",
-            "model": "\(configuration.upstream.model)",
-            // Every ceiling in effect, `off` where one was turned off, on this one line.
-            "ceilings": "\(configuration.ceilings)",
-          ])
-        await onServerRunning(port)
+    let settings = ServerSettings(
+      name: "dex-proxy", host: configuration.host, port: configuration.port,
+      readTimeout: configuration.readTimeout,
+      connectTimeout: ProxyRoutes.authTokenBodyTimeout(configuration),
+      bodyTimeout: ProxyRoutes.bodyTimeout(configuration))
+    return ServerSetup.application(
+      settings, context: ProxyRequestContext.self,
+      // Every request, a 404 or a refusal included, is logged and counted once, here.
+      requestLog: RequestLogMiddleware(metrics: metrics.requests),
+      routes: routes.register(on:), services: services, logger: logger,
+      startupMetadata: { _ in
+        [
+          "model": "\(configuration.upstream.model)",
+          // Every ceiling in effect, `off` where one was turned off, on this one line.
+          "ceilings": "\(configuration.ceilings)",
+        ]
       },
-      logger: logger)
+      onServerRunning: onServerRunning)
   }
 
   /// The budgets `configuration` asks for, counted in `store` (the shared PostgreSQL one) or in

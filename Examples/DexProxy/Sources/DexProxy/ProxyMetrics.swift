@@ -1,4 +1,5 @@
 import CoreMetrics
+import HTTPSupport
 import Prometheus
 
 /// The measurements of one `dex-proxy` application, recorded through swift-metrics into a
@@ -9,9 +10,10 @@ import Prometheus
 /// proxies in one process (tests, benchmarks) never mix their counts and nothing is bootstrapped
 /// globally.
 ///
-/// Every label value comes from a short, fixed set: route names, status classes (`2xx`, `4xx`,
-/// `5xx`), outcome codes from the proxy's own error bodies and store operation names. No secret,
-/// session id, subject, signature or remote address is ever a label.
+/// Every label value comes from a short, fixed set: route patterns (`NotFound` for a request no
+/// route matched), status classes (`2xx`, `4xx`, `5xx`), outcome codes from the proxy's own
+/// error bodies and store operation names. No secret, session id, subject, signature, raw path
+/// or remote address is ever a label. Every request is counted once, by ``RequestLogMiddleware``.
 ///
 /// | Metric | Type | Labels |
 /// | --- | --- | --- |
@@ -79,17 +81,10 @@ public final class ProxyMetrics: Sendable {
 
   // MARK: Recording
 
-  /// One answered request on `route` with HTTP `status` and the logged `outcome` code.
-  func recordRequest(route: String, status: Int, outcome: String, duration: Duration) {
-    let statusClass = "\(min(max(status / 100, 1), 5))xx"
-    CoreMetrics.Counter(
-      label: Name.requests,
-      dimensions: [("route", route), ("status", statusClass), ("outcome", outcome)],
-      factory: factory
-    ).increment()
-    CoreMetrics.Timer(
-      label: Name.requestDuration, dimensions: [("route", route)], factory: factory
-    ).recordNanoseconds(duration.nanoseconds)
+  /// Where ``RequestLogMiddleware`` counts every answered request: ``Name/requests`` by route,
+  /// status class and outcome, and ``Name/requestDuration`` by route.
+  var requests: RequestMetrics {
+    RequestMetrics(requests: Name.requests, duration: Name.requestDuration, factory: factory)
   }
 
   /// One upstream call that ended with `outcome` (`ok` or an ``UpstreamError/code``).

@@ -1,6 +1,7 @@
 import DexCloud
 import DexCloudServer
 import Foundation
+import HTTPSupport
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -8,8 +9,9 @@ import Logging
 /// The proxy's route handlers, with everything they share: the authenticator, the upstream
 /// client, the rate limiter and the limits.
 ///
-/// Logs carry the route, status, outcome code and duration; never keys, session ids,
-/// signatures, prompts or image data.
+/// Each answer notes its outcome code (``RequestOutcome``); ``RequestLogMiddleware`` logs and
+/// counts it with the route, status and duration, never keys, session ids, signatures, prompts
+/// or image data.
 @available(macOS 14, iOS 17, tvOS 17, *)
 struct ProxyRoutes: Sendable {
   let authenticator: RequestAuthenticator
@@ -44,37 +46,33 @@ struct ProxyRoutes: Sendable {
   var servesMetrics = false
 
   func register(on router: Router<ProxyRequestContext>) {
-    router.get("/health") { _, context in
-      let started = ContinuousClock.now
+    router.get("/health") { _, _ in
       if let health, await !health.isAvailable() {
-        log(context, route: "/health", status: 503, outcome: "degraded", started: started)
-        return ErrorResponse.json(
-          status: 503, data: Data(#"{"status":"degraded","replay_store":"unavailable"}"#.utf8))
+        return answer(
+          ErrorResponse.json(
+            status: 503, data: Data(#"{"status":"degraded","replay_store":"unavailable"}"#.utf8)),
+          "degraded")
       }
-      log(context, route: "/health", status: 200, outcome: "ok", started: started)
-      return ErrorResponse.json(status: 200, data: Data(#"{"status":"ok"}"#.utf8))
+      return answer(ErrorResponse.json(status: 200, data: Data(#"{"status":"ok"}"#.utf8)), "ok")
     }
     // Anyone holding the app's bootstrap key may ask for a session: its headers are checked
     // and its small body read whole before it takes one of the few /auth_token slots.
     router.post("/auth_token") { request, context in
-      let started = ContinuousClock.now
       switch await bufferedAuthToken(request, context: context) {
       case .failure(let error):
-        return finish(error.response, context, "/auth_token", error.outcome, started)
+        return answer(error)
       case .success(let buffered):
-        return await admitted(buffered, route: "/auth_token", pool: authInFlight, context: context)
-        {
+        return await admitted(buffered, pool: authInFlight, context: context) {
           await authToken(buffered, context: context)
         }
       }
     }
     // Only a client holding a session may take a /vision slot (and have its body read).
     router.post("/vision") { request, context in
-      let started = ContinuousClock.now
       if let refusal = sessionRefusal(request) {
-        return finish(refusal.response, context, "/vision", refusal.outcome, started)
+        return answer(refusal)
       }
-      return await admitted(request, route: "/vision", pool: inFlight, context: context) {
+      return await admitted(request, pool: inFlight, context: context) {
         await vision(request, context: context)
       }
     }
@@ -92,7 +90,6 @@ struct ProxyRoutes: Sendable {
   // MARK: Routes
 
   func authToken(_ request: Request, context: ProxyRequestContext) async -> Response {
-    let started = ContinuousClock.now
     let route = "/auth_token"
     let signed: SignedRequest
     // The address's token was taken before the body was read (bufferedAuthToken).
@@ -104,7 +101,7 @@ struct ProxyRoutes: Sendable {
       })
     {
     case .success(let value): signed = value
-    case .failure(let error): return finish(error.response, context, route, error.outcome, started)
+    case .failure(let error): return answer(error)
     }
     // The signature is checked, then the sessions-per-address budget taken, and only then is
     // the signature recorded against replay: a request the budget refuses takes no room in the
@@ -113,7 +110,7 @@ struct ProxyRoutes: Sendable {
     do {
       verified = try authenticator.verifyBootstrapSignature(signed)
     } catch {
-      return refuse(error, context, route, started)
+      return refuse(error)
     }
     // Without a subject each session gets its own: one shared default would let any holder of
     // the bootstrap key spend every default install's daily quota.
@@ -122,30 +119,27 @@ struct ProxyRoutes: Sendable {
       ?? Self.generatedSubject()
     let budgetDate = Date()
     let charges = budgets?.sessionCharges(address: budgetAddress(request, context)) ?? []
-    if let refusal = await chargeThenRecord(
-      charges, on: budgetDate, verified, context: context, route: route, started: started)
-    {
+    if let refusal = await chargeThenRecord(charges, on: budgetDate, verified, context: context) {
       return refusal
     }
     do {
       let session = try authenticator.issuer.issue(subject: subject)
       let data = try JSONEncoder().encode(session)
-      return finish(ErrorResponse.json(status: 200, data: data), context, route, "issued", started)
+      return answer(ErrorResponse.json(status: 200, data: data), "issued")
     } catch let error as SessionIssuer.IssueError {
       let response = ErrorResponse.make(
         status: 400, message: error.description, type: "invalid_request_error",
         code: "invalid_subject")
-      return finish(response, context, route, "invalid_subject", started)
+      return answer(response, "invalid_subject")
     } catch {
       let response = ErrorResponse.make(
         status: 500, message: "The session could not be issued.", type: "server_error",
         code: "internal_error")
-      return finish(response, context, route, "internal_error", started)
+      return answer(response, "internal_error")
     }
   }
 
   func vision(_ request: Request, context: ProxyRequestContext) async -> Response {
-    let started = ContinuousClock.now
     let route = "/vision"
     // Every request takes a token from its address's bucket, so sessions minted in bulk do not
     // multiply an address's rate; a request whose signature verifies takes one from its
@@ -158,26 +152,26 @@ struct ProxyRoutes: Sendable {
       })
     {
     case .success(let value): signed = value
-    case .failure(let error): return finish(error.response, context, route, error.outcome, started)
+    case .failure(let error): return answer(error)
     }
     let claims: SessionClaims
     let verified: VerifiedSignature
     do {
       (claims, verified) = try authenticator.verifySessionSignature(signed)
     } catch {
-      return refuse(error, context, route, started)
+      return refuse(error)
     }
     // Only now: a session id is public (it travels in every request's headers), so a bucket
     // taken before the signature verified could be drained by anyone who saw the id.
     if let sessionID = signed.sessionID,
       let refusal = await rateLimited("session:\(sessionID)", route: route)
     {
-      return finish(refusal.response, context, route, refusal.outcome, started)
+      return answer(refusal)
     }
     func badRequest(_ code: String, _ message: String) -> Response {
       let response = ErrorResponse.make(
         status: 400, message: message, type: "invalid_request_error", code: code)
-      return finish(response, context, route, code, started)
+      return answer(response, code)
     }
     guard let body = try? JSONDecoder().decode(VisionRequest.self, from: signed.body),
       !body.image.isEmpty, Data(base64Encoded: body.image) != nil
@@ -203,9 +197,7 @@ struct ProxyRoutes: Sendable {
         subject: claims.subject, address: budgetAddress(request, context)) ?? []
     // Recorded against replay last: a request refused for its bucket, its body, its question or
     // a budget takes no room in the replay cache (signed garbage could fill it otherwise).
-    if let refusal = await chargeThenRecord(
-      charges, on: budgetDate, verified, context: context, route: route, started: started)
-    {
+    if let refusal = await chargeThenRecord(charges, on: budgetDate, verified, context: context) {
       return refusal
     }
     let upstreamStarted = ContinuousClock.now
@@ -224,17 +216,17 @@ struct ProxyRoutes: Sendable {
         throw error
       }
       let data = try JSONEncoder().encode(reply)
-      return finish(ErrorResponse.json(status: 200, data: data), context, route, "ok", started)
+      return answer(ErrorResponse.json(status: 200, data: data), "ok")
     } catch let error as UpstreamError {
       let response = ErrorResponse.make(
         status: error.httpStatus, message: error.description, type: "upstream_error",
         code: error.code)
-      return finish(response, context, route, error.code, started)
+      return answer(response, error.code)
     } catch {
       let response = ErrorResponse.make(
         status: 500, message: "The reply could not be encoded.", type: "server_error",
         code: "internal_error")
-      return finish(response, context, route, "internal_error", started)
+      return answer(response, "internal_error")
     }
   }
 
@@ -389,10 +381,10 @@ struct ProxyRoutes: Sendable {
   /// cache. The ready refusal, or `nil` to go on.
   private func chargeThenRecord(
     _ charges: [ProxyBudgets.Charge], on date: Date, _ verified: VerifiedSignature,
-    context: ProxyRequestContext, route: String, started: ContinuousClock.Instant
+    context: ProxyRequestContext
   ) async -> Response? {
     if let budgets, let refusal = await spend(budgets, charges, on: date) {
-      return finish(refusal.response, context, route, refusal.outcome, started)
+      return answer(refusal)
     }
     do {
       try await authenticator.verifier.record(verified)
@@ -400,7 +392,7 @@ struct ProxyRoutes: Sendable {
       if let budgets, !charges.isEmpty, await !budgets.refund(charges, on: date) {
         context.logger.notice("Budget refund failed; the request stays counted")
       }
-      return refuse(error, context, route, started)
+      return refuse(error)
     }
     return nil
   }
@@ -437,18 +429,17 @@ struct ProxyRoutes: Sendable {
   /// Runs `handler` if fewer than `pool`'s maximum requests are being worked on, in all and
   /// from `request`'s address, else answers 503 `busy` with `Retry-After: 1` at once.
   private func admitted(
-    _ request: Request, route: String, pool: InFlightLimit, context: ProxyRequestContext,
+    _ request: Request, pool: InFlightLimit, context: ProxyRequestContext,
     _ handler: () async -> Response
   ) async -> Response {
     let address = budgetAddress(request, context)
     guard pool.enter(address: address) else {
-      let started = ContinuousClock.now
       var headers = HTTPFields()
       headers[.retryAfter] = "1"
       let response = ErrorResponse.make(
         status: 503, message: "The proxy is busy; retry shortly.", type: "server_error",
         code: "busy", headers: headers)
-      return finish(response, context, route, "busy", started)
+      return answer(response, "busy")
     }
     defer { pool.leave(address: address) }
     return await handler()
@@ -488,44 +479,28 @@ struct ProxyRoutes: Sendable {
   /// The response to a verification failure. With a shared store, the verifier's
   /// `replay_cache_full` (any store failure) means the store is unreachable: 503
   /// `replay_store_unavailable` with `Retry-After`.
-  private func refuse(
-    _ error: RequestVerificationError, _ context: ProxyRequestContext, _ route: String,
-    _ started: ContinuousClock.Instant
-  ) -> Response {
+  private func refuse(_ error: RequestVerificationError) -> Response {
     guard error == .replayCacheFull, sharedStore != nil else {
-      return finish(ErrorResponse.verification(error), context, route, error.code, started)
+      return answer(ErrorResponse.verification(error), error.code)
     }
     var headers = HTTPFields()
     headers[.retryAfter] = "1"
     let response = ErrorResponse.make(
       status: 503, message: "The replay store is unavailable; retry later.",
       type: "server_error", code: ErrorResponse.replayStoreUnavailable, headers: headers)
-    return finish(response, context, route, ErrorResponse.replayStoreUnavailable, started)
+    return answer(response, ErrorResponse.replayStoreUnavailable)
   }
 
-  private func finish(
-    _ response: Response, _ context: ProxyRequestContext, _ route: String, _ outcome: String,
-    _ started: ContinuousClock.Instant
-  ) -> Response {
-    log(
-      context, route: route, status: Int(response.status.code), outcome: outcome, started: started)
+  /// `response`, with `outcome` noted for the request log (``RequestLogMiddleware`` logs and
+  /// counts every answer once; no route logs itself).
+  private func answer(_ response: Response, _ outcome: String) -> Response {
+    RequestOutcome.note(outcome)
     return response
   }
 
-  private func log(
-    _ context: ProxyRequestContext, route: String, status: Int, outcome: String,
-    started: ContinuousClock.Instant
-  ) {
-    let elapsed = ContinuousClock.now - started
-    metrics.recordRequest(route: route, status: status, outcome: outcome, duration: elapsed)
-    let milliseconds = elapsed.timeInterval * 1000
-    let level: Logger.Level = status >= 500 ? .warning : (status >= 400 ? .notice : .info)
-    context.logger.log(
-      level: level, "Request handled",
-      metadata: [
-        "route": "\(route)", "status": "\(status)", "outcome": "\(outcome)",
-        "duration_ms": "\(String(format: "%.1f", milliseconds))",
-      ])
+  /// The ready refusal `error`, its outcome noted.
+  private func answer(_ error: ResponseError) -> Response {
+    answer(error.response, error.outcome)
   }
 }
 

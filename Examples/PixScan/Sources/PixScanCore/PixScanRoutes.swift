@@ -1,4 +1,5 @@
 import Foundation
+import HTTPSupport
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -288,8 +289,9 @@ public struct PixScanRoutes: Sendable {
     }
   }
 
-  /// The JSON error answer for `error`.
+  /// The JSON error answer for `error`, its code noted as the request's outcome (for the log).
   public static func errorResponse(_ error: PixScanError) -> Response {
+    RequestOutcome.note(error.code)
     let body = ["error": ["code": error.code, "message": error.errorDescription ?? error.code]]
     let data = (try? JSONEncoder().encode(body)) ?? Data()
     var headers = HTTPFields()

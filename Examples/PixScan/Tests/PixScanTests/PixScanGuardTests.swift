@@ -35,13 +35,7 @@ struct PixScanGuardTests {
     } else if method == "POST" {
       head += "Content-Length: 0\r\n"
     }
-    let request = head + "\r\n" + (body ?? "")
-    return try await offThePool {
-      let connection = try RawConnection(port: port)
-      defer { connection.close() }
-      guard connection.send(request) else { return nil }
-      return connection.status()
-    }
+    return try await RawConnection.status(answering: head + "\r\n" + (body ?? ""), port: port)
   }
 
   @Test func everySpellingWithoutTheTokenIsRefused() async throws {

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CoreMetrics
 import DexExamplesTestSupport
 import DexImaging
 import DexKitTesting
@@ -55,11 +56,13 @@ struct PixScanHTTPTests {
   static func withServerAndPort(
     _ folder: TemporaryFolder, trash: String,
     limits: PixScanLimits = PixScanLimits(maxRequestBodyByteCount: 1024),
+    logger: Logger? = nil, metrics: (any MetricsFactory)? = nil,
     _ body: (_ send: @escaping (String, String, String?) async throws -> Answer, _ port: Int)
       async throws -> Void
   ) async throws {
     var quiet = Logger(label: "pixscan-test")
     quiet.logLevel = .critical
+    let serverLogger = logger ?? quiet
     let session = try await TriageSession(
       folder: folder.path, limits: limits,
       imaging: ImageDownscaler(), recognizer: UnavailableTextRecognizer(reason: "test"),
@@ -67,8 +70,8 @@ struct PixScanHTTPTests {
     let page = try PixScanPage.html()
     let (port, task) = try await LoopbackServer.start { onServerRunning in
       PixScanServer.application(
-        session: session, page: page, port: 0, token: token, logger: quiet,
-        onServerRunning: onServerRunning)
+        session: session, page: page, port: 0, token: token, logger: serverLogger,
+        metrics: metrics ?? MetricsSystem.factory, onServerRunning: onServerRunning)
     }
     func send(_ method: String, _ path: String, _ json: String?) async throws -> Answer {
       var headers = [("Host", "127.0.0.1:\(port)"), ("X-PixScan-Token", token.value)]
