@@ -183,8 +183,19 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   // libheif decodes the picture size its coded stream declares, not the `ispe` it checks
   // against its limits (the 8000x8000 AV1 stream declared 64x64; the infe v4 HEVC item whose
   // SPS says 30000x30000 under a 64x64 ispe wrote out of bounds in libheif 1.15): each coded
-  // image the primary decodes from is asked of its own decoder first (heif_probe.c).
-  status = dex_heif_probe_streams(d->context, limits->max_items, d->message);
+  // image the primary decodes from is asked of its own decoder first (heif_probe.c). The probe
+  // reads a context of its own: libheif 1.21 and later keep the decoder plugin an item was first
+  // decoded with, so probing the real context would have the real decode run the probe again.
+  struct heif_context *probing = heif_context_alloc();
+  if (!probing) return DEX_STATUS_OUT_OF_MEMORY;
+  struct heif_security_limits *probing_security = heif_context_get_security_limits(probing);
+  *probing_security = *security;
+  probing_security->max_image_size_pixels = 0;  // as for the first read: sizes are checked above
+  status = heif_status(d, heif_context_read_from_memory_without_copy(probing, data, size, NULL));
+  probing_security->max_image_size_pixels = security->max_image_size_pixels;
+  if (status == DEX_STATUS_OK)
+    status = dex_heif_probe_streams(probing, limits->max_items, d->message);
+  heif_context_free(probing);
   if (status != DEX_STATUS_OK) return status;
   d->have_header = 1;
   return DEX_STATUS_OK;

@@ -12,6 +12,8 @@
 #if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +40,17 @@ typedef struct {
   int width, height;
 } probe_size;
 
-// Each probe runs synchronously inside heif_decode_image on the calling thread, which sets the
-// item's format first (the plugin sees only bytes).
-static _Thread_local probe_size measured;
-static _Thread_local int measuring_av1;
-static _Thread_local unsigned largest_frame;  // pixels: dav1d refuses larger frame headers
+// The plugin sees only bytes, so the item being probed is described here. libheif 1.19 runs the
+// plugin on the thread that called heif_decode_image, but 1.23 may run it on a thread of its own
+// (several times per call): the description is therefore process-wide, written only while
+// `probe_lock` is held (one probe at a time in the process; a probe reads parameter sets and
+// stops at the first picture allocation, so this costs little), and read by the plugin during
+// that call. Each measurement goes to its own decoder's allocator through the allocator's user
+// pointer and is then merged into `measured_*` atomically.
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static int measuring_av1;
+static unsigned largest_frame;  // pixels: dav1d refuses larger frame headers
+static atomic_int measured_width, measured_height;  // the largest picture any decoder asked for
 
 static const char *probe_plugin_name(void) { return PROBE_NAME; }
 
@@ -79,8 +87,8 @@ static struct heif_error probe_push(void *decoder, const void *data, size_t size
 
 static int hevc_get_buffer(de265_decoder_context *context, struct de265_image_spec *spec,
                            struct de265_image *image, void *user) {
-  (void)context, (void)image, (void)user;
-  measured = (probe_size){spec->width, spec->height};
+  (void)context, (void)image;
+  *(probe_size *)user = (probe_size){spec->width, spec->height};
   return 0;  // refused: libde265 stops before allocating the picture or its metadata
 }
 
@@ -91,14 +99,14 @@ static void hevc_release_buffer(de265_decoder_context *context, struct de265_ima
 
 // libheif hands HEVC over as NAL units with 4-byte big-endian lengths (its own libde265 plugin
 // reads them the same way).
-static void measure_hevc(const probe_stream *stream) {
+static void measure_hevc(const probe_stream *stream, probe_size *measured) {
   de265_decoder_context *context = de265_new_decoder();
   if (!context) return;
   // With SAO on, libde265 decodes into a buffer of its own allocator and only the output
   // picture comes from ours; libheif's plugin turns SAO off too.
   de265_set_parameter_bool(context, DE265_DECODER_PARAM_DISABLE_SAO, 1);
   struct de265_image_allocation allocation = {hevc_get_buffer, hevc_release_buffer};
-  de265_set_image_allocation_functions(context, &allocation, NULL);
+  de265_set_image_allocation_functions(context, &allocation, measured);
   for (size_t at = 0; stream->size - at >= 4;) {
     const uint8_t *p = stream->data + at;
     const size_t length = (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
@@ -108,7 +116,7 @@ static void measure_hevc(const probe_stream *stream) {
   }
   de265_flush_data(context);
   int more = 1;
-  for (int round = 0; more && measured.width == 0 && round < 1024; round++) {
+  for (int round = 0; more && measured->width == 0 && round < 1024; round++) {
     const de265_error error = de265_decode(context, &more);
     if (error != DE265_OK && error != DE265_ERROR_WAITING_FOR_INPUT_DATA) break;
   }
@@ -116,27 +124,26 @@ static void measure_hevc(const probe_stream *stream) {
 }
 
 static int av1_alloc_picture(Dav1dPicture *picture, void *cookie) {
-  (void)cookie;
-  measured = (probe_size){picture->p.w, picture->p.h};
+  *(probe_size *)cookie = (probe_size){picture->p.w, picture->p.h};
   return DAV1D_ERR(ENOMEM);  // refused: dav1d stops before the picture exists
 }
 
 static void av1_release_picture(Dav1dPicture *picture, void *cookie) { (void)picture, (void)cookie; }
 
-static void measure_av1(const probe_stream *stream) {
+static void measure_av1(const probe_stream *stream, probe_size *measured) {
   Dav1dSettings settings;
   dav1d_default_settings(&settings);
   settings.n_threads = 1;
   settings.max_frame_delay = 1;
   settings.frame_size_limit = largest_frame;
-  settings.allocator = (Dav1dPicAllocator){NULL, av1_alloc_picture, av1_release_picture};
+  settings.allocator = (Dav1dPicAllocator){measured, av1_alloc_picture, av1_release_picture};
   Dav1dContext *context = NULL;
   if (dav1d_open(&context, &settings) != 0) return;
   Dav1dData data = {0};
   uint8_t *bytes = dav1d_data_create(&data, stream->size);
   if (bytes) {
     memcpy(bytes, stream->data, stream->size);
-    for (int round = 0; measured.width == 0 && round < 1024; round++) {
+    for (int round = 0; measured->width == 0 && round < 1024; round++) {
       const int sent = data.sz > 0 ? dav1d_send_data(context, &data) : DAV1D_ERR(EAGAIN);
       Dav1dPicture picture = {0};
       const int got = dav1d_get_picture(context, &picture);
@@ -153,11 +160,20 @@ static void measure_av1(const probe_stream *stream) {
 static struct heif_error probe_decode(void *decoder, struct heif_image **image) {
   (void)image;
   probe_stream *stream = decoder;
-  measured = (probe_size){0, 0};
+  probe_size measured = {0, 0};
   // An empty stream (libheif pushes an item without data as NULL, 0) measures nothing and is
   // refused by the caller (found by the fuzzer: heif-seeds/fuzz-empty-item-pushed-to-probe.heic).
-  if (stream->size > 0 && measuring_av1) measure_av1(stream);
-  if (stream->size > 0 && !measuring_av1) measure_hevc(stream);
+  if (stream->size > 0 && measuring_av1) measure_av1(stream, &measured);
+  if (stream->size > 0 && !measuring_av1) measure_hevc(stream, &measured);
+  if (measured.width > 0 && measured.height > 0) {
+    int width = atomic_load(&measured_width), height = atomic_load(&measured_height);
+    while (measured.width > width && !atomic_compare_exchange_weak(&measured_width, &width,
+                                                                   measured.width)) {
+    }
+    while (measured.height > height && !atomic_compare_exchange_weak(&measured_height, &height,
+                                                                     measured.height)) {
+    }
+  }
   return probe_error("measured");  // never an image: the real decoder decodes it later
 }
 
@@ -252,12 +268,16 @@ int32_t dex_heif_probe_streams(struct heif_context *context, uint32_t max_items,
     const int64_t bound_width = (int64_t)heif_image_handle_get_ispe_width(handle) + 64;
     const int64_t bound_height = (int64_t)heif_image_handle_get_ispe_height(handle) + 64;
     struct heif_image *image = NULL;
-    measuring_av1 = type == heif_fourcc('a', 'v', '0', '1');
     const int64_t largest = bound_width > 0 && bound_height > 0 ? bound_width * bound_height : 1;
+    pthread_mutex_lock(&probe_lock);
+    measuring_av1 = type == heif_fourcc('a', 'v', '0', '1');
     largest_frame = largest > UINT32_MAX ? UINT32_MAX : (unsigned)largest;
-    measured = (probe_size){0, 0};
+    atomic_store(&measured_width, 0);
+    atomic_store(&measured_height, 0);
     struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_undefined,
                                                 heif_chroma_undefined, options);
+    const probe_size measured = {atomic_load(&measured_width), atomic_load(&measured_height)};
+    pthread_mutex_unlock(&probe_lock);
     if (image) heif_image_release(image);
     heif_image_handle_release(handle);
     if (error.subcode == heif_suberror_Security_limit_exceeded) {
