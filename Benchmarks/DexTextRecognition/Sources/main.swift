@@ -23,7 +23,7 @@ func milliseconds(_ duration: Duration) -> Double {
 do {
   let start = clock.now
   let data = try Data(contentsOf: URL(fileURLWithPath: path))
-  let image = try await ImageDownscaler().decodePixels(from: data, target: .original)
+  let image = try ImageDownscaler().decodePixels(from: data, target: .original)
   let decoded = clock.now
   let recognizer = TesseractTextRecognizer()
   let options = TextRecognitionOptions(minimumConfidence: 0, timeout: .seconds(600))
