@@ -9,6 +9,7 @@
 //   DexStorage/run.sh               dex-storage-bench beside raw SQLite
 //   DexCloud/run.sh                 DexCloudBench beside Python's hmac
 //   DexProxy/run.sh                 dex-proxy-load: two proxies, in-memory store beside PostgreSQL
+//   DexProxy/paired.sh              dex-proxy-load against a baseline build, ABBA rounds
 
 import PackageDescription
 
@@ -60,7 +61,7 @@ let package = Package(
     .executableTarget(
       name: "dex-proxy-load",
       dependencies: [sdk("DexCloud")] + loopbackProxy,
-      path: "DexProxy", exclude: ["run.sh"]),
+      path: "DexProxy", exclude: ["run.sh", "paired.sh"]),
     .executableTarget(
       name: "DexCloudBench", dependencies: [sdk("DexCloud"), sdk("DexCloudServer")],
       path: "DexCloud", exclude: ["run.sh", "peer.py"]),
