@@ -67,7 +67,7 @@ dexkit_install_group() {
   table="$(dirname "${BASH_SOURCE[0]}")/packages.tsv"
   distribution="$(dexkit_distribution)"
   column="$(head -n 100 "$table" | grep -v '^#' | head -n 1 | tr '\t' '\n' | grep -nx "$distribution" | cut -d: -f1)"
-  local plain=() suites=() pips=() group kind spec name minimum suite
+  local plain=() suites=() pips=() minimums=() group kind spec name minimum suite
   for group in "$@"; do
     while IFS=$'\t' read -r kind spec; do
       [ "$spec" = "-" ] && continue
@@ -77,6 +77,11 @@ dexkit_install_group() {
       minimum=""
       if [[ "$name" == *">="* ]]; then minimum="${name#*>=}"; name="${name%%>=*}"; fi
       dexkit_apt_has "$name" "$minimum" && continue
+      if [ -n "$minimum" ]; then
+        minimums+=("$name>=$minimum")
+        # Older, and no suite to take a newer one from: installing again changes nothing.
+        [ -z "$suite" ] && dexkit_apt_has "$name" "" && continue
+      fi
       if [ -n "$suite" ]; then suites+=("$suite:$name"); else plain+=("$name"); fi
     done < <(grep -v '^#' "$table" | tail -n +2 | awk -F'\t' -v g="$group" -v c="$column" \
       '$1 == g { print $2 "\t" $c }')
@@ -98,4 +103,13 @@ dexkit_install_group() {
       -t "$suite" "${names[@]}"
   done
   for spec in "${pips[@]}"; do dexkit_pip_install "${spec%%==*}" "${spec#*==}"; done
+  # A minimum this distribution cannot meet (Ubuntu 24.04's libheif 1.17) is said, with why the
+  # table wants it: what needs it then refuses with a typed error instead of running.
+  for spec in "${minimums[@]}"; do
+    name="${spec%%>=*}"; minimum="${spec#*>=}"
+    dexkit_apt_has "$name" "$minimum" && continue
+    echo "DexKit: $name $(dpkg-query -W -f='${Version}' "$name" 2>/dev/null || echo missing) is" \
+      "older than $minimum (none newer on $distribution): $(grep -v '^#' "$table" \
+      | awk -F'\t' -v n="$name" -v c="$column" '$c ~ "^" n ">=" { print $6; exit }')" >&2
+  done
 }

@@ -26,6 +26,13 @@ ROOT=$(pwd)
 # pinned.
 source Scripts/bootstrap.sh
 dexkit_install_group browser
+# Where the table names no Chromium package (Ubuntu 24.04: a snap only), say so: Scripts/test.sh
+# shows this line in its closing summary instead of a count.
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  echo "pixscan-browser: not run: no /usr/bin/chromium and /usr/bin/chromedriver on" \
+    "$(dexkit_distribution) (Scripts/packages.tsv, group browser)"
+  exit 0
+fi
 
 scratch="$(realpath -m "${DEX_TEST_SCRATCH:-.build}")"
 # pixscan decodes in dex-decode-worker processes and test-loads language data in

@@ -67,7 +67,12 @@ failures=$(cat "$logs"/*.log 2>/dev/null | grep '✘ Test .* failed after' | gre
 browser_passed=$(sed -n 's/^pixscan-browser: \([0-9]*\) passed, [0-9]* failed$/\1/p' "$logs/browser.txt" 2>/dev/null | tail -1)
 browser_failed=$(sed -n 's/^pixscan-browser: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$logs/browser.txt" 2>/dev/null | tail -1)
 browser_profiles=$(sed -n 's/^pixscan-browser profiles: \(.*\)$/ (\1)/p' "$logs/browser.txt" 2>/dev/null | tail -1)
-echo "Swift Testing: $total tests, $failures failed; PixScan browser checks: ${browser_passed:-0} passed, ${browser_failed:-0} failed${browser_profiles}"
+browser_not_run=$(sed -n 's/^pixscan-browser: \(not run: .*\)$/\1/p' "$logs/browser.txt" 2>/dev/null | tail -1)
+if [ -n "$browser_not_run" ]; then
+  echo "Swift Testing: $total tests, $failures failed; PixScan browser checks: $browser_not_run"
+else
+  echo "Swift Testing: $total tests, $failures failed; PixScan browser checks: ${browser_passed:-0} passed, ${browser_failed:-0} failed${browser_profiles}"
+fi
 total=$((total + ${browser_passed:-0} + ${browser_failed:-0}))
 failures=$((failures + ${browser_failed:-0}))
 if ((${#failed_packages[@]})); then

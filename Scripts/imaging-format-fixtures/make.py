@@ -3,14 +3,16 @@
 
     python3 Scripts/imaging-format-fixtures/make.py [work-dir]
     python3 Scripts/imaging-format-fixtures/make.py --overlays   # only the overlay files
+    python3 Scripts/imaging-format-fixtures/make.py --orientations   # only heic-orientation-*.heic
 
 Source photo: "Evening Glow" by Ian Hex, 2560x1600.jpg from the Debian package
 plasma-workspace-wallpapers (4:5.27.5-2), licence LGPL-3 (its metadata.json); fetched with
 `apt-get download` into the work directory (nothing is installed). Derived files keep that licence.
 
 Needs Debian's encoders: heif-enc (libheif-examples), avifenc (libavif-bin), cwebp / img2webp /
-webpmux (webp), vips (libvips-tools), and cc with libheif-dev for heif-orient.c (HEIC with
-irot / imir, which heif-enc cannot write). No Python package beyond the standard library.
+webpmux (webp), vips (libvips-tools). No Python package beyond the standard library. The HEIC
+files with irot / imir (heif-enc cannot write them) are written box by box around heic-8bit.heic's
+coded image, as the grids and overlays are.
 """
 import glob
 import os
@@ -104,11 +106,16 @@ def heif_file(iloc, iinf, iref, ipco, ipma, idat):
     return ftyp + meta + box(b"mdat", b"")
 
 
-def heif_grid(tiles, references, columns, rows, tile_w, tile_h, hvcc=b"", tile=b""):
+def heif_grid(tiles, references, columns, rows, tile_w, tile_h, hvcc=b"", tile=b"", output=None, transforms=()):
     """A HEIF whose primary item is a grid of `columns` x `rows` tiles of tile_w x tile_h pixels,
     declaring `tiles` hvc1 items and `references` dimg references (item ids cycle through the
     tiles). Every tile item points at the same coded bytes (`tile`, stored in idat) and the same
-    hvcC property; without them the tiles hold no data, so a decoder that gets that far fails."""
+    hvcC property; without them the tiles hold no data, so a decoder that gets that far fails.
+    `output` (width, height) crops the grid's canvas at its right and bottom (default: all of
+    it); `transforms` are irot / imir boxes applied to the grid item, in that order, after its
+    ispe, which holds the canvas's size before them (ISO/IEC 23008-12: ispe is the size before
+    any transformative property)."""
+    out_w, out_h = output or (columns * tile_w, rows * tile_h)
     ids = list(range(2, 2 + tiles))
     infe = [full_box(b"infe", 2, struct.pack(">HH", 1, 0) + b"grid" + b"\x00")]
     infe += [full_box(b"infe", 2, struct.pack(">HH", i, 0) + b"hvc1" + b"\x00", flags=1) for i in ids]
@@ -116,17 +123,20 @@ def heif_grid(tiles, references, columns, rows, tile_w, tile_h, hvcc=b"", tile=b
     refs = [ids[k % len(ids)] for k in range(references)]
     dimg = box(b"dimg", struct.pack(">IH", 1, len(refs)) + b"".join(struct.pack(">I", r) for r in refs))
     iref = full_box(b"iref", 1, dimg)
-    grid_data = struct.pack(">BBBBII", 0, 1, rows - 1, columns - 1, columns * tile_w, rows * tile_h)
+    grid_data = struct.pack(">BBBBII", 0, 1, rows - 1, columns - 1, out_w, out_h)
     idat = box(b"idat", grid_data + tile)
     # iloc v1: offset_size 4, length_size 4, base_offset_size 0, index_size 0; all data in idat.
     entries = [struct.pack(">HHHHII", 1, 1, 0, 1, 0, len(grid_data))]
     entries += [struct.pack(">HHHHII", i, 1, 0, 1, len(grid_data), len(tile)) for i in ids]
     iloc = full_box(b"iloc", 1, struct.pack(">BBH", 0x44, 0x00, len(entries)) + b"".join(entries))
-    ispe_grid = full_box(b"ispe", 0, struct.pack(">II", columns * tile_w, rows * tile_h))
+    ispe_grid = full_box(b"ispe", 0, struct.pack(">II", out_w, out_h))
     ispe_tile = full_box(b"ispe", 0, struct.pack(">II", tile_w, tile_h))
-    ipco = box(b"ipco", ispe_grid + ispe_tile + hvcc)
+    ipco = box(b"ipco", ispe_grid + ispe_tile + hvcc + b"".join(transforms))
     tile_props = b"\x02\x83" if hvcc else b"\x01\x02"  # ispe (+ essential hvcC)
-    assoc = [struct.pack(">HB", 1, 1) + b"\x01"]
+    # The grid: its ispe, then its transforms (essential: a reader that cannot apply them must
+    # not show the image), which follow the hvcC in ipco.
+    grid_props = b"\x01" + bytes(0x80 | (4 + k) for k in range(len(transforms)))
+    assoc = [struct.pack(">HB", 1, len(grid_props)) + grid_props]
     assoc += [struct.pack(">HB", i, len(tile_props)) + tile_props for i in ids]
     ipma = full_box(b"ipma", 0, struct.pack(">I", len(assoc)) + b"".join(assoc))
     return heif_file(iloc, iinf, iref, ipco, ipma, idat)
@@ -155,6 +165,30 @@ def heif_overlay(references, canvas_w, canvas_h, tile_w, tile_h, hvcc, tile):
     return heif_file(iloc, iinf, iref, ipco, ipma, idat)
 
 
+# EXIF orientation -> the irot / imir boxes (in that order) that display the coded image so;
+# irot's angle is anti-clockwise in units of 90 degrees; imir's axis bit as libheif 1.15's encoder
+# wrote it, which libheif 1.19 and 1.23 decode as the tests expect (1 flips left-right, 0
+# top-bottom).
+ORIENTATION_TRANSFORMS = {
+    1: (), 2: (("imir", 1),), 3: (("irot", 2),), 4: (("imir", 0),),
+    5: (("irot", 3), ("imir", 1)), 6: (("irot", 3),), 7: (("irot", 3), ("imir", 0)), 8: (("irot", 1),),
+}
+
+
+def write_orientations():
+    """heic-orientation-1...8.heic: heic-8bit.heic's coded tile (W x H coded as 96 x 64) in a 1 x 1
+    grid cropped to W x H, whose irot / imir display it in EXIF orientation N (`make.py
+    --orientations` remakes only these, without the encoders). libheif's own encoder is not used:
+    1.15's wrote the ispe of orientations 5...8 rotated (60 x 96), which libheif 1.23 refuses, and
+    1.19.7's clap + irot output decoded at 22-25 dB in libheif 1.19.7 for orientations 6...8."""
+    hvcc, tile, (tw, th) = hevc_tile(open(os.path.join(OUT, "heic-8bit.heic"), "rb").read())
+    for n, steps in ORIENTATION_TRANSFORMS.items():
+        transforms = [box(kind.encode(), bytes([value])) for kind, value in steps]
+        data = heif_grid(1, 1, 1, 1, tw, th, hvcc, tile, output=(W, H), transforms=transforms)
+        with open(os.path.join(OUT, f"heic-orientation-{n}.heic"), "wb") as f:
+            f.write(data)
+
+
 def write_overlays():
     """The overlay files, from heic-8bit.heic's coded tile (`make.py --overlays` remakes only
     these, without the encoders)."""
@@ -171,6 +205,9 @@ def write_overlays():
 def main():
     if sys.argv[1:] == ["--overlays"]:
         write_overlays()
+        return
+    if sys.argv[1:] == ["--orientations"]:
+        write_orientations()
         return
     os.makedirs(WORK, exist_ok=True)
     os.makedirs(OUT, exist_ok=True)
@@ -211,20 +248,12 @@ def main():
         alpha_rows.append(out)
     source_alpha = os.path.join(OUT, "source-alpha.png")
     png(source_alpha, W, H, alpha_rows, 4)
-    ppm = os.path.join(WORK, "source.ppm")
-    with open(ppm, "wb") as f:
-        f.write(b"P6 %d %d 255\n" % (W, H) + b"".join(rows))
 
     o = lambda name: os.path.join(OUT, name)
     run("heif-enc", "-q", 90, "-o", o("heic-8bit.heic"), source)
     run("heif-enc", "-q", 90, "-b", 10, "-o", o("heic-10bit.heic"), os.path.join(WORK, "source16.png"))
     run("heif-enc", "-q", 90, "-o", o("heic-alpha.heic"), source_alpha)
     run("heif-enc", "-q", 90, "-o", o("heic-collection.heic"), source, os.path.join(WORK, "other.png"))
-    orient = os.path.join(WORK, "heif-orient")
-    run("cc", os.path.join(ROOT, "Scripts", "imaging-format-fixtures", "heif-orient.c"),
-        *subprocess.check_output(["pkg-config", "--cflags", "--libs", "libheif"], text=True).split(), "-o", orient)
-    for n in range(1, 9):
-        run(orient, ppm, n, 90, o(f"heic-orientation-{n}.heic"))
     run("avifenc", "-s", 6, "--min", 0, "--max", 10, source, o("avif-8bit.avif"))
     run("avifenc", "-s", 6, "-d", 10, "--min", 0, "--max", 10, os.path.join(WORK, "source16.png"), o("avif-10bit.avif"))
     run("avifenc", "-s", 6, "-d", 12, "--min", 0, "--max", 10, os.path.join(WORK, "source16.png"), o("avif-12bit.avif"))
@@ -252,6 +281,7 @@ def main():
         with open(o(name), "wb") as f:
             f.write(data)
     write_overlays()
+    write_orientations()
     for name in sorted(os.listdir(OUT)):
         print(f"{name}: {os.path.getsize(os.path.join(OUT, name))} bytes")
 
