@@ -145,19 +145,15 @@ let package = Package(
         .linkedLibrary($0, .when(platforms: [.linux], traits: ["OneDNN"]))
       }
     ),
-    // The offline classifier's network (layers, weights loading, backends): internal to
-    // DexImaging, which keeps the public face (ImageClassifying, ImageClassifier, the labels).
-    .target(
-      name: "DexClassifierEngine",
-      dependencies: [
-        .target(name: "CDexNeuralShim", condition: oneDNNOnLinux)
-      ]
-    ),
+    // The offline classifier's network (layers, weights loading, backends) is DexImaging's
+    // `Classifier/Engine` folder: package-level types behind the public face (ImageClassifying,
+    // ImageClassifier, ClassifierModel), which use its backend, precision and errors directly.
     .target(
       name: "DexImaging",
       dependencies: [
-        "DexModel", "DexClassifierEngine", logging,
+        "DexModel", logging,
         .target(name: "CDexImageShim", condition: imageCodecsOnLinux),
+        .target(name: "CDexNeuralShim", condition: oneDNNOnLinux),
       ],
       // EfficientNet-Lite0 weights, manifest, ImageNet labels and their licences (classifier).
       resources: [.copy("Classifier/ClassifierResources")]
@@ -245,7 +241,7 @@ let package = Package(
     .testTarget(
       name: "DexImagingTests",
       dependencies: [
-        "DexImaging", "DexModel", "DexClassifierEngine", "DexTestSupport", "DexTestTraits",
+        "DexImaging", "DexModel", "DexTestSupport", "DexTestTraits",
         "DexDecodeWorker",
       ],
       resources: [.copy("Classifier/Fixtures"), .copy("Resources")]),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The activation ranges behind the offline classifier's int8 path on oneDNN.
 
-For each convolution of EfficientNet-Lite0 (in the order DexClassifierEngine's NetworkLayers
+For each convolution of EfficientNet-Lite0 (in the order DexImaging's engine NetworkLayers
 lists them: stem, then per block the expansion, the depthwise and the projection, then the head)
 this records the largest magnitude its output reaches (after the block's residual sum), and the
 input's, over the tune split of the evaluation set (Benchmarks/DexImaging-classifier/evalset,

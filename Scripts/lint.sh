@@ -24,19 +24,29 @@ fi
 # temporary folder and must equal the committed ones (the WordNet two where wordnet-base is
 # installed; the script says when it skips one).
 python3 Scripts/label-categories.py --check
-# Every logger the SDK makes is labelled `dexkit.<module>[.<part>]` in lower case
-# (`dexkit.imaging.classifier`), so a host can filter DexKit's logs by one prefix; a label that
-# is not a string literal is refused too, since it cannot be checked.
+# Every logger the SDK and the example programs make is labelled `dexkit.<module>[.<part>]` in
+# lower case (`dexkit.imaging.classifier`; an example names itself as the module:
+# `dexkit.pixscan`, `dexkit.proxy.upstream`), so a host or an operator can filter DexKit's logs
+# by one prefix; a label that is not a string literal is refused too, since it cannot be
+# checked. Test code is exempt (Tests/ folders and the examples' `...Testing` support targets,
+# whose quiet loggers a caller names).
 python3 - <<'PY'
 import pathlib, re, sys
+def checked(path):
+    parts = path.parts
+    if any(p == "Tests" or p.startswith(".build") for p in parts):
+        return False
+    return parts[0] == "Sources" or not any(p.endswith("Testing") for p in parts)
+paths = list(pathlib.Path("Sources").rglob("*.swift")) + list(pathlib.Path("Examples").rglob("*.swift"))
 bad = []
-for path in sorted(pathlib.Path("Sources").rglob("*.swift")):
+for path in sorted(p for p in paths if checked(p)):
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         for match in re.finditer(r'Logger\(label:\s*("([^"\\]*)")?', line):
             if match.group(2) is None or not re.fullmatch(r"dexkit(\.[a-z0-9]+)+", match.group(2)):
                 bad.append(f"{path}:{number}: {line.strip()}")
 if bad:
-    sys.exit("error: Logger labels in Sources/ must match ^dexkit(\\.[a-z0-9]+)+$:\n" + "\n".join(bad))
+    sys.exit("error: Logger labels in Sources/ and Examples/ must match ^dexkit(\\.[a-z0-9]+)+$:\n"
+             + "\n".join(bad))
 PY
 # The Apple sketch in Extending DexKit is the code AppleSketchesTests compiles.
 python3 Scripts/apple-sketches.py

@@ -37,7 +37,7 @@
     let data: [UInt8]
     do {
       request = try channel.receive(DecodeWorkerMessage.Request.self)
-      guard request.byteCount > 0, request.byteCount <= request.limits.maxByteCount else {
+      guard request.byteCount > 0, request.byteCount <= request.limits.maximumByteCount else {
         return false
       }
       data = try channel.receivePayload(count: request.byteCount)

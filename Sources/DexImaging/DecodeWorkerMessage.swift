@@ -48,20 +48,20 @@
 
       /// ``DecodingLimits`` as data.
       package struct Limits: Codable, Sendable {
-        package var maxPixelCount: Int
-        package var maxByteCount: Int
-        package var maxDimension: Int
-        package var maxMemoryByteCount: Int
-        package var maxItemCount: Int
+        package var maximumPixelCount: Int
+        package var maximumByteCount: Int
+        package var maximumDimension: Int
+        package var maximumMemoryByteCount: Int
+        package var maximumItemCount: Int
       }
 
       /// ``DownscaleOptions`` beyond its decoding options.
       package struct Output: Codable, Sendable {
-        package var maxDimension: Int
+        package var maximumDimension: Int
         package var quality: Double
         package var chromaSubsampling: ChromaSubsampling
         package var isProgressive: Bool
-        package var thumbnailMaxDimension: Int?
+        package var maximumThumbnailDimension: Int?
       }
 
       package init(
@@ -77,9 +77,10 @@
         }
         let limits = options.limits
         self.limits = Limits(
-          maxPixelCount: limits.maxPixelCount, maxByteCount: limits.maxByteCount,
-          maxDimension: limits.maxDimension, maxMemoryByteCount: limits.maxMemoryByteCount,
-          maxItemCount: limits.maxItemCount)
+          maximumPixelCount: limits.maximumPixelCount, maximumByteCount: limits.maximumByteCount,
+          maximumDimension: limits.maximumDimension,
+          maximumMemoryByteCount: limits.maximumMemoryByteCount,
+          maximumItemCount: limits.maximumItemCount)
         background = options.background
         allowsPartialImages = options.allowsPartialImages
         reducingGap = options.reducingGap
@@ -87,9 +88,9 @@
         advisesHugePages = options.advisesHugePages
         self.output = output.map {
           Output(
-            maxDimension: $0.maxDimension, quality: $0.quality,
+            maximumDimension: $0.maximumDimension, quality: $0.quality,
             chromaSubsampling: $0.chromaSubsampling, isProgressive: $0.isProgressive,
-            thumbnailMaxDimension: $0.thumbnailMaxDimension)
+            maximumThumbnailDimension: $0.maximumThumbnailDimension)
         }
         self.cpuSeconds = cpuSeconds
         self.byteCount = byteCount
@@ -109,9 +110,10 @@
       package var decodingOptions: DecodingOptions {
         DecodingOptions(
           limits: DecodingLimits(
-            maxPixelCount: limits.maxPixelCount, maxByteCount: limits.maxByteCount,
-            maxDimension: limits.maxDimension, maxMemoryByteCount: limits.maxMemoryByteCount,
-            maxItemCount: limits.maxItemCount),
+            maximumPixelCount: limits.maximumPixelCount, maximumByteCount: limits.maximumByteCount,
+            maximumDimension: limits.maximumDimension,
+            maximumMemoryByteCount: limits.maximumMemoryByteCount,
+            maximumItemCount: limits.maximumItemCount),
           background: background, allowsPartialImages: allowsPartialImages,
           reducingGap: reducingGap, chromaUpsampling: chromaUpsampling,
           advisesHugePages: advisesHugePages)
@@ -121,9 +123,9 @@
       package var downscaleOptions: DownscaleOptions? {
         output.map {
           DownscaleOptions(
-            maxDimension: $0.maxDimension, quality: $0.quality,
+            maximumDimension: $0.maximumDimension, quality: $0.quality,
             chromaSubsampling: $0.chromaSubsampling, isProgressive: $0.isProgressive,
-            decoding: decodingOptions, thumbnailMaxDimension: $0.thumbnailMaxDimension)
+            decoding: decodingOptions, maximumThumbnailDimension: $0.maximumThumbnailDimension)
         }
       }
     }

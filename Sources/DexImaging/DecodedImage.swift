@@ -22,8 +22,8 @@ extension DownscaleGeometry {
     switch target {
     case .original:
       return (8, stored)
-    case .fitting(let maxDimension):
-      let goalUpright = fitting(upright, maxDimension: maxDimension)
+    case .fitting(let maximumDimension):
+      let goalUpright = fitting(upright, maximumDimension: maximumDimension)
       let goal = orientation.swapsDimensions ? goalUpright.transposed : goalUpright
       guard supportsDCTScaling else { return (8, goal) }
       var numerator = jpegNumerator(stored: stored, target: goal, gap: gap)

@@ -8,13 +8,14 @@
   /// pixel count first, then each side.
   func checkLimits(_ size: DownscaleGeometry.Size, _ limits: DecodingLimits) throws(ImagingError) {
     let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
-    guard size.width > 0, size.height > 0, !overflow, pixels <= limits.maxPixelCount else {
+    guard size.width > 0, size.height > 0, !overflow, pixels <= limits.maximumPixelCount else {
       throw .imageTooLarge(
-        width: size.width, height: size.height, maxPixelCount: limits.maxPixelCount)
+        width: size.width, height: size.height, maxPixelCount: limits.maximumPixelCount)
     }
-    let maxDimension = limits.effectiveMaxDimension
-    guard size.width <= maxDimension, size.height <= maxDimension else {
-      throw .dimensionTooLarge(width: size.width, height: size.height, maxDimension: maxDimension)
+    let maximumDimension = limits.effectiveMaximumDimension
+    guard size.width <= maximumDimension, size.height <= maximumDimension else {
+      throw .dimensionTooLarge(
+        width: size.width, height: size.height, maxDimension: maximumDimension)
     }
   }
 
@@ -25,22 +26,23 @@
     _ data: Data, target: PixelTarget, limits: DecodingLimits
   ) throws(ImagingError) {
     switch target {
-    case .fitting(let maxDimension) where maxDimension <= 0:
-      throw .invalidArgument("maxDimension must be positive, got \(maxDimension)")
+    case .fitting(let maximumDimension) where maximumDimension <= 0:
+      throw .invalidArgument("maximumDimension must be positive, got \(maximumDimension)")
     case .minimumShortSide(let side) where side <= 0:
       throw .invalidArgument("minimumShortSide must be positive, got \(side)")
     default: break
     }
     guard !data.isEmpty else { throw .emptyInput }
-    guard data.count <= limits.maxByteCount else {
-      throw .inputTooLarge(byteCount: data.count, maxByteCount: limits.maxByteCount)
+    guard data.count <= limits.maximumByteCount else {
+      throw .inputTooLarge(byteCount: data.count, maxByteCount: limits.maximumByteCount)
     }
   }
 
   /// Refuses a decode whose whole-image buffer of `byteCount` bytes exceeds `limits`.
   func checkMemory(_ byteCount: Int, _ limits: DecodingLimits) throws(ImagingError) {
-    guard byteCount <= limits.maxMemoryByteCount else {
-      throw .decodingMemoryTooLarge(byteCount: byteCount, maxByteCount: limits.maxMemoryByteCount)
+    guard byteCount <= limits.maximumMemoryByteCount else {
+      throw .decodingMemoryTooLarge(
+        byteCount: byteCount, maxByteCount: limits.maximumMemoryByteCount)
     }
   }
 #endif

@@ -17,15 +17,16 @@ enum DownscaleGeometry {
     Swift.max(1, (value * numerator + denominator / 2) / denominator)
   }
 
-  /// Fit within `maxDimension` on the long side; never upscale.
-  static func fitting(_ size: Size, maxDimension: Int) -> Size {
-    guard size.longSide > maxDimension else { return size }
+  /// Fit within `maximumDimension` on the long side; never upscale.
+  static func fitting(_ size: Size, maximumDimension: Int) -> Size {
+    guard size.longSide > maximumDimension else { return size }
     if size.width >= size.height {
       return Size(
-        width: maxDimension, height: scaled(size.height, by: maxDimension, over: size.width))
+        width: maximumDimension, height: scaled(size.height, by: maximumDimension, over: size.width)
+      )
     }
     return Size(
-      width: scaled(size.width, by: maxDimension, over: size.height), height: maxDimension)
+      width: scaled(size.width, by: maximumDimension, over: size.height), height: maximumDimension)
   }
 
   /// Short side exactly `shortSide` (or the whole image when it is smaller); never upscale.

@@ -1,7 +1,7 @@
 /// What ``ImageDownscaling/downscale(_:options:)`` produces: size, JPEG settings and decoding policy.
 public struct DownscaleOptions: Sendable, Hashable {
   /// Longest side of the output in pixels (default 1024). Smaller images are never upscaled.
-  public var maxDimension: Int
+  public var maximumDimension: Int
   /// JPEG quality in 0...1 as in ImageIO (default 0.8); mapped to libjpeg quality
   /// `round(quality * 100)` clamped to 1...100.
   public var quality: Double
@@ -13,23 +13,23 @@ public struct DownscaleOptions: Sendable, Hashable {
   public var decoding: DecodingOptions
   /// Longest side of an extra thumbnail JPEG resampled from the same decode (``DownscaledImage/thumbnailJPEG``),
   /// so that a grid image costs no second decode; `nil` (the default) makes none.
-  public var thumbnailMaxDimension: Int?
+  public var maximumThumbnailDimension: Int?
 
   /// Creates options; the defaults match the reference app's 1024-pixel, quality 0.8 upload.
   public init(
-    maxDimension: Int = 1024,
+    maximumDimension: Int = 1024,
     quality: Double = 0.8,
     chromaSubsampling: ChromaSubsampling = .yuv420,
     isProgressive: Bool = false,
     decoding: DecodingOptions = DecodingOptions(),
-    thumbnailMaxDimension: Int? = nil
+    maximumThumbnailDimension: Int? = nil
   ) {
-    self.maxDimension = maxDimension
+    self.maximumDimension = maximumDimension
     self.quality = quality
     self.chromaSubsampling = chromaSubsampling
     self.isProgressive = isProgressive
     self.decoding = decoding
-    self.thumbnailMaxDimension = thumbnailMaxDimension
+    self.maximumThumbnailDimension = maximumThumbnailDimension
   }
 
   /// The libjpeg quality (1...100) that ``quality`` maps to.

@@ -11,7 +11,7 @@ public struct DownscaledImage: Sendable, Hashable {
   /// round trip. `nil` from conformances that do not expose their pixels.
   public var pixels: RGBImage?
   /// A smaller JPEG for grids, resampled from the same decode when
-  /// ``DownscaleOptions/thumbnailMaxDimension`` asks for one; `nil` otherwise.
+  /// ``DownscaleOptions/maximumThumbnailDimension`` asks for one; `nil` otherwise.
   public var thumbnailJPEG: Data?
   /// Width of the output in pixels.
   public var pixelWidth: Int

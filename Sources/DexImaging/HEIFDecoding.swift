@@ -30,10 +30,10 @@
     /// limits and the primary image's side.
     static func shimLimits(_ limits: DecodingLimits) -> dex_heif_limits {
       dex_heif_limits(
-        max_pixels: UInt64(clamping: Swift.max(limits.maxPixelCount, 1)),
-        max_dimension: UInt32(clamping: limits.effectiveMaxDimension),
-        max_items: UInt32(clamping: Swift.max(limits.maxItemCount, 1)),
-        max_memory_bytes: UInt64(clamping: Swift.max(limits.maxMemoryByteCount, 1)))
+        max_pixels: UInt64(clamping: Swift.max(limits.maximumPixelCount, 1)),
+        max_dimension: UInt32(clamping: limits.effectiveMaximumDimension),
+        max_items: UInt32(clamping: Swift.max(limits.maximumItemCount, 1)),
+        max_memory_bytes: UInt64(clamping: Swift.max(limits.maximumMemoryByteCount, 1)))
     }
 
     static func decode(

@@ -28,16 +28,17 @@
     ) throws(ImagingError)
       -> DownscaledImage
     {
-      guard options.maxDimension > 0 else {
-        throw .invalidArgument("maxDimension must be positive, got \(options.maxDimension)")
+      guard options.maximumDimension > 0 else {
+        throw .invalidArgument("maximumDimension must be positive, got \(options.maximumDimension)")
       }
       let decoded = try decode(
-        imageData, target: .fitting(maxDimension: options.maxDimension), options: options.decoding)
+        imageData, target: .fitting(maxDimension: options.maximumDimension),
+        options: options.decoding)
       let jpeg = try JPEGEncoder.encode(
         decoded.image, quality: options.libjpegQuality, subsampling: options.chromaSubsampling,
         progressive: options.isProgressive)
       // The thumbnail comes from the same pixels: no second decode of the photo.
-      let thumbnail = try options.thumbnailMaxDimension.map { (side) throws(ImagingError) in
+      let thumbnail = try options.maximumThumbnailDimension.map { (side) throws(ImagingError) in
         try JPEGEncoder.encode(
           decoded.image.resampled(fitting: side), quality: options.libjpegQuality,
           subsampling: options.chromaSubsampling, progressive: false)

@@ -19,13 +19,13 @@ extension ImageDownscaling {
     }
   }
 
-  /// Async ``downscaledJPEG(from:maxDimension:quality:)``.
+  /// Async ``downscaledJPEG(from:maximumDimension:quality:)``.
   @concurrent
   public func downscaledJPEG(
-    from data: Data, maxDimension: Int, quality: Double = 0.8
+    from data: Data, maximumDimension: Int, quality: Double = 0.8
   ) async throws -> Data {
     try await downscale(
-      data, options: DownscaleOptions(maxDimension: maxDimension, quality: quality)
+      data, options: DownscaleOptions(maximumDimension: maximumDimension, quality: quality)
     ).jpegData
   }
 }

@@ -9,7 +9,7 @@ import Foundation
 /// Conformances must be safe to call concurrently from many tasks.
 public protocol ImageDownscaling: Sendable {
   /// Decodes `imageData` (format sniffed from magic bytes), applies its EXIF orientation,
-  /// shrinks it to fit ``DownscaleOptions/maxDimension`` without upscaling, and encodes a JPEG.
+  /// shrinks it to fit ``DownscaleOptions/maximumDimension`` without upscaling, and encodes a JPEG.
   ///
   /// - Throws: ``ImagingError``.
   func downscale(
@@ -18,17 +18,19 @@ public protocol ImageDownscaling: Sendable {
 }
 
 extension ImageDownscaling {
-  /// The reference app's call: an upright JPEG whose longest side is at most `maxDimension`.
+  /// The reference app's call: an upright JPEG whose longest side is at most `maximumDimension`.
   ///
   /// - Parameters:
   ///   - data: JPEG, PNG, HEIF (HEIC), AVIF or WebP bytes.
-  ///   - maxDimension: Longest side of the output in pixels; smaller images keep their size.
+  ///   - maximumDimension: Longest side of the output in pixels; smaller images keep their size.
   ///   - quality: JPEG quality 0...1 as in ImageIO (0.8 by default).
   /// - Throws: ``ImagingError``.
   public func downscaledJPEG(
-    from data: Data, maxDimension: Int, quality: Double = 0.8
+    from data: Data, maximumDimension: Int, quality: Double = 0.8
   ) throws(ImagingError) -> Data {
-    try downscale(data, options: DownscaleOptions(maxDimension: maxDimension, quality: quality))
-      .jpegData
+    try downscale(
+      data, options: DownscaleOptions(maximumDimension: maximumDimension, quality: quality)
+    )
+    .jpegData
   }
 }

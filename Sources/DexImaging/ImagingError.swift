@@ -19,16 +19,16 @@ public enum ImagingError: Error, Sendable, Hashable {
   case decoderUnavailable(format: ImageFormat, reason: String)
   /// The data ends before the image does and ``DecodingOptions/allowsPartialImages`` is off.
   case truncatedData(format: ImageFormat)
-  /// The header claims more pixels than ``DecodingLimits/maxPixelCount`` allows.
+  /// The header claims more pixels than ``DecodingLimits/maximumPixelCount`` allows.
   case imageTooLarge(width: Int, height: Int, maxPixelCount: Int)
-  /// The header claims a side longer than ``DecodingLimits/maxDimension`` allows.
+  /// The header claims a side longer than ``DecodingLimits/maximumDimension`` allows.
   case dimensionTooLarge(width: Int, height: Int, maxDimension: Int)
   /// Decoding would need a whole-image buffer of `byteCount` bytes (a progressive JPEG's
-  /// coefficients, an interlaced PNG's pixels), more than ``DecodingLimits/maxMemoryByteCount``.
+  /// coefficients, an interlaced PNG's pixels), more than ``DecodingLimits/maximumMemoryByteCount``.
   case decodingMemoryTooLarge(byteCount: Int, maxByteCount: Int)
-  /// The input is longer than ``DecodingLimits/maxByteCount``.
+  /// The input is longer than ``DecodingLimits/maximumByteCount``.
   case inputTooLarge(byteCount: Int, maxByteCount: Int)
-  /// A caller-supplied value is out of range (for example a zero `maxDimension`).
+  /// A caller-supplied value is out of range (for example a zero `maximumDimension`).
   case invalidArgument(String)
   /// A buffer for the decoded or encoded image could not be allocated.
   case outOfMemory
@@ -54,17 +54,17 @@ extension ImagingError: CustomStringConvertible, LocalizedError {
       return "\(format.name) images cannot be decoded on this host: \(reason)."
     case .truncatedData(let format):
       return "The \(format.name) data ends before the image does (truncated file)."
-    case .imageTooLarge(let width, let height, let maxPixelCount):
+    case .imageTooLarge(let width, let height, let maximumPixelCount):
       return
-        "The image is \(width) x \(height) = \(width.multipliedReportingOverflow(by: height).partialValue) pixels, more than the limit of \(maxPixelCount)."
-    case .dimensionTooLarge(let width, let height, let maxDimension):
+        "The image is \(width) x \(height) = \(width.multipliedReportingOverflow(by: height).partialValue) pixels, more than the limit of \(maximumPixelCount)."
+    case .dimensionTooLarge(let width, let height, let maximumDimension):
       return
-        "The image is \(width) x \(height) pixels; a side longer than \(maxDimension) pixels is not accepted."
-    case .decodingMemoryTooLarge(let byteCount, let maxByteCount):
+        "The image is \(width) x \(height) pixels; a side longer than \(maximumDimension) pixels is not accepted."
+    case .decodingMemoryTooLarge(let byteCount, let maximumByteCount):
       return
-        "Decoding the image would need a \(byteCount)-byte buffer, more than the limit of \(maxByteCount) bytes."
-    case .inputTooLarge(let byteCount, let maxByteCount):
-      return "The image data is \(byteCount) bytes, more than the limit of \(maxByteCount)."
+        "Decoding the image would need a \(byteCount)-byte buffer, more than the limit of \(maximumByteCount) bytes."
+    case .inputTooLarge(let byteCount, let maximumByteCount):
+      return "The image data is \(byteCount) bytes, more than the limit of \(maximumByteCount)."
     case .invalidArgument(let message):
       return "Invalid argument: \(message)"
     case .outOfMemory:

@@ -62,19 +62,19 @@
       _ reply: DecodeWorkerMessage.Reply, for request: DecodeWorkerMessage.Request,
       target: PixelTarget, limits: DecodingLimits
     ) throws(DecodeWorkerChannel.Failure) {
-      let side = limits.effectiveMaxDimension
+      let side = limits.effectiveMaximumDimension
       func check(_ width: Int, _ height: Int, _ what: String) throws(DecodeWorkerChannel.Failure) {
         let (area, overflow) = width.multipliedReportingOverflow(by: height)
         guard (1...side).contains(width), (1...side).contains(height), !overflow,
-          area <= limits.maxPixelCount
+          area <= limits.maximumPixelCount
         else { throw .malformed("\(what) of \(width) x \(height) is beyond the limits") }
       }
       try check(reply.width, reply.height, "an image")
       try check(reply.sourceWidth, reply.sourceHeight, "a source")
-      if case .fitting(let maxDimension) = target,
-        max(reply.width, reply.height) > maxDimension
+      if case .fitting(let maximumDimension) = target,
+        max(reply.width, reply.height) > maximumDimension
       {
-        throw .malformed("an image of \(reply.width) x \(reply.height) for \(maxDimension)")
+        throw .malformed("an image of \(reply.width) x \(reply.height) for \(maximumDimension)")
       }
       let pixelBytes = reply.width * reply.height * 3
       guard reply.pixelByteCount == pixelBytes else {
@@ -83,7 +83,7 @@
       // A JPEG of these pixels is never twice their size plus its headers.
       let jpegBound = 2 * pixelBytes + (1 << 16)
       let wantsJPEG = request.mode == .downscale
-      let wantsThumbnail = request.output?.thumbnailMaxDimension != nil
+      let wantsThumbnail = request.output?.maximumThumbnailDimension != nil
       guard wantsJPEG ? (1...jpegBound).contains(reply.jpegByteCount) : reply.jpegByteCount == 0,
         wantsThumbnail
           ? (1...jpegBound).contains(reply.thumbnailByteCount) : reply.thumbnailByteCount == 0,

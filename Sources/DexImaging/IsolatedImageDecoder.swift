@@ -18,7 +18,7 @@
   /// ends the call with ``ImagingError/isolatedDecodingFailed(_:)``, and the next call starts a
   /// fresh one.
   ///
-  /// Requests are bounded before they are sent (``DecodingLimits/maxByteCount``), and replies
+  /// Requests are bounded before they are sent (``DecodingLimits/maximumByteCount``), and replies
   /// are checked against the request's limits and target before this process allocates for
   /// them. The photo goes to the worker and the pixels come back over the socket: the reply is
   /// the downscaled image, not the photo, so the copy is small next to the decode (see the
@@ -51,8 +51,8 @@
     /// The address-space limit that fits `limits`: 1 GiB for the worker's code, libraries,
     /// threads and heap, plus twice the largest input and twice the largest decode buffer.
     public static func addressSpaceLimit(for limits: DecodingLimits) -> Int {
-      let (buffers, overflow) = (2 &* limits.maxByteCount).addingReportingOverflow(
-        2 &* limits.maxMemoryByteCount)
+      let (buffers, overflow) = (2 &* limits.maximumByteCount).addingReportingOverflow(
+        2 &* limits.maximumMemoryByteCount)
       return overflow ? Int.max : (1 << 30) + buffers
     }
 
@@ -120,10 +120,10 @@
     public func downscale(
       _ imageData: Data, options: DownscaleOptions
     ) throws(ImagingError) -> DownscaledImage {
-      guard options.maxDimension > 0 else {
-        throw .invalidArgument("maxDimension must be positive, got \(options.maxDimension)")
+      guard options.maximumDimension > 0 else {
+        throw .invalidArgument("maximumDimension must be positive, got \(options.maximumDimension)")
       }
-      let target = PixelTarget.fitting(maxDimension: options.maxDimension)
+      let target = PixelTarget.fitting(maxDimension: options.maximumDimension)
       let (reply, parts) = try perform(
         .downscale, imageData, target: target, decoding: options.decoding, output: options)
       guard let format = reply.sourceFormat,
@@ -135,7 +135,7 @@
         sourceFormat: format, sourcePixelWidth: reply.sourceWidth,
         sourcePixelHeight: reply.sourceHeight, appliedOrientation: reply.orientation,
         isPartial: reply.isPartial, pixels: pixels,
-        thumbnailJPEG: options.thumbnailMaxDimension == nil ? nil : Data(parts.thumbnail))
+        thumbnailJPEG: options.maximumThumbnailDimension == nil ? nil : Data(parts.thumbnail))
     }
 
     /// Decodes `imageData` to upright RGB8 at `target` in a worker; see ``ImageDecoding``.

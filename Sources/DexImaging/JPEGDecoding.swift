@@ -16,7 +16,7 @@
       // that what a caller sees for an over-limit file is the typed error, not libjpeg's.
       dex_jpeg_decoder_set_memory_limit(
         decoder,
-        UInt64(clamping: Swift.max(1, options.limits.maxMemoryByteCount))
+        UInt64(clamping: Swift.max(1, options.limits.maximumMemoryByteCount))
           .addingReportingOverflow(32 << 20).partialValue)
       func libraryMessage() -> String { String(cString: dex_jpeg_decoder_message(decoder)) }
 

@@ -15,23 +15,23 @@
 
       var header = dex_png_header()
       let limits = options.limits
-      let maxSide = UInt32(clamping: limits.effectiveMaxDimension)
+      let maxSide = UInt32(clamping: limits.effectiveMaximumDimension)
       let headerStatus = dex_png_read_header(
-        decoder, base, bytes.count, maxSide, UInt64(clamping: limits.maxPixelCount), &header)
+        decoder, base, bytes.count, maxSide, UInt64(clamping: limits.maximumPixelCount), &header)
       let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
       switch Int(headerStatus) {
       case Int(DEX_STATUS_OK): break
       case Int(DEX_STATUS_TOO_LARGE):
         try checkLimits(stored, limits)  // says which limit
         throw .imageTooLarge(
-          width: stored.width, height: stored.height, maxPixelCount: limits.maxPixelCount)
+          width: stored.width, height: stored.height, maxPixelCount: limits.maximumPixelCount)
       case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .png)
       default:
         let message = libraryMessage()
         // libpng refuses over-limit dimensions itself ("Image width exceeds user limit").
         if message.contains("exceeds user limit") {
           throw .imageTooLarge(
-            width: stored.width, height: stored.height, maxPixelCount: limits.maxPixelCount)
+            width: stored.width, height: stored.height, maxPixelCount: limits.maximumPixelCount)
         }
         throw .corruptData(format: .png, message: message)
       }

@@ -1,9 +1,9 @@
 /// The size ``ImageDecoding/decodePixels(from:target:options:)`` decodes to. Sizes always refer to
 /// the upright image (after EXIF orientation), never upscale, and keep the aspect ratio.
 public enum PixelTarget: Sendable, Hashable {
-  /// Longest side at most `maxDimension`: the image is DCT-scaled on load, then Lanczos-3
-  /// resampled to exactly `maxDimension` on the long side and
-  /// `max(1, round(short * maxDimension / long))` on the short side (half rounds up).
+  /// Longest side at most `maximumDimension`: the image is DCT-scaled on load, then Lanczos-3
+  /// resampled to exactly `maximumDimension` on the long side and
+  /// `max(1, round(short * maximumDimension / long))` on the short side (half rounds up).
   case fitting(maxDimension: Int)
   /// The cheapest decode whose short side is at least `shortSide` (or the whole image when it
   /// is smaller). JPEG uses libjpeg's DCT scaling alone (1/8, 1/4, 1/2 or 1), so the short side

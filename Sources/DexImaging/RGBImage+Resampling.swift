@@ -2,18 +2,18 @@
   import CDexImageShim
 
   extension RGBImage {
-    /// These pixels Lanczos-3 resampled so that the longest side is at most `maxDimension`
+    /// These pixels Lanczos-3 resampled so that the longest side is at most `maximumDimension`
     /// (aspect kept, never upscaled; the image itself when it already fits).
     ///
     /// - Throws: ``ImagingError/invalidArgument(_:)`` for a non-positive size,
     ///   ``ImagingError/outOfMemory`` when the output cannot be allocated.
-    func resampled(fitting maxDimension: Int) throws(ImagingError) -> RGBImage {
-      guard maxDimension > 0 else {
-        throw .invalidArgument("maxDimension must be positive, got \(maxDimension)")
+    func resampled(fitting maximumDimension: Int) throws(ImagingError) -> RGBImage {
+      guard maximumDimension > 0 else {
+        throw .invalidArgument("maximumDimension must be positive, got \(maximumDimension)")
       }
       return try resampled(
         to: DownscaleGeometry.fitting(
-          DownscaleGeometry.Size(width: width, height: height), maxDimension: maxDimension))
+          DownscaleGeometry.Size(width: width, height: height), maximumDimension: maximumDimension))
     }
 
     /// These pixels Lanczos-3 resampled so that the short side is `shortSide` (aspect kept,

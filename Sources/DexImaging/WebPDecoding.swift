@@ -21,13 +21,13 @@
       let limits = options.limits
       var header = dex_webp_header()
       let headerStatus = dex_webp_read_header(
-        decoder, base, bytes.count, UInt64(clamping: limits.maxPixelCount), &header)
+        decoder, base, bytes.count, UInt64(clamping: limits.maximumPixelCount), &header)
       let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
       switch Int(headerStatus) {
       case Int(DEX_STATUS_OK): break
       case Int(DEX_STATUS_TOO_LARGE):
         throw .imageTooLarge(
-          width: stored.width, height: stored.height, maxPixelCount: limits.maxPixelCount)
+          width: stored.width, height: stored.height, maxPixelCount: limits.maximumPixelCount)
       default: try check(headerStatus, message: libraryMessage())
       }
       try checkLimits(stored, limits)

@@ -25,7 +25,7 @@ public struct DexScanState: Sendable, Equatable {
   /// The downscaled JPEG every pass used; what a host persists.
   public var imageData: Data?
   /// A small JPEG for grids, resampled from the same decode
-  /// (``DexScanner/Configuration/thumbnailMaxDimension``); `nil` when none was asked for.
+  /// (``DexScanner/Configuration/maximumThumbnailDimension``); `nil` when none was asked for.
   public var thumbnailData: Data?
   /// The on-device guess, once the local pass has run (`nil` if it found nothing).
   public var localGuess: LocalGuess?

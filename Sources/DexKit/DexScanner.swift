@@ -53,9 +53,9 @@ public struct DexScanner: Sendable {
     public var cloudTimeout: Duration
 
     /// The longest side of the encoded JPEG, in pixels.
-    public var maxDimension: Int {
-      get { encoding.maxDimension }
-      set { encoding.maxDimension = newValue }
+    public var maximumDimension: Int {
+      get { encoding.maximumDimension }
+      set { encoding.maximumDimension = newValue }
     }
 
     /// JPEG quality in `0...1` for the single encode.
@@ -66,9 +66,9 @@ public struct DexScanner: Sendable {
 
     /// The longest side of the thumbnail made from the same decode
     /// (``DexScanState/thumbnailData``); `nil` makes none.
-    public var thumbnailMaxDimension: Int? {
-      get { encoding.thumbnailMaxDimension }
-      set { encoding.thumbnailMaxDimension = newValue }
+    public var maximumThumbnailDimension: Int? {
+      get { encoding.maximumThumbnailDimension }
+      set { encoding.maximumThumbnailDimension = newValue }
     }
 
     /// The default ``cloudTimeout``: two minutes, the client's per-request timeout
@@ -78,12 +78,13 @@ public struct DexScanner: Sendable {
     /// Creates a configuration; the defaults match the reference app (1024 px, quality 0.8),
     /// add a 256 px thumbnail for grids, and give the cloud pass ``defaultCloudTimeout``.
     public init(
-      maxDimension: Int = 1024, jpegQuality: Double = 0.8, thumbnailMaxDimension: Int? = 256,
+      maximumDimension: Int = 1024, jpegQuality: Double = 0.8,
+      maximumThumbnailDimension: Int? = 256,
       cloudTimeout: Duration = Configuration.defaultCloudTimeout
     ) {
       self.encoding = DownscaleOptions(
-        maxDimension: maxDimension, quality: jpegQuality,
-        thumbnailMaxDimension: thumbnailMaxDimension)
+        maximumDimension: maximumDimension, quality: jpegQuality,
+        maximumThumbnailDimension: maximumThumbnailDimension)
       self.cloudTimeout = cloudTimeout
     }
 

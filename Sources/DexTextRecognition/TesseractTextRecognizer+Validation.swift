@@ -17,8 +17,8 @@
         }
       }
       guard options.timeout >= .zero else { throw .invalidOptions("the timeout is negative") }
-      guard options.maxPixelCount > 0 else {
-        throw .invalidOptions("maxPixelCount is not positive")
+      guard options.maximumPixelCount > 0 else {
+        throw .invalidOptions("maximumPixelCount is not positive")
       }
       guard options.minimumConfidence.isFinite else {
         throw .invalidOptions("minimumConfidence is not a number")

@@ -10,7 +10,7 @@
   /// any network, from the pixels the scan has already decoded (no second decode). It wraps the
   /// system's Tesseract (Debian `libtesseract-dev` and a language pack such as `tesseract-ocr-eng`)
   /// through a small C shim, and keeps to ``/DexImaging/TextRecognitionOptions``' bounds: images over
-  /// ``/DexImaging/TextRecognitionOptions/maxPixelCount`` are refused before any work, the recognition stops
+  /// ``/DexImaging/TextRecognitionOptions/maximumPixelCount`` are refused before any work, the recognition stops
   /// at ``/DexImaging/TextRecognitionOptions/timeout`` with ``/DexImaging/TextRecognitionError/timedOut(after:)``, and a
   /// cancelled task ends with `CancellationError`. Both answer at once: the timeout counts from
   /// the call (waiting for an engine and loading it included), and the caller never waits on
@@ -90,15 +90,15 @@
     {
       try Self.validate(options)
       let pixelCount = image.width.multipliedReportingOverflow(by: image.height)
-      guard !pixelCount.overflow, pixelCount.partialValue <= options.maxPixelCount else {
+      guard !pixelCount.overflow, pixelCount.partialValue <= options.maximumPixelCount else {
         logger.info(
           "Text recognition refused an image over the pixel limit",
           metadata: [
             "width": "\(image.width)", "height": "\(image.height)",
-            "maxPixelCount": "\(options.maxPixelCount)",
+            "maximumPixelCount": "\(options.maximumPixelCount)",
           ])
         throw TextRecognitionError.imageTooLarge(
-          width: image.width, height: image.height, maxPixelCount: options.maxPixelCount)
+          width: image.width, height: image.height, maxPixelCount: options.maximumPixelCount)
       }
       guard image.width <= Self.maxSide, image.height <= Self.maxSide else {
         throw TextRecognitionError.recognitionFailed(

@@ -11,7 +11,7 @@
 
     /// Runs the full pipeline and returns the error (nil on success).
     func failure(
-      _ data: Data, options: DownscaleOptions = DownscaleOptions(maxDimension: 64)
+      _ data: Data, options: DownscaleOptions = DownscaleOptions(maximumDimension: 64)
     ) -> ImagingError? {
       do {
         _ = try downscaler.downscale(data, options: options)
@@ -64,7 +64,7 @@
       let data = try resource("photo.jpg")
       let cut = data.prefix(data.count * 6 / 10)
       #expect(failure(cut) == .truncatedData(format: .jpeg))
-      var options = DownscaleOptions(maxDimension: 200)
+      var options = DownscaleOptions(maximumDimension: 200)
       options.decoding.allowsPartialImages = true
       let result = try downscaler.downscale(cut, options: options)
       #expect(result.isPartial)
@@ -87,7 +87,7 @@
       let data = try resource("png-rgb8.png")
       let cut = data.prefix(data.count / 2)
       #expect(failure(cut) == .truncatedData(format: .png))
-      var options = DownscaleOptions(maxDimension: 64)
+      var options = DownscaleOptions(maximumDimension: 64)
       options.decoding.allowsPartialImages = true
       let result = try downscaler.downscale(cut, options: options)
       #expect(result.isPartial)
@@ -151,12 +151,12 @@
 
     @Test func configurableLimits() throws {
       let data = try resource("photo.jpg")
-      var options = DownscaleOptions(maxDimension: 64)
-      options.decoding.limits = DecodingLimits(maxPixelCount: 1000)
+      var options = DownscaleOptions(maximumDimension: 64)
+      options.decoding.limits = DecodingLimits(maximumPixelCount: 1000)
       #expect(
         failure(data, options: options)
           == .imageTooLarge(width: 960, height: 540, maxPixelCount: 1000))
-      options.decoding.limits = DecodingLimits(maxByteCount: 100)
+      options.decoding.limits = DecodingLimits(maximumByteCount: 100)
       #expect(
         failure(data, options: options) == .inputTooLarge(byteCount: data.count, maxByteCount: 100))
       #expect(
@@ -169,15 +169,16 @@
       let app1 = Array(EXIFOrientationReaderTests.jpeg(withAPP1: tiff)[2..<(tiff.count + 12)])
       let bytes = Array(original[0..<2]) + app1 + Array(original[2...])
       let result = try downscaler.downscale(
-        Data(bytes), options: DownscaleOptions(maxDimension: 96))
+        Data(bytes), options: DownscaleOptions(maximumDimension: 96))
       #expect(result.appliedOrientation == .up)
       #expect(result.pixelWidth == 96 && result.pixelHeight == 54)
     }
 
     @Test func invalidArguments() throws {
       let data = try resource("photo.jpg")
-      guard case .invalidArgument = failure(data, options: DownscaleOptions(maxDimension: 0)) else {
-        Issue.record("maxDimension 0 accepted")
+      guard case .invalidArgument = failure(data, options: DownscaleOptions(maximumDimension: 0))
+      else {
+        Issue.record("maximumDimension 0 accepted")
         return
       }
       #expect(throws: ImagingError.self) {

@@ -10,14 +10,14 @@
       let downscaler = ImageDownscaler()
       let jpeg = try resource("photo.jpg")
       let png = try resource("png-rgba8-interlaced.png")
-      let expectedJPEG = try await downscaler.downscaledJPEG(from: jpeg, maxDimension: 300)
-      let expectedPNG = try await downscaler.downscaledJPEG(from: png, maxDimension: 30)
+      let expectedJPEG = try await downscaler.downscaledJPEG(from: jpeg, maximumDimension: 300)
+      let expectedPNG = try await downscaler.downscaledJPEG(from: png, maximumDimension: 30)
       try await withThrowingTaskGroup(of: (Bool, Data).self) { group in
         for index in 0..<16 {
           group.addTask {
             let isJPEG = index % 2 == 0
             let output = try await downscaler.downscaledJPEG(
-              from: isJPEG ? jpeg : png, maxDimension: isJPEG ? 300 : 30)
+              from: isJPEG ? jpeg : png, maximumDimension: isJPEG ? 300 : 30)
             return (isJPEG, output)
           }
         }

@@ -11,9 +11,10 @@
   @Suite(.offCooperativePool) struct DecodeBombTests {
     let downscaler = ImageDownscaler()
 
-    func failure(_ data: Data, maxDimension: Int = 1024) -> ImagingError? {
+    func failure(_ data: Data, maximumDimension: Int = 1024) -> ImagingError? {
       do {
-        _ = try downscaler.downscale(data, options: DownscaleOptions(maxDimension: maxDimension))
+        _ = try downscaler.downscale(
+          data, options: DownscaleOptions(maximumDimension: maximumDimension))
         return nil
       } catch {
         return error
@@ -36,14 +37,14 @@
 
     @Test func sideLimitIsConfigurableAndNeverAbove65535() {
       let png = Data(Self.png(width: 5_000, height: 10, bitDepth: 8, colorType: 2))
-      var options = DownscaleOptions(maxDimension: 64)
-      options.decoding.limits.maxDimension = 4_000
+      var options = DownscaleOptions(maximumDimension: 64)
+      options.decoding.limits.maximumDimension = 4_000
       #expect(
         throws: ImagingError.dimensionTooLarge(width: 5_000, height: 10, maxDimension: 4_000)
       ) { try downscaler.downscale(png, options: options) }
-      options.decoding.limits.maxDimension = 1 << 40
-      #expect(options.decoding.limits.effectiveMaxDimension == 65_535)
-      #expect(DecodingLimits.default.maxDimension == 65_535)
+      options.decoding.limits.maximumDimension = 1 << 40
+      #expect(options.decoding.limits.effectiveMaximumDimension == 65_535)
+      #expect(DecodingLimits.default.maximumDimension == 65_535)
     }
 
     @Test func largeInterlacedPNGIsRefusedByTheMemoryLimit() {
@@ -82,7 +83,7 @@
 
     @Test func progressiveJPEGWithFewScansStillDecodes() throws {
       let jpeg = try Self.progressiveJPEG(repeatingLastScanTo: 0)
-      let image = try downscaler.downscale(jpeg, options: DownscaleOptions(maxDimension: 64))
+      let image = try downscaler.downscale(jpeg, options: DownscaleOptions(maximumDimension: 64))
       #expect(image.pixelWidth == 64 && image.pixelHeight == 48)
     }
 

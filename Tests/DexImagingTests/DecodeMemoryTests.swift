@@ -17,7 +17,7 @@
     }
 
     func decode(_ name: String, maxMemory: Int) throws {
-      let options = DecodingOptions(limits: DecodingLimits(maxMemoryByteCount: maxMemory))
+      let options = DecodingOptions(limits: DecodingLimits(maximumMemoryByteCount: maxMemory))
       _ = try downscaler.decodePixels(
         from: formatResource(name), target: .fitting(maxDimension: 32), options: options)
     }
@@ -87,7 +87,7 @@
       #expect(Array(overlay.pixels.prefix(tile.pixels.count)) == Array(tile.pixels))
     }
 
-    /// A side over DecodingLimits.maxDimension, in the `ispe` the shim reads through libheif,
+    /// A side over DecodingLimits.maximumDimension, in the `ispe` the shim reads through libheif,
     /// names the side.
     @Test func aSideOverTheLimitIsNamed() throws {
       var bytes = [UInt8](try formatResource("heic-8bit.heic"))
@@ -98,7 +98,7 @@
         bytes.replaceSubrange(body + 4..<body + 12, with: bigEndian32(40_000) + bigEndian32(1))
         offset = body + 12
       }
-      let limits = DecodingLimits(maxDimension: 32_768)
+      let limits = DecodingLimits(maximumDimension: 32_768)
       #expect(
         throws: ImagingError.dimensionTooLarge(width: 40_000, height: 1, maxDimension: 32_768)
       ) {
@@ -139,7 +139,7 @@
     func aCutJPEGEndingInAMarkerIsTruncated(_ trailer: [UInt8]) throws {
       let data = try resource("photo.jpg")
       let cut = data.prefix(data.count * 3 / 10) + Data(trailer)
-      var options = DownscaleOptions(maxDimension: 200)
+      var options = DownscaleOptions(maximumDimension: 200)
       #expect(throws: ImagingError.truncatedData(format: .jpeg)) {
         try downscaler.downscale(cut, options: options)
       }

@@ -14,10 +14,12 @@ import Testing
     (5000, 1, 1024, 1024, 1),  // a sliver
     (800, 600, 1024, 800, 600), (1024, 10, 1024, 1024, 10),  // never upscaled
   ])
-  func fitting(_ width: Int, _ height: Int, _ maxDimension: Int, _ outWidth: Int, _ outHeight: Int)
-  {
+  func fitting(
+    _ width: Int, _ height: Int, _ maximumDimension: Int, _ outWidth: Int, _ outHeight: Int
+  ) {
     #expect(
-      DownscaleGeometry.fitting(Size(width: width, height: height), maxDimension: maxDimension)
+      DownscaleGeometry.fitting(
+        Size(width: width, height: height), maximumDimension: maximumDimension)
         == Size(width: outWidth, height: outHeight))
   }
 

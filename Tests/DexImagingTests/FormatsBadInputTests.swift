@@ -69,7 +69,7 @@
       ("webp-animated.webp", 96, 60), ("heif-grid-2x2.heic", 192, 128),
     ])
     func pixelLimitIsCheckedAgainstTheHeader(_ name: String, _ width: Int, _ height: Int) throws {
-      let options = DecodingOptions(limits: DecodingLimits(maxPixelCount: 5000))
+      let options = DecodingOptions(limits: DecodingLimits(maximumPixelCount: 5000))
       #expect(throws: ImagingError.imageTooLarge(width: width, height: height, maxPixelCount: 5000))
       {
         try downscaler.decodePixels(
@@ -82,7 +82,7 @@
       ("webp-animated.webp", 96, 60), ("heif-grid-2x2.heic", 192, 128),
     ])
     func sideLimitIsCheckedAgainstTheHeader(_ name: String, _ width: Int, _ height: Int) throws {
-      let options = DecodingOptions(limits: DecodingLimits(maxDimension: 50))
+      let options = DecodingOptions(limits: DecodingLimits(maximumDimension: 50))
       #expect(
         throws: ImagingError.dimensionTooLarge(width: width, height: height, maxDimension: 50)
       ) {
@@ -94,7 +94,7 @@
     @Test(arguments: ["heif-grid-2048-tiles.heic", "heif-grid-repeated-tile.heic"])
     func gridsWithThousandsOfTilesAreRefusedBeforeDecoding(_ name: String) throws {
       // Both are valid files libheif decodes (in seconds: 2048 tiles, or 10000 references to
-      // one tile); libheif's item / reference limits (DecodingLimits.maxItemCount) refuse them
+      // one tile); libheif's item / reference limits (DecodingLimits.maximumItemCount) refuse them
       // before a tile is decoded.
       let data = try formatResource(name)
       do {
@@ -107,7 +107,7 @@
         }
         #expect(
           message.contains("Security limit exceeded")
-            && message.contains("\(DecodingLimits.default.maxItemCount)"), "\(message)")
+            && message.contains("\(DecodingLimits.default.maximumItemCount)"), "\(message)")
       }
     }
 

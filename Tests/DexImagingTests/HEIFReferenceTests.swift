@@ -100,13 +100,13 @@
 
     /// An item whose extents cover the same bytes again and again (libheif copies them all into
     /// one buffer per decode: 32 extents over 16 MiB took 1.1 GB) stops at libheif's memory
-    /// block limit, which is ``DecodingLimits/maxMemoryByteCount``: 32 extents over 1 MiB are
+    /// block limit, which is ``DecodingLimits/maximumMemoryByteCount``: 32 extents over 1 MiB are
     /// refused under an 8 MiB limit and read (then refused as a grid without tiles) under the
     /// default one.
     @Test func itemDataBeyondTheMemoryLimitIsRefused() {
       let repeated = Self.derivedImages(
         kind: "grid", ids: [1, 2], irefs: [[(1, [2])]], extents: 32, padding: 1 << 20)
-      let small = DecodingOptions(limits: DecodingLimits(maxMemoryByteCount: 8 << 20))
+      let small = DecodingOptions(limits: DecodingLimits(maximumMemoryByteCount: 8 << 20))
       #expect {
         try downscaler.decodePixels(
           from: Data(repeated), target: .fitting(maxDimension: 64), options: small)
@@ -148,7 +148,7 @@
 
     /// A grid of 2 000 tiles (over the 1 024 references allowed), and a second `iref` box after
     /// it claiming one: the walk's count came from the last box; libheif reads the first and
-    /// refuses it under ``DecodingLimits/maxItemCount``.
+    /// refuses it under ``DecodingLimits/maximumItemCount``.
     @Test func aSecondReferenceBoxIsCorrupt() {
       let tiles = [(from: 1, to: [Int](repeating: 2, count: 2_000))]
       let hidden = Self.derivedImages(kind: "grid", ids: [1, 2], irefs: [tiles, [(1, [2])]])

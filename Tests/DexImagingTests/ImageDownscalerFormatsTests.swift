@@ -76,7 +76,7 @@ import DexModel
     @Test(arguments: 1...8)
     func heicTransformsAreApplied(_ orientation: Int) throws {
       let data = try formatResource("heic-orientation-\(orientation).heic")
-      let result = try downscaler.downscale(data, options: DownscaleOptions(maxDimension: 200))
+      let result = try downscaler.downscale(data, options: DownscaleOptions(maximumDimension: 200))
       let expected = try formatSource(orientation: UInt16(orientation))
       let decoded = try downscaler.decodePixels(from: data, target: .original)
       #expect(decoded.width == expected.width && decoded.height == expected.height)
@@ -100,7 +100,7 @@ import DexModel
 
     @Test func webpEXIFOrientationIsApplied() throws {
       let data = try formatResource("webp-exif-6.webp")
-      let result = try downscaler.downscale(data, options: DownscaleOptions(maxDimension: 200))
+      let result = try downscaler.downscale(data, options: DownscaleOptions(maximumDimension: 200))
       #expect(result.appliedOrientation == .right)
       #expect(result.pixelWidth == 60 && result.pixelHeight == 96)
       let decoded = try downscaler.decodePixels(from: data, target: .original)
@@ -162,7 +162,7 @@ import DexModel
     @Test(arguments: ["heic-10bit.heic", "avif-alpha.avif", "webp-lossy-alpha.webp"])
     func downscaleReencodesAsJPEG(_ name: String) throws {
       let result = try downscaler.downscale(
-        formatResource(name), options: DownscaleOptions(maxDimension: 64))
+        formatResource(name), options: DownscaleOptions(maximumDimension: 64))
       #expect(try ImageFormat.sniff(result.jpegData) == .jpeg)
       #expect(result.pixelWidth == 64 && result.pixelHeight == 40)
       #expect(result.sourcePixelWidth == 96 && result.sourcePixelHeight == 60)

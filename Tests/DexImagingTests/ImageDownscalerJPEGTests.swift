@@ -14,7 +14,7 @@
 
     @Test func downscaledJPEGMatchesAFullResolutionLanczosReference() throws {
       let output = try downscaler.downscaledJPEG(
-        from: resource("photo.jpg"), maxDimension: 320, quality: 0.9)
+        from: resource("photo.jpg"), maximumDimension: 320, quality: 0.9)
       let decoded = try decode(output)
       let reference = try decode(resource("photo-320-reference.png"))
       #expect(decoded.width == 320)
@@ -31,7 +31,7 @@
 
     @Test func richResultReportsSizesAndFormat() throws {
       let result = try downscaler.downscale(
-        resource("photo.jpg"), options: DownscaleOptions(maxDimension: 500))
+        resource("photo.jpg"), options: DownscaleOptions(maximumDimension: 500))
       #expect(result.pixelWidth == 500)
       #expect(result.pixelHeight == 281)  // 540 * 500 / 960 = 281.25
       #expect(result.sourcePixelWidth == 960)
@@ -45,21 +45,21 @@
 
     @Test func neverUpscales() throws {
       let result = try downscaler.downscale(
-        resource("photo.jpg"), options: DownscaleOptions(maxDimension: 4000))
+        resource("photo.jpg"), options: DownscaleOptions(maximumDimension: 4000))
       #expect(result.pixelWidth == 960)
       #expect(result.pixelHeight == 540)
     }
 
     @Test func lowerQualityGivesSmallerFiles() throws {
       let data = try resource("photo.jpg")
-      let low = try downscaler.downscaledJPEG(from: data, maxDimension: 640, quality: 0.3)
-      let high = try downscaler.downscaledJPEG(from: data, maxDimension: 640, quality: 0.95)
+      let low = try downscaler.downscaledJPEG(from: data, maximumDimension: 640, quality: 0.3)
+      let high = try downscaler.downscaledJPEG(from: data, maximumDimension: 640, quality: 0.95)
       #expect(low.count < high.count)
     }
 
     @Test(arguments: [ChromaSubsampling.yuv420, .yuv422, .yuv444])
     func chromaSubsamplingIsWrittenToTheFrameHeader(_ subsampling: ChromaSubsampling) throws {
-      let options = DownscaleOptions(maxDimension: 200, chromaSubsampling: subsampling)
+      let options = DownscaleOptions(maximumDimension: 200, chromaSubsampling: subsampling)
       let jpeg = [UInt8](try downscaler.downscale(resource("photo.jpg"), options: options).jpegData)
       let sof = try #require(startOfFrameOffset(jpeg))
       let lumaSampling = jpeg[sof + 11]  // first component's H<<4 | V
@@ -73,7 +73,7 @@
     }
 
     @Test func progressiveOutputIsProgressive() throws {
-      let options = DownscaleOptions(maxDimension: 200, isProgressive: true)
+      let options = DownscaleOptions(maximumDimension: 200, isProgressive: true)
       let jpeg = [UInt8](try downscaler.downscale(resource("photo.jpg"), options: options).jpegData)
       let sof = try #require(startOfFrameOffset(jpeg))
       #expect(jpeg[sof + 1] == 0xC2)
@@ -89,7 +89,7 @@
       #expect(decoded.height == 135)
       #expect(psnr(decoded, upright) > 30)
 
-      let result = try downscaler.downscale(data, options: DownscaleOptions(maxDimension: 120))
+      let result = try downscaler.downscale(data, options: DownscaleOptions(maximumDimension: 120))
       #expect(result.appliedOrientation.rawValue == UInt8(orientation))
       #expect(result.pixelWidth == 120 && result.pixelHeight == 68)
       let stored = result.appliedOrientation.swapsDimensions ? (135, 240) : (240, 135)

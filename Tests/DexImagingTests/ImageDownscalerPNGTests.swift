@@ -40,7 +40,7 @@ import DexModel
 
     @Test func pngIsDownscaledAndReencoded() throws {
       let result = try downscaler.downscale(
-        resource("png-rgb8-interlaced.png"), options: DownscaleOptions(maxDimension: 32))
+        resource("png-rgb8-interlaced.png"), options: DownscaleOptions(maximumDimension: 32))
       #expect(result.sourceFormat == .png)
       #expect(result.pixelWidth == 32 && result.pixelHeight == 20)
       #expect(try ImageFormat.sniff(result.jpegData) == .jpeg)
@@ -65,7 +65,7 @@ import DexModel
       let tiff = EXIFOrientationReaderTests.tiff(bigEndian: true, value: 6)
       bytes.insert(contentsOf: pngChunk("eXIf", tiff), at: 8 + 25)
       let result = try downscaler.downscale(
-        Data(bytes), options: DownscaleOptions(maxDimension: 100))
+        Data(bytes), options: DownscaleOptions(maximumDimension: 100))
       #expect(result.appliedOrientation == .right)
       #expect(result.pixelWidth == 40 && result.pixelHeight == 64)
     }

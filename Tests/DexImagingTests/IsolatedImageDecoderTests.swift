@@ -53,7 +53,7 @@
     @Test func downscaleMatchesTheInProcessDecoder() async throws {
       let photo = try resource("photo.jpg")
       let decoder = Self.decoder()
-      let options = DownscaleOptions(maxDimension: 300, thumbnailMaxDimension: 64)
+      let options = DownscaleOptions(maximumDimension: 300, maximumThumbnailDimension: 64)
       let isolated = try await Self.spawn { () throws(ImagingError) in
         try decoder.downscale(photo, options: options)
       }.value.get()
@@ -165,7 +165,7 @@
 
     @Test func requestsOverTheByteLimitAreRefusedBeforeAnyWorker() async throws {
       let decoder = Self.decoder()
-      let options = DecodingOptions(limits: DecodingLimits(maxByteCount: 1000))
+      let options = DecodingOptions(limits: DecodingLimits(maximumByteCount: 1000))
       let big = Data(repeating: 0xFF, count: 1001)
       let result = await Self.spawn { () throws(ImagingError) in
         try decoder.decodePixels(from: big, target: .original, options: options)

@@ -27,7 +27,8 @@
 
     @Test func compressedTextChunksAreSkippedUnread() throws {
       let bomb = try Self.bomb()
-      let image = try ImageDownscaler().downscale(bomb, options: DownscaleOptions(maxDimension: 64))
+      let image = try ImageDownscaler().downscale(
+        bomb, options: DownscaleOptions(maximumDimension: 64))
       #expect(image.pixelWidth > 0)
       // The header read (which is where libpng meets the chunks) through the shim itself.
       guard let decoder = dex_png_decoder_create() else {

@@ -189,7 +189,7 @@ import Testing
           [
             kCGImageSourceCreateThumbnailFromImageAlways: true,
             kCGImageSourceCreateThumbnailWithTransform: true,  // applies EXIF orientation
-            kCGImageSourceThumbnailMaxPixelSize: options.maxDimension,
+            kCGImageSourceThumbnailMaxPixelSize: options.maximumDimension,
           ] as CFDictionary),
         let properties = CGImageSourceCopyPropertiesAtIndex(source, 0, nil) as? [CFString: Any]
       else { throw .corruptData(format: format, message: "ImageIO could not decode it") }
@@ -222,9 +222,9 @@ import Testing
     ) async throws
       -> RecognizedText
     {
-      guard image.width * image.height <= options.maxPixelCount else {
+      guard image.width * image.height <= options.maximumPixelCount else {
         throw TextRecognitionError.imageTooLarge(
-          width: image.width, height: image.height, maxPixelCount: options.maxPixelCount)
+          width: image.width, height: image.height, maxPixelCount: options.maximumPixelCount)
       }
       guard let provider = CGDataProvider(data: Data(image.pixels) as CFData),
         let cgImage = CGImage(

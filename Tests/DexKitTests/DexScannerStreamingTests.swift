@@ -17,7 +17,7 @@ struct DexScannerStreamingTests {
     let vision = ScriptedVisionService(.streamed(Self.tabbyJSON, chunkSize: 9))
     let scanner = DexScanner(
       classifier: FixedClassifier(category: .animal, label: "tabby"), visionService: vision,
-      downscaler: ScriptedDownscaler(), configuration: .init(maxDimension: 200))
+      downscaler: ScriptedDownscaler(), configuration: .init(maximumDimension: 200))
     var states: [DexScanState] = []
     for await state in scanner.scan(try SamplePhoto.cat.data) { states.append(state) }
 
@@ -43,7 +43,7 @@ struct DexScannerStreamingTests {
       ]))
     let scanner = DexScanner(
       classifier: FixedClassifier(category: .animal, label: "tabby"), visionService: vision,
-      downscaler: ScriptedDownscaler(), configuration: .init(maxDimension: 200))
+      downscaler: ScriptedDownscaler(), configuration: .init(maximumDimension: 200))
     let final = await scanner.run(try SamplePhoto.cat.data)
     #expect(final.phase == .result)
     #expect(final.isOffline)
@@ -63,7 +63,7 @@ struct DexScannerStreamingTests {
     let scanner = DexScanner(
       classifier: FixedClassifier.blind, visionService: vision,
       downscaler: ScriptedDownscaler(),
-      configuration: .init(maxDimension: 200, cloudTimeout: .seconds(5)))
+      configuration: .init(maximumDimension: 200, cloudTimeout: .seconds(5)))
     let final = await scanner.run(try SamplePhoto.cat.data)
     #expect(final.phase == .failed)
     #expect(final.error == .timedOut)

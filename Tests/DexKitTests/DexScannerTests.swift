@@ -37,7 +37,7 @@ import Testing
   struct DexScannerTests {
     @Test func happyPathPublishesEveryPhaseAndSendsTheHint() async throws {
       let vision = ScriptedVisionService(.result(tabby))
-      let scanner = DexScanner(visionService: vision, configuration: .init(maxDimension: 200))
+      let scanner = DexScanner(visionService: vision, configuration: .init(maximumDimension: 200))
       var states: [DexScanState] = []
       for await state in scanner.scan(try photo(.cat)) { states.append(state) }
 
@@ -64,7 +64,7 @@ import Testing
       let classifier = RecordingClassifier()
       let final = await DexScanner(
         classifier: classifier,
-        configuration: .init(maxDimension: 200, thumbnailMaxDimension: 64)
+        configuration: .init(maximumDimension: 200, maximumThumbnailDimension: 64)
       ).run(try photo(.cat))  // 256 × 256
       #expect(final.phase == .result)
       #expect(await classifier.byteCalls == 0, "the JPEG must not be decoded again")
@@ -81,7 +81,7 @@ import Testing
       #expect(abs(decoded.width * pixels.height / pixels.width - decoded.height) <= 1)
       let none = await DexScanner(
         classifier: FixedClassifier.blind,
-        configuration: .init(thumbnailMaxDimension: nil)
+        configuration: .init(maximumThumbnailDimension: nil)
       ).run(try photo(.cat))
       #expect(none.thumbnailData == nil)
       #expect(none.imageData != nil)

@@ -43,7 +43,7 @@ struct DexScannerTextTests {
 
   @Test func textReadFromThePass0PixelsLandsInTheEntry() async throws {
     let recognizer = ScriptedTextRecognizer(.text(Self.tag))
-    var configuration = DexScanner.Configuration(maxDimension: 200)
+    var configuration = DexScanner.Configuration(maximumDimension: 200)
     configuration.textRecognition = TextRecognitionOptions(minimumConfidence: 0.5)
     let final = await DexScanner(
       classifier: FixedClassifier(category: .plant, label: "lavender"),
@@ -108,7 +108,7 @@ struct DexScannerTextTests {
     // wait for the gate, which opens only after the result).
     let gate = BlockingGate()
     let recognizer = StubbornTextRecognizer(gate)
-    var configuration = DexScanner.Configuration(maxDimension: 200)
+    var configuration = DexScanner.Configuration(maximumDimension: 200)
     configuration.cloudTimeout = .milliseconds(300)
     configuration.textRecognition = TextRecognitionOptions(timeout: .seconds(600))
     let final = await DexScanner(

@@ -73,7 +73,7 @@
           width: 2000, height: 1000, maxPixelCount: 1_000_000)
       ) {
         try await Self.recognizer.recognizeText(
-          in: image, options: TextRecognitionOptions(maxPixelCount: 1_000_000))
+          in: image, options: TextRecognitionOptions(maximumPixelCount: 1_000_000))
       }
     }
 

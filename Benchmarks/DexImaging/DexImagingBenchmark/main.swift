@@ -1,6 +1,6 @@
 // Times ImageDownscaler on one file, in-process, for Benchmarks/DexImaging/bench.py.
 //
-//   dex-imaging-benchmark <image> <maxDimension> <quality 0...1> <iterations> <output.jpg>
+//   dex-imaging-benchmark <image> <maximumDimension> <quality 0...1> <iterations> <output.jpg>
 //
 // Prints one JSON line: median and per-iteration milliseconds plus the output size. The file is
 // read once before timing; each iteration is the full bytes -> JPEG bytes call.
@@ -10,20 +10,20 @@ import Foundation
 #if os(Linux) || os(Android)
 
   let arguments = CommandLine.arguments
-  guard arguments.count == 6, let maxDimension = Int(arguments[2]),
+  guard arguments.count == 6, let maximumDimension = Int(arguments[2]),
     let quality = Double(arguments[3]),
     let iterations = Int(arguments[4]), iterations > 0
   else {
     FileHandle.standardError.write(
       Data(
-        "usage: dex-imaging-benchmark <image> <maxDimension> <quality> <iterations> <output.jpg>\n"
+        "usage: dex-imaging-benchmark <image> <maximumDimension> <quality> <iterations> <output.jpg>\n"
           .utf8))
     exit(2)
   }
 
   let input = try Data(contentsOf: URL(fileURLWithPath: arguments[1]))
   let downscaler = ImageDownscaler()
-  var options = DownscaleOptions(maxDimension: maxDimension, quality: quality)
+  var options = DownscaleOptions(maximumDimension: maximumDimension, quality: quality)
   // Optional knobs for exploring the defaults: DEX_BENCH_GAP (reducing gap), DEX_BENCH_CHROMA
   // (automatic | smooth | fast).
   let environment = ProcessInfo.processInfo.environment
@@ -46,7 +46,7 @@ import Foundation
     let start = clock.now
     if environment["DEX_BENCH_DECODE_ONLY"] != nil {  // decode + resample, no encode
       let pixels = try downscaler.decodePixels(
-        from: input, target: .fitting(maxDimension: maxDimension), options: options.decoding)
+        from: input, target: .fitting(maxDimension: maximumDimension), options: options.decoding)
       last = DownscaledImage(
         jpegData: Data(), pixelWidth: pixels.width, pixelHeight: pixels.height,
         sourceFormat: .jpeg, sourcePixelWidth: 0, sourcePixelHeight: 0, appliedOrientation: .up,

@@ -24,7 +24,7 @@ guard !arguments.isEmpty else {
 
 let local = ImageDownscaler()
 let isolated = IsolatedImageDecoder(maximumWorkers: 1)
-let options = DownscaleOptions(maxDimension: 1024, thumbnailMaxDimension: 256)
+let options = DownscaleOptions(maximumDimension: 1024, maximumThumbnailDimension: 256)
 let clock = ContinuousClock()
 
 func milliseconds(_ duration: Duration) -> Double {

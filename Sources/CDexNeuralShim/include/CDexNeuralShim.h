@@ -1,6 +1,6 @@
 // The classifier network on oneDNN, behind plain C functions that return error codes: the only
-// code that calls oneDNN's C API. DexClassifierEngine describes the layers and their plain
-// weights; this shim builds the primitives, reorders the weights and runs inferences.
+// code that calls oneDNN's C API. DexImaging's classifier engine describes the layers and their
+// plain weights; this shim builds the primitives, reorders the weights and runs inferences.
 #ifndef CDEX_NEURAL_SHIM_H
 #define CDEX_NEURAL_SHIM_H
 

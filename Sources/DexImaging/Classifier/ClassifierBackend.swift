@@ -1,5 +1,3 @@
-import DexClassifierEngine
-
 /// The code that runs the offline classifier's network.
 ///
 /// ``automatic`` is the right choice for nearly every host: oneDNN (Intel's deep-learning
@@ -18,21 +16,4 @@ public enum ClassifierBackend: String, Sendable, Hashable, CaseIterable {
   /// The portable float Swift path, on every platform: plain and slow, the reference oneDNN is
   /// tested against.
   case portable
-
-  /// The engine's preference for this case.
-  var preference: EfficientNetLite0.BackendPreference {
-    switch self {
-    case .automatic: .automatic
-    case .oneDNN: .oneDNN
-    case .portable: .portable
-    }
-  }
-
-  /// The public name of the engine backend that runs.
-  init(_ backend: EfficientNetLite0.Backend) {
-    switch backend {
-    case .oneDNN: self = .oneDNN
-    case .portable: self = .portable
-    }
-  }
 }

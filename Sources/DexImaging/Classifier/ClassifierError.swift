@@ -20,7 +20,7 @@ public enum ClassifierError: Error, Sendable, Equatable, CustomStringConvertible
   case imageTooSmall(width: Int, height: Int, minimumSide: Int)
   /// The image bytes could not be decoded into pixels.
   case decodingFailed(String)
-  /// The network input does not have the expected size.
+  /// The network input does not have the expected size or holds a non-finite value.
   case invalidInput(String)
   /// The compute backend failed while running the network (oneDNN could not run a layer, for
   /// example for lack of memory). A backend that fails to load falls back instead.

@@ -1,4 +1,3 @@
-import DexClassifierEngine
 import Foundation
 import Logging
 
@@ -8,7 +7,7 @@ import Logging
 /// Immutable and `Sendable`: load it once and share it. ``bundled()`` loads the weights shipped
 /// with DexImaging on first use and returns the same instance to every caller afterwards.
 public final class ClassifierModel: Sendable {
-  /// The network (EfficientNet-Lite0 in DexImaging's internal engine).
+  /// The network (EfficientNet-Lite0, DexImaging's internal engine in `Classifier/Engine`).
   package let network: EfficientNetLite0
   /// One label per network output.
   public let labels: ClassifierLabelTable
@@ -16,14 +15,14 @@ public final class ClassifierModel: Sendable {
   public let preprocessor: ImagePreprocessor
   /// The backend that runs the network: ``ClassifierBackend/oneDNN`` or
   /// ``ClassifierBackend/portable`` (never ``ClassifierBackend/automatic``).
-  public let backend: ClassifierBackend
+  public var backend: ClassifierBackend { network.backend }
   /// The instruction set the backend's kernels use, chosen once per process for this processor
   /// (oneDNN's names, such as `avx512_core_vnni`; the `ONEDNN_MAX_CPU_ISA` environment variable
   /// caps it); `nil` on the portable path. For logs and benchmarks.
   public var instructionSet: String? { network.instructionSet }
   /// The arithmetic the network runs in: ``ClassifierPrecision/int8`` on oneDNN where the
   /// processor has VNNI, ``ClassifierPrecision/float32`` elsewhere; chosen once per process.
-  public var precision: ClassifierPrecision { ClassifierPrecision(network.precision) }
+  public var precision: ClassifierPrecision { network.precision }
   /// The calibration fitted on this model's own logits: ``ClassifierCalibration/fittedInt8``
   /// when the network runs in int8, ``ClassifierCalibration/fitted`` otherwise. What
   /// ``ImageClassifier`` uses with the default ``ImageClassifier/Configuration/calibration``.
@@ -47,7 +46,6 @@ public final class ClassifierModel: Sendable {
     self.network = network
     self.labels = labels
     self.preprocessor = preprocessor
-    self.backend = ClassifierBackend(network.backend)
     if let reason = network.fallbackReason {
       logger.notice(
         "oneDNN is unavailable; the classifier runs on the portable path",
@@ -82,13 +80,8 @@ public final class ClassifierModel: Sendable {
     precision: ClassifierPrecision = .float32,
     logger: Logger = Logger(label: "dexkit.imaging.classifier")
   ) throws(ClassifierError) {
-    let network: EfficientNetLite0
-    do {
-      network = try EfficientNetLite0(
-        manifestURL: manifestURL, backend: backend.preference, precision: precision.engine)
-    } catch {
-      throw ClassifierError(error)
-    }
+    let network = try EfficientNetLite0(
+      manifestURL: manifestURL, backend: backend, precision: precision)
     try self.init(
       network: network, labels: ClassifierLabelTable(contentsOf: labelsURL), logger: logger)
   }
@@ -191,11 +184,7 @@ public final class ClassifierModel: Sendable {
   public func logits(
     forNetworkInput input: [Float], threads: Int = 1
   ) throws(ClassifierError) -> [Float] {
-    do {
-      return try network.logits(forNormalizedInput: input, threads: threads)
-    } catch {
-      throw ClassifierError(error)
-    }
+    try network.logits(forNormalizedInput: input, threads: threads)
   }
 
   /// All classes ranked by probability (softmax of ``logits(for:threads:)``), best first, at most

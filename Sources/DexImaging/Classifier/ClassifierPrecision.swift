@@ -1,5 +1,3 @@
-import DexClassifierEngine
-
 /// The arithmetic the offline classifier's network runs in.
 ///
 /// It exists so that a host that classifies many photos can trade exactness for speed, and
@@ -19,20 +17,4 @@ public enum ClassifierPrecision: String, Sendable, Hashable, CaseIterable {
   /// 8-bit weights (a scale per output channel) and activations (a calibrated scale per
   /// tensor), with pooling and the last layer in 32-bit floats.
   case int8
-
-  /// The public name of the engine's precision.
-  init(_ precision: EfficientNetLite0.Precision) {
-    switch precision {
-    case .float32: self = .float32
-    case .int8: self = .int8
-    }
-  }
-
-  /// The engine's precision for this case.
-  var engine: EfficientNetLite0.Precision {
-    switch self {
-    case .float32: .float32
-    case .int8: .int8
-    }
-  }
 }

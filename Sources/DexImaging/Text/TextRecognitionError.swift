@@ -7,7 +7,7 @@ public enum TextRecognitionError: Error, Sendable, Hashable {
   case engineUnavailable(detail: String)
   /// A requested language has no data installed.
   case languageUnavailable(String)
-  /// The image has more pixels than ``TextRecognitionOptions/maxPixelCount``.
+  /// The image has more pixels than ``TextRecognitionOptions/maximumPixelCount``.
   case imageTooLarge(width: Int, height: Int, maxPixelCount: Int)
   /// The options are out of range (an empty language list, a negative timeout).
   case invalidOptions(String)
@@ -23,8 +23,8 @@ extension TextRecognitionError: LocalizedError {
     switch self {
     case .engineUnavailable(let detail): "Text recognition is not available: \(detail)."
     case .languageUnavailable(let language): "No text recognition data for language “\(language)”."
-    case .imageTooLarge(let width, let height, let maxPixelCount):
-      "The image (\(width)×\(height)) is larger than the \(maxPixelCount) pixels text recognition takes."
+    case .imageTooLarge(let width, let height, let maximumPixelCount):
+      "The image (\(width)×\(height)) is larger than the \(maximumPixelCount) pixels text recognition takes."
     case .invalidOptions(let message): "Invalid text recognition options: \(message)."
     case .timedOut(let after): "Text recognition took longer than \(after)."
     case .recognitionFailed(let message): "Text recognition failed: \(message)."

@@ -13,7 +13,7 @@ public struct TextRecognitionOptions: Sendable, Hashable {
   public var timeout: Duration
   /// The largest image, in pixels, that is recognised; larger ones are refused with
   /// ``TextRecognitionError/imageTooLarge(width:height:maxPixelCount:)`` before any work.
-  public var maxPixelCount: Int
+  public var maximumPixelCount: Int
   /// Whether the engine first finds which way the text is turned (a quarter or half turn, as in a
   /// photo of a sideways plant tag) and reads it upright.
   ///
@@ -27,13 +27,13 @@ public struct TextRecognitionOptions: Sendable, Hashable {
   /// 30 seconds, take up to 40 megapixels and expect upright text.
   public init(
     languages: [String] = ["eng"], minimumConfidence: Double = 0.3,
-    timeout: Duration = .seconds(30), maxPixelCount: Int = 40_000_000,
+    timeout: Duration = .seconds(30), maximumPixelCount: Int = 40_000_000,
     detectsOrientation: Bool = false
   ) {
     self.languages = languages
     self.minimumConfidence = minimumConfidence
     self.timeout = timeout
-    self.maxPixelCount = maxPixelCount
+    self.maximumPixelCount = maximumPixelCount
     self.detectsOrientation = detectsOrientation
   }
 }

@@ -10,7 +10,7 @@
 /// sketch is compiled here only against stand-ins for the Vision types).
 ///
 /// Conformances must be cancellable (a cancelled task ends with `CancellationError`), bounded in
-/// time (``TextRecognitionOptions/timeout``) and in memory (``TextRecognitionOptions/maxPixelCount``)
+/// time (``TextRecognitionOptions/timeout``) and in memory (``TextRecognitionOptions/maximumPixelCount``)
 /// and report failures as ``TextRecognitionError``.
 public protocol TextRecognizing: Sendable {
   /// Recognises the text in `image`, line by line, in reading order.

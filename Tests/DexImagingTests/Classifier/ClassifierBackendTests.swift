@@ -4,7 +4,6 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 #if os(Linux) && OneDNN
@@ -262,7 +261,7 @@ import Testing
           architecture: weights.architecture, store: weights.store, ranges: nil,
           precision: .float32, fault: .missingLibrary)
       } throws: { error in
-        guard case .backendFailed(let message) = error as? NetworkError else { return false }
+        guard case .backendFailed(let message) = error as? ClassifierError else { return false }
         return message.contains(OneDNNNetwork.missingLibrary)
       }
     #endif

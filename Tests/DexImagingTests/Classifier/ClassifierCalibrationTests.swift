@@ -3,7 +3,6 @@ import DexTestTraits
 import Foundation
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// The whole-distribution category decision and its calibration

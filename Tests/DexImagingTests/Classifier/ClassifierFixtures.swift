@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// The real-photo fixtures written by `Scripts/classifier-reference.py` and their reference logits.
@@ -34,10 +33,10 @@ enum ClassifierFixtures {
     case oneDNNInt8
     case portable
 
-    var backend: EfficientNetLite0.BackendPreference {
+    var backend: ClassifierBackend {
       self == .portable ? .portable : .oneDNN
     }
-    var precision: EfficientNetLite0.Precision {
+    var precision: ClassifierPrecision {
       self == .oneDNNInt8 ? .int8 : .float32
     }
     var testDescription: String { rawValue }
@@ -55,20 +54,15 @@ enum ClassifierFixtures {
 
   /// The bundled weights and labels loaded on a fresh network.
   static func loadModel(
-    backend: EfficientNetLite0.BackendPreference,
-    precision: EfficientNetLite0.Precision = .float32,
+    backend: ClassifierBackend,
+    precision: ClassifierPrecision = .float32,
     fault: EfficientNetLite0.BackendFault? = nil, logger: Logger? = nil
   ) throws(ClassifierError) -> ClassifierModel {
     guard let manifest = ClassifierModel.bundledResource("EfficientNetLite0", "json"),
       let labels = ClassifierModel.bundledResource("ImageNetLabels", "tsv")
     else { throw .missingResource("bundled classifier resources") }
-    let network: EfficientNetLite0
-    do throws(NetworkError) {
-      network = try EfficientNetLite0(
-        manifestURL: manifest, backend: backend, precision: precision, fault: fault)
-    } catch {
-      throw ClassifierError(error)
-    }
+    let network = try EfficientNetLite0(
+      manifestURL: manifest, backend: backend, precision: precision, fault: fault)
     let table = try ClassifierLabelTable(contentsOf: labels)
     if let logger {
       return try ClassifierModel(network: network, labels: table, logger: logger)

@@ -2,7 +2,6 @@ import DexTestTraits
 import Foundation
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 // The oneDNN backend exists on Linux with the trait OneDNN only.

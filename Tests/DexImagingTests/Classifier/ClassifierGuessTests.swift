@@ -3,7 +3,6 @@ import DexTestTraits
 import Foundation
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// Folding ranked labels into one guess.

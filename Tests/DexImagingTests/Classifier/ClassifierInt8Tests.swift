@@ -4,7 +4,6 @@ import DexTestTraits
 import Foundation
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// The int8 opt-in: chosen only where asked for, on a processor with VNNI, with ranges that
@@ -121,7 +120,7 @@ import Testing
     #expect {
       try EfficientNetLite0(manifestURL: manifest, backend: .oneDNN, precision: .int8)
     } throws: { error in
-      if case .invalidManifest(let message) = error as? NetworkError {
+      if case .invalidManifest(let message) = error as? ClassifierError {
         message.contains("EfficientNetLite0.int8.json")
       } else {
         false

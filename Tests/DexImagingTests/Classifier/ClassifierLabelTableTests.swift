@@ -3,7 +3,6 @@ import DexTestTraits
 import Foundation
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// The bundled ImageNet → DexCategory table and the table parser.

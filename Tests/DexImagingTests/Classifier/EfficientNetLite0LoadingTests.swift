@@ -2,7 +2,6 @@ import DexTestTraits
 import Foundation
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// Loading weights from file URLs, and rejecting damaged ones with typed errors.
@@ -27,7 +26,7 @@ import Testing
     #expect {
       try EfficientNetLite0(manifestURL: nowhere)
     } throws: { error in
-      if case .unreadableFile(let path, _) = error as? NetworkError {
+      if case .unreadableFile(let path, _) = error as? ClassifierError {
         path == "EfficientNetLite0.json"
       } else {
         false
@@ -43,7 +42,7 @@ import Testing
     #expect {
       try EfficientNetLite0(manifestURL: directory.appendingPathComponent("EfficientNetLite0.json"))
     } throws: { error in
-      if case .invalidWeights = error as? NetworkError { true } else { false }
+      if case .invalidWeights = error as? ClassifierError { true } else { false }
     }
   }
 
@@ -58,7 +57,7 @@ import Testing
     #expect {
       try EfficientNetLite0(manifestURL: manifest)
     } throws: { error in
-      if case .invalidManifest = error as? NetworkError { true } else { false }
+      if case .invalidManifest = error as? ClassifierError { true } else { false }
     }
   }
 
@@ -80,7 +79,7 @@ import Testing
   /// `replacement` (which must occur in it), and expects `expected`.
   private func expectLoading(
     manifestWith original: String, replacedBy replacement: String,
-    toThrow expected: NetworkError, sourceLocation: SourceLocation = #_sourceLocation
+    toThrow expected: ClassifierError, sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     let directory = try ClassifierFixtures.copyOfResources()
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -95,7 +94,7 @@ import Testing
 
   @Test func wrongInputSizeIsRejected() throws {
     let network = try ClassifierModel.bundled().network
-    #expect(throws: NetworkError.invalidInput("expected 150528 values, got 3")) {
+    #expect(throws: ClassifierError.invalidInput("expected 150528 values, got 3")) {
       try network.logits(forNormalizedInput: [0, 0, 0])
     }
   }
@@ -107,7 +106,7 @@ import Testing
     let network = try ClassifierModel.bundled().network
     var input = [Float](repeating: 0.25, count: 224 * 224 * 3)
     input[12_345] = value
-    #expect(throws: NetworkError.invalidInput("value 12345 is not a finite number")) {
+    #expect(throws: ClassifierError.invalidInput("value 12345 is not a finite number")) {
       try network.logits(forNormalizedInput: input)
     }
   }

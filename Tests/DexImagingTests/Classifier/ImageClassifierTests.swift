@@ -2,7 +2,6 @@ import DexTestTraits
 import Foundation
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// The default classifier driven from bytes, on real photos and on bad input.

@@ -1,7 +1,6 @@
 import DexModel
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// The keyword matcher (DexModel) and the WordNet-derived ImageNet table (this module) are two

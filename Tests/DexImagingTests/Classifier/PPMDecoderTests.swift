@@ -2,7 +2,6 @@ import DexTestTraits
 import Foundation
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 @Suite(.offCooperativePool) struct PPMDecoderTests {

@@ -2,7 +2,6 @@ import DexTestTraits
 import Foundation
 import Testing
 
-@testable import DexClassifierEngine
 @testable import DexImaging
 
 /// The Swift network against the independent numpy reference (`Scripts/classifier-reference.py`)

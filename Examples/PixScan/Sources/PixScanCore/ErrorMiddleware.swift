@@ -3,7 +3,7 @@ import Hummingbird
 /// Answers any error a route did not turn into JSON (an unknown path, a body read failing) as
 /// PixScan's JSON error, never as an HTML page or a dropped connection.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-  let maxBodyByteCount: Int
+  let maximumBodyByteCount: Int
 
   func handle(
     _ request: Request, context: Context,
@@ -14,7 +14,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     } catch let error as HTTPError where error.status == .notFound {
       return PixScanRoutes.errorResponse(.notFound(request.uri.path))
     } catch let error as HTTPResponseError where error.status == .contentTooLarge {
-      return PixScanRoutes.errorResponse(.requestTooLarge(maxByteCount: maxBodyByteCount))
+      return PixScanRoutes.errorResponse(.requestTooLarge(maxByteCount: maximumBodyByteCount))
     } catch {
       return PixScanRoutes.errorResponse(.badRequest("the request could not be handled"))
     }

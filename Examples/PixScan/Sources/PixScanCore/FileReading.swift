@@ -17,11 +17,12 @@ enum FileReading {
   ///   regular file; ``PixScanError/outsideFolder(_:)`` when a component of `path` is a link;
   ///   ``PixScanError/photoTooLarge(path:byteCount:maxByteCount:)``.
   static func read(
-    _ sandbox: FolderSandbox, path: String, maxByteCount: Int, maxPathByteCount: Int = 4096
+    _ sandbox: FolderSandbox, path: String, maximumByteCount: Int, maximumPathByteCount: Int = 4096
   ) async throws(PixScanError) -> Data {
     try await offPool { () throws(PixScanError) in
       try readNow(
-        sandbox, path: path, maxByteCount: maxByteCount, maxPathByteCount: maxPathByteCount)
+        sandbox, path: path, maximumByteCount: maximumByteCount,
+        maximumPathByteCount: maximumPathByteCount)
     }
   }
 
@@ -41,31 +42,31 @@ enum FileReading {
   }
 
   /// Reads the file at `path` beneath `sandbox`'s folder (opened without following a link at
-  /// any component: ``FolderSandbox/openBeneath(_:flags:maxByteCount:)``) on the calling
-  /// thread (see ``read(_:path:maxByteCount:maxPathByteCount:)``). With `prefixOnly`, a larger
-  /// file is not an error: its first `maxByteCount` bytes are read.
+  /// any component: ``FolderSandbox/openBeneath(_:flags:maximumByteCount:)``) on the calling
+  /// thread (see ``read(_:path:maximumByteCount:maximumPathByteCount:)``). With `prefixOnly`, a larger
+  /// file is not an error: its first `maximumByteCount` bytes are read.
   static func readNow(
-    _ sandbox: FolderSandbox, path: String, maxByteCount: Int, maxPathByteCount: Int = 4096,
+    _ sandbox: FolderSandbox, path: String, maximumByteCount: Int, maximumPathByteCount: Int = 4096,
     prefixOnly: Bool = false
   ) throws(PixScanError) -> Data {
     let descriptor = try sandbox.openBeneath(
-      path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, maxByteCount: maxPathByteCount)
+      path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, maximumByteCount: maximumPathByteCount)
     defer { close(descriptor) }
     var info = stat()
     guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
       throw .notFound(path)
     }
-    guard prefixOnly || info.st_size <= maxByteCount else {
+    guard prefixOnly || info.st_size <= maximumByteCount else {
       throw .photoTooLarge(
-        path: path, byteCount: Int64(info.st_size), maxByteCount: maxByteCount)
+        path: path, byteCount: Int64(info.st_size), maxByteCount: maximumByteCount)
     }
     // Read until the end, never past the limit (the file may grow while it is read).
-    var data = Data(count: min(Int(info.st_size), maxByteCount))
+    var data = Data(count: min(Int(info.st_size), maximumByteCount))
     var filled = 0
     while true {
       if filled == data.count {
-        guard data.count < maxByteCount else { break }
-        data.count = min(maxByteCount, max(data.count * 2, 4096))
+        guard data.count < maximumByteCount else { break }
+        data.count = min(maximumByteCount, max(data.count * 2, 4096))
       }
       let count = data.withUnsafeMutableBytes { buffer in
         systemRead(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
@@ -82,7 +83,7 @@ enum FileReading {
   }
 }
 
-/// read(2), named apart from ``FileReading/read(_:path:maxByteCount:maxPathByteCount:)``.
+/// read(2), named apart from ``FileReading/read(_:path:maximumByteCount:maximumPathByteCount:)``.
 private func systemRead(
   _ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int
 ) -> Int {

@@ -28,15 +28,15 @@ extension FolderSandbox {
     return descriptor
   }
 
-  /// Opens `relative` (checked by ``validate(_:maxByteCount:)``) beneath the folder with
+  /// Opens `relative` (checked by ``validate(_:maximumByteCount:)``) beneath the folder with
   /// `flags`, following no link at any component. The caller closes the descriptor.
   ///
   /// - Throws: ``PixScanError/outsideFolder(_:)`` when a component is a link or leaves the
   ///   folder, ``PixScanError/notFound(_:)`` otherwise.
   func openBeneath(
-    _ relative: String, flags: Int32, maxByteCount: Int = 4096
+    _ relative: String, flags: Int32, maximumByteCount: Int = 4096
   ) throws(PixScanError) -> Int32 {
-    try validate(relative, maxByteCount: maxByteCount)
+    try validate(relative, maximumByteCount: maximumByteCount)
     let root = try openRoot()
     defer { close(root) }
     let descriptor = Self.openBeneath(root, relative, flags: flags)
@@ -49,24 +49,26 @@ extension FolderSandbox {
   }
 
   /// The directory that holds `relative`, opened beneath the folder (see
-  /// ``openBeneath(_:flags:maxByteCount:)``), and the file's name in it. The caller closes the
+  /// ``openBeneath(_:flags:maximumByteCount:)``), and the file's name in it. The caller closes the
   /// descriptor.
   func openParent(
-    _ relative: String, maxByteCount: Int = 4096
+    _ relative: String, maximumByteCount: Int = 4096
   ) throws(PixScanError) -> (directory: Int32, name: String) {
-    try validate(relative, maxByteCount: maxByteCount)
+    try validate(relative, maximumByteCount: maximumByteCount)
     guard let slash = relative.lastIndex(of: "/") else { return (try openRoot(), relative) }
     let parent = String(relative[..<slash])
     let name = String(relative[relative.index(after: slash)...])
     let directory = try openBeneath(
-      parent, flags: O_RDONLY | O_DIRECTORY, maxByteCount: maxByteCount)
+      parent, flags: O_RDONLY | O_DIRECTORY, maximumByteCount: maximumByteCount)
     return (directory, name)
   }
 
   /// The `lstat` of `relative` reached beneath the folder without following a link (a link at
   /// the last component is described, not followed), or `nil` when it cannot be reached so.
-  func status(of relative: String, maxByteCount: Int = 4096) -> stat? {
-    guard let parent = try? openParent(relative, maxByteCount: maxByteCount) else { return nil }
+  func status(of relative: String, maximumByteCount: Int = 4096) -> stat? {
+    guard let parent = try? openParent(relative, maximumByteCount: maximumByteCount) else {
+      return nil
+    }
     defer { close(parent.directory) }
     var info = stat()
     guard fstatat(parent.directory, parent.name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {

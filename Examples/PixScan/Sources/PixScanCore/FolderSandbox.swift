@@ -35,11 +35,11 @@ public struct FolderSandbox: Sendable, Hashable {
   public var stateDirectory: String { root + "/" + Self.stateDirectoryName }
 
   /// Checks a request's relative path lexically: not empty, not absolute, no `.`, `..` or empty
-  /// components, no NUL, not inside the state directory, at most `maxByteCount` bytes.
+  /// components, no NUL, not inside the state directory, at most `maximumByteCount` bytes.
   ///
   /// - Throws: ``PixScanError/invalidPath(_:)``.
-  public func validate(_ relative: String, maxByteCount: Int = 4096) throws(PixScanError) {
-    guard !relative.isEmpty, relative.utf8.count <= maxByteCount, !relative.hasPrefix("/"),
+  public func validate(_ relative: String, maximumByteCount: Int = 4096) throws(PixScanError) {
+    guard !relative.isEmpty, relative.utf8.count <= maximumByteCount, !relative.hasPrefix("/"),
       !relative.contains("\0"), !relative.contains("\\")
     else { throw .invalidPath(relative) }
     let components = relative.split(separator: "/", omittingEmptySubsequences: false)
@@ -52,14 +52,16 @@ public struct FolderSandbox: Sendable, Hashable {
   }
 
   /// The absolute path of the regular file `relative` names, after checking it lexically
-  /// (``validate(_:maxByteCount:)``) and checking that its real path is inside the folder.
+  /// (``validate(_:maximumByteCount:)``) and checking that its real path is inside the folder.
   ///
   /// - Returns: the path inside the folder as given (not the link's target), so that a move
   ///   moves what the user saw.
   /// - Throws: ``PixScanError/invalidPath(_:)``, ``PixScanError/outsideFolder(_:)`` or
   ///   ``PixScanError/notFound(_:)``.
-  public func resolve(_ relative: String, maxByteCount: Int = 4096) throws(PixScanError) -> String {
-    try validate(relative, maxByteCount: maxByteCount)
+  public func resolve(
+    _ relative: String, maximumByteCount: Int = 4096
+  ) throws(PixScanError) -> String {
+    try validate(relative, maximumByteCount: maximumByteCount)
     let lexical = root + "/" + relative
     guard let real = Self.realPath(lexical) else { throw .notFound(relative) }
     guard real.hasPrefix(root + "/") else { throw .outsideFolder(relative) }

@@ -10,12 +10,12 @@ import Foundation
 ///
 /// It exists apart from the session so that the listing rules are in one place: JPEG, PNG,
 /// HEIF/HEIC, AVIF and WebP files by extension; hidden files and folders (the `.pixscan` state
-/// directory among them) and symbolic links skipped; at most ``PixScanLimits/maxDepth`` folder
-/// levels and ``PixScanLimits/maxPhotoCount`` photos.
+/// directory among them) and symbolic links skipped; at most ``PixScanLimits/maximumDepth`` folder
+/// levels and ``PixScanLimits/maximumPhotoCount`` photos.
 public struct PhotoFolder: Sendable {
   /// The photos found, sorted by path.
   public var photos: [Photo]
-  /// Whether the listing stopped at ``PixScanLimits/maxPhotoCount``.
+  /// Whether the listing stopped at ``PixScanLimits/maximumPhotoCount``.
   public var isTruncated: Bool
 
   /// The file extensions (lower case) that are listed as photos.
@@ -50,12 +50,12 @@ public struct PhotoFolder: Sendable {
         // link while the walk runs lists nothing from where it points.
         guard let info = sandbox.status(of: child) else { continue }
         switch info.st_mode & S_IFMT {
-        case S_IFDIR where depth < limits.maxDepth:
+        case S_IFDIR where depth < limits.maximumDepth:
           pending.append((child, depth + 1))
         case S_IFREG:
           let ext = (name as NSString).pathExtension.lowercased()
           guard Self.photoExtensions.contains(ext) else { continue }
-          guard found.count < limits.maxPhotoCount else {
+          guard found.count < limits.maximumPhotoCount else {
             truncated = true
             continue
           }
@@ -87,7 +87,7 @@ public struct PhotoFolder: Sendable {
     if ScreenshotRule.isScreenshot(fileName: name, header: []) { return true }
     guard (name as NSString).pathExtension.lowercased() == "png",
       let header = try? FileReading.readNow(
-        sandbox, path: relative, maxByteCount: ScreenshotRule.headerByteCount, prefixOnly: true)
+        sandbox, path: relative, maximumByteCount: ScreenshotRule.headerByteCount, prefixOnly: true)
     else { return false }
     return ScreenshotRule.isScreenshot(fileName: name, header: header)
   }
@@ -96,9 +96,9 @@ public struct PhotoFolder: Sendable {
   /// (reached without following a link), as a ``Photo`` key, or `nil` when it is gone or not a
   /// regular file.
   static func fileKey(
-    _ sandbox: FolderSandbox, path: String, isScreenshot: Bool, maxPathByteCount: Int = 4096
+    _ sandbox: FolderSandbox, path: String, isScreenshot: Bool, maximumPathByteCount: Int = 4096
   ) -> Photo? {
-    guard let info = sandbox.status(of: path, maxByteCount: maxPathByteCount),
+    guard let info = sandbox.status(of: path, maximumByteCount: maximumPathByteCount),
       (info.st_mode & S_IFMT) == S_IFREG
     else { return nil }
     return Photo(

@@ -10,9 +10,9 @@ public enum PixScanError: Error, Sendable, Hashable {
   case outsideFolder(String)
   /// No photo at this path (or it is not a regular file, or not an image PixScan lists).
   case notFound(String)
-  /// The file is larger than ``PixScanLimits/maxPhotoByteCount``.
+  /// The file is larger than ``PixScanLimits/maximumPhotoByteCount``.
   case photoTooLarge(path: String, byteCount: Int64, maxByteCount: Int)
-  /// A request body is larger than ``PixScanLimits/maxRequestBodyByteCount``.
+  /// A request body is larger than ``PixScanLimits/maximumRequestBodyByteCount``.
   case requestTooLarge(maxByteCount: Int)
   /// A request is malformed (bad JSON, unknown action, out-of-range paging).
   case badRequest(String)
@@ -51,10 +51,10 @@ extension PixScanError: LocalizedError {
     case .outsideFolder(let path):
       "“\(path.prefix(200))” leads outside the folder PixScan was given."
     case .notFound(let path): "No photo at “\(path.prefix(200))”."
-    case .photoTooLarge(let path, let byteCount, let maxByteCount):
-      "“\(path)” is \(byteCount) bytes, more than the \(maxByteCount) bytes PixScan reads."
-    case .requestTooLarge(let maxByteCount):
-      "The request body is larger than \(maxByteCount) bytes."
+    case .photoTooLarge(let path, let byteCount, let maximumByteCount):
+      "“\(path)” is \(byteCount) bytes, more than the \(maximumByteCount) bytes PixScan reads."
+    case .requestTooLarge(let maximumByteCount):
+      "The request body is larger than \(maximumByteCount) bytes."
     case .badRequest(let message): "Bad request: \(message)"
     case .imaging(let path, let error): "“\(path)” cannot be shown: \(error.description)"
     case .textRecognition(let path, let message): "Text in “\(path)”: \(message)"

@@ -8,27 +8,27 @@ import DexImaging
 public struct PixScanLimits: Sendable, Hashable {
   /// The most photos one folder lists (default 100 000); the rest are left out and the
   /// progress reports ``TriageProgress/isTruncated``.
-  public var maxPhotoCount: Int
+  public var maximumPhotoCount: Int
   /// The deepest sub-folder level listed (default 8; the folder itself is level 0).
-  public var maxDepth: Int
+  public var maximumDepth: Int
   /// The largest photo file read, in bytes (default 100 MiB, DexImaging's own default).
-  public var maxPhotoByteCount: Int
+  public var maximumPhotoByteCount: Int
   /// The decoder's limits on pixels, sides and buffers (``DecodingLimits/default``).
   public var decoding: DecodingLimits
   /// The largest request body accepted, in bytes (default 16 KiB: requests carry paths only).
-  public var maxRequestBodyByteCount: Int
+  public var maximumRequestBodyByteCount: Int
   /// The most items one page of a listing returns (default 500).
-  public var maxPageSize: Int
+  public var maximumPageSize: Int
   /// The memory the thumbnail cache may hold, in bytes (default 64 MiB).
   public var thumbnailCacheByteCount: Int
   /// The longest relative path accepted in a request, in UTF-8 bytes (default 4096, PATH_MAX).
-  public var maxPathByteCount: Int
+  public var maximumPathByteCount: Int
   /// The longest side of the image text recognition reads (default 2048).
-  public var recognitionMaxDimension: Int
+  public var maximumRecognitionDimension: Int
   /// How many text recognitions run at once (default 2); more wait their turn in order.
-  public var maxConcurrentRecognitions: Int
+  public var maximumConcurrentRecognitions: Int
   /// How many thumbnails are decoded at once (default 2); more wait their turn in order.
-  public var maxConcurrentDecodes: Int
+  public var maximumConcurrentDecodes: Int
   /// How long a connection may take to send a request's headers and body, and stay idle between
   /// requests (default 30 s): a client that stalls or trickles bytes is closed, rather than
   /// holding a connection and its buffers.
@@ -36,24 +36,24 @@ public struct PixScanLimits: Sendable, Hashable {
 
   /// Creates limits; the defaults suit a phone's camera roll copied to disk.
   public init(
-    maxPhotoCount: Int = 100_000, maxDepth: Int = 8, maxPhotoByteCount: Int = 100 << 20,
-    decoding: DecodingLimits = .default, maxRequestBodyByteCount: Int = 16 << 10,
-    maxPageSize: Int = 500, thumbnailCacheByteCount: Int = 64 << 20,
-    maxPathByteCount: Int = 4096, recognitionMaxDimension: Int = 2048,
-    maxConcurrentRecognitions: Int = 2, maxConcurrentDecodes: Int = 2,
+    maximumPhotoCount: Int = 100_000, maximumDepth: Int = 8, maximumPhotoByteCount: Int = 100 << 20,
+    decoding: DecodingLimits = .default, maximumRequestBodyByteCount: Int = 16 << 10,
+    maximumPageSize: Int = 500, thumbnailCacheByteCount: Int = 64 << 20,
+    maximumPathByteCount: Int = 4096, maximumRecognitionDimension: Int = 2048,
+    maximumConcurrentRecognitions: Int = 2, maximumConcurrentDecodes: Int = 2,
     readTimeout: Duration = .seconds(30)
   ) {
     self.readTimeout = max(readTimeout, .milliseconds(1))
-    self.maxConcurrentRecognitions = max(1, maxConcurrentRecognitions)
-    self.maxConcurrentDecodes = max(1, maxConcurrentDecodes)
-    self.maxPhotoCount = maxPhotoCount
-    self.maxDepth = maxDepth
-    self.maxPhotoByteCount = maxPhotoByteCount
+    self.maximumConcurrentRecognitions = max(1, maximumConcurrentRecognitions)
+    self.maximumConcurrentDecodes = max(1, maximumConcurrentDecodes)
+    self.maximumPhotoCount = maximumPhotoCount
+    self.maximumDepth = maximumDepth
+    self.maximumPhotoByteCount = maximumPhotoByteCount
     self.decoding = decoding
-    self.maxRequestBodyByteCount = maxRequestBodyByteCount
-    self.maxPageSize = maxPageSize
+    self.maximumRequestBodyByteCount = maximumRequestBodyByteCount
+    self.maximumPageSize = maximumPageSize
     self.thumbnailCacheByteCount = thumbnailCacheByteCount
-    self.maxPathByteCount = maxPathByteCount
-    self.recognitionMaxDimension = recognitionMaxDimension
+    self.maximumPathByteCount = maximumPathByteCount
+    self.maximumRecognitionDimension = maximumRecognitionDimension
   }
 }

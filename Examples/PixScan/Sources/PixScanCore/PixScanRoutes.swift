@@ -238,11 +238,11 @@ public struct PixScanRoutes: Sendable {
     return String(value)
   }
 
-  /// Reads at most ``PixScanLimits/maxRequestBodyByteCount`` bytes of JSON.
+  /// Reads at most ``PixScanLimits/maximumRequestBodyByteCount`` bytes of JSON.
   static func decode<T: Decodable>(
     _ request: Request, limit: PixScanLimits
   ) async throws(PixScanError) -> T {
-    let maximum = limit.maxRequestBodyByteCount
+    let maximum = limit.maximumRequestBodyByteCount
     if let length = request.headers[.contentLength].flatMap(Int.init), length > maximum {
       throw .requestTooLarge(maxByteCount: maximum)
     }

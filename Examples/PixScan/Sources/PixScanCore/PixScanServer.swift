@@ -50,7 +50,7 @@ public enum PixScanServer {
       settings, context: BasicRequestContext.self, requestLog: requestLog,
       middlewares: [
         ErrorMiddleware<BasicRequestContext>(
-          maxBodyByteCount: session.limits.maxRequestBodyByteCount),
+          maximumBodyByteCount: session.limits.maximumRequestBodyByteCount),
         RequestGuard<BasicRequestContext>(token: token, port: boundPort),
       ],
       routes: PixScanRoutes(session: session, page: page).register(on:), logger: logger,

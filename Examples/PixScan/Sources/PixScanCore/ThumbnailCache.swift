@@ -31,7 +31,7 @@ public actor ThumbnailCache {
     public var misses: Int
   }
 
-  let maxByteCount: Int
+  let maximumByteCount: Int
   private var entries: [Key: Data] = [:]
   private var recency: [Key] = []
   private var byteCount = 0
@@ -42,11 +42,11 @@ public actor ThumbnailCache {
   /// Decodes beyond the limit wait here, in order.
   let decodes: ConcurrencyLimiter
 
-  /// Creates a cache that holds at most `maxByteCount` bytes of images and runs at most
-  /// `maxConcurrentDecodes` of its `make` closures at once.
-  public init(maxByteCount: Int, maxConcurrentDecodes: Int = 2) {
-    self.maxByteCount = max(0, maxByteCount)
-    self.decodes = ConcurrencyLimiter(width: maxConcurrentDecodes)
+  /// Creates a cache that holds at most `maximumByteCount` bytes of images and runs at most
+  /// `maximumConcurrentDecodes` of its `make` closures at once.
+  public init(maximumByteCount: Int, maximumConcurrentDecodes: Int = 2) {
+    self.maximumByteCount = max(0, maximumByteCount)
+    self.decodes = ConcurrencyLimiter(width: maximumConcurrentDecodes)
   }
 
   /// The most decodes that ever ran at once.
@@ -88,11 +88,11 @@ public actor ThumbnailCache {
   }
 
   private func insert(_ data: Data, for key: Key) {
-    guard data.count <= maxByteCount, entries[key] == nil else { return }
+    guard data.count <= maximumByteCount, entries[key] == nil else { return }
     entries[key] = data
     recency.append(key)
     byteCount += data.count
-    while byteCount > maxByteCount, !recency.isEmpty {
+    while byteCount > maximumByteCount, !recency.isEmpty {
       let oldest = recency.removeFirst()
       byteCount -= entries.removeValue(forKey: oldest)?.count ?? 0
     }

@@ -8,7 +8,7 @@ public enum ThumbnailSize: String, Sendable, Hashable, Codable, CaseIterable {
   case full
 
   /// The longest side, in pixels.
-  public var maxDimension: Int {
+  public var maximumDimension: Int {
     switch self {
     case .small: 256
     case .card: 1024

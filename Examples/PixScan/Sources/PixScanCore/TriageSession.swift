@@ -26,7 +26,7 @@ public actor TriageSession {
   let imaging: any ImageDownscaling & ImageDecoding
   let recognizer: any TextRecognizing
   let thumbnails: ThumbnailCache
-  /// Recognitions waiting beyond ``PixScanLimits/maxConcurrentRecognitions`` queue here.
+  /// Recognitions waiting beyond ``PixScanLimits/maximumConcurrentRecognitions`` queue here.
   let recognitionLimiter: ConcurrencyLimiter
   let logger: Logger
 
@@ -77,9 +77,9 @@ public actor TriageSession {
     self.imaging = imaging
     self.recognizer = recognizer
     self.thumbnails = ThumbnailCache(
-      maxByteCount: limits.thumbnailCacheByteCount,
-      maxConcurrentDecodes: limits.maxConcurrentDecodes)
-    self.recognitionLimiter = ConcurrencyLimiter(width: limits.maxConcurrentRecognitions)
+      maximumByteCount: limits.thumbnailCacheByteCount,
+      maximumConcurrentDecodes: limits.maximumConcurrentDecodes)
+    self.recognitionLimiter = ConcurrencyLimiter(width: limits.maximumConcurrentRecognitions)
     self.logger = logger
     (self.photos, self.positions) = Self.photos(listed: listing.photos, decisions: decisions)
     self.isTruncated = listing.isTruncated
@@ -159,7 +159,7 @@ public actor TriageSession {
   /// The next `count` undecided photos for `filter`, in path order: the card first, then the
   /// ones the page prefetches.
   public func upcoming(filter: PhotoFilter = .all, count: Int) -> [Photo] {
-    let wanted = min(max(count, 0), limits.maxPageSize)
+    let wanted = min(max(count, 0), limits.maximumPageSize)
     var result: [Photo] = []
     for photo in photos where filter.includes(photo) && decision(for: photo) == nil {
       guard result.count < wanted else { break }
@@ -171,7 +171,7 @@ public actor TriageSession {
   /// One page of every listed photo for `filter`, with its decision.
   ///
   /// - Throws: ``PixScanError/badRequest(_:)`` for a negative offset or a limit outside
-  ///   `1...maxPageSize`.
+  ///   `1...maximumPageSize`.
   public func photoPage(
     filter: PhotoFilter = .all, offset: Int, limit: Int
   ) throws(PixScanError)
@@ -223,10 +223,10 @@ public actor TriageSession {
   public func thumbnail(path: String, size: ThumbnailSize) async throws(PixScanError) -> Data {
     let photo = try currentPhoto(path)
     let options = DownscaleOptions(
-      maxDimension: size.maxDimension, quality: 0.8,
+      maximumDimension: size.maximumDimension, quality: 0.8,
       decoding: DecodingOptions(limits: limits.decoding))
     let (imaging, sandbox) = (self.imaging, self.sandbox)
-    let (maxBytes, maxPathBytes) = (limits.maxPhotoByteCount, limits.maxPathByteCount)
+    let (maxBytes, maxPathBytes) = (limits.maximumPhotoByteCount, limits.maximumPathByteCount)
     do {
       return try await thumbnails.image(
         for: ThumbnailCache.Key(path: path, version: photo.version, size: size)
@@ -234,7 +234,7 @@ public actor TriageSession {
         // Opened beneath the folder, no link followed at any component: the file (or a folder
         // on its path) may have been swapped since `currentPhoto` looked.
         let data = try await FileReading.read(
-          sandbox, path: path, maxByteCount: maxBytes, maxPathByteCount: maxPathBytes)
+          sandbox, path: path, maximumByteCount: maxBytes, maximumPathByteCount: maxPathBytes)
         do {
           return try await imaging.downscale(data, options: options).jpegData
         } catch let error as ImagingError {
@@ -257,12 +257,12 @@ public actor TriageSession {
   public func photoInfo(path: String) async throws(PixScanError) -> PhotoInfo {
     let photo = try currentPhoto(path)
     let options = DownscaleOptions(
-      maxDimension: ThumbnailSize.small.maxDimension, quality: 0.5,
+      maximumDimension: ThumbnailSize.small.maximumDimension, quality: 0.5,
       decoding: DecodingOptions(limits: limits.decoding))
     // Opened beneath the folder, no link followed at any component (as thumbnails are).
     let data = try await FileReading.read(
-      sandbox, path: path, maxByteCount: limits.maxPhotoByteCount,
-      maxPathByteCount: limits.maxPathByteCount)
+      sandbox, path: path, maximumByteCount: limits.maximumPhotoByteCount,
+      maximumPathByteCount: limits.maximumPathByteCount)
     do {
       let image = try await imaging.downscale(data, options: options)
       let swapped = image.appliedOrientation.swapsDimensions
@@ -376,7 +376,7 @@ public actor TriageSession {
           // following a link: a folder on the path swapped since the check is refused, not
           // followed.
           let (directory, file) = try sandbox.openParent(
-            photo.path, maxByteCount: limits.maxPathByteCount)
+            photo.path, maximumByteCount: limits.maximumPathByteCount)
           defer { close(directory) }
           try trash.move(file, in: directory, to: name, displayPath: photo.path)
         } catch {
@@ -541,7 +541,7 @@ public actor TriageSession {
   /// The listed photo at `path` as the file is now: checked by the sandbox, re-read from disk
   /// (a replaced file is a new photo), the listed values when it is in the trash.
   private func currentPhoto(_ path: String) throws(PixScanError) -> Photo {
-    try sandbox.validate(path, maxByteCount: limits.maxPathByteCount)
+    try sandbox.validate(path, maximumByteCount: limits.maximumPathByteCount)
     guard let position = positions[path] else { throw .notFound(path) }
     let listed = photos[position]
     if decisions[path]?.decision == .trashed, decisions[path]?.matches(listed) == true {
@@ -550,7 +550,7 @@ public actor TriageSession {
     guard
       let now = PhotoFolder.fileKey(
         sandbox, path: path, isScreenshot: listed.isScreenshot,
-        maxPathByteCount: limits.maxPathByteCount)
+        maximumPathByteCount: limits.maximumPathByteCount)
     else { throw .notFound(path) }
     if now != listed { photos[position] = now }
     return now
@@ -558,8 +558,8 @@ public actor TriageSession {
 
   private func checkPaging(offset: Int, limit: Int) throws(PixScanError) {
     guard offset >= 0 else { throw .badRequest("offset must not be negative") }
-    guard (1...limits.maxPageSize).contains(limit) else {
-      throw .badRequest("limit must be within 1...\(limits.maxPageSize)")
+    guard (1...limits.maximumPageSize).contains(limit) else {
+      throw .badRequest("limit must be within 1...\(limits.maximumPageSize)")
     }
   }
 
@@ -589,10 +589,10 @@ public actor TriageSession {
   private nonisolated func readText(_ photo: Photo) async throws(PixScanError) -> TextEntry {
     do {
       let data = try await FileReading.read(
-        sandbox, path: photo.path, maxByteCount: limits.maxPhotoByteCount,
-        maxPathByteCount: limits.maxPathByteCount)
+        sandbox, path: photo.path, maximumByteCount: limits.maximumPhotoByteCount,
+        maximumPathByteCount: limits.maximumPathByteCount)
       let pixels = try await imaging.decodePixels(
-        from: data, target: .fitting(maxDimension: limits.recognitionMaxDimension),
+        from: data, target: .fitting(maxDimension: limits.maximumRecognitionDimension),
         options: DecodingOptions(limits: limits.decoding))
       let text = try await recognizer.recognizeText(in: pixels)
       let entry = TextEntry(

@@ -16,7 +16,7 @@ struct DeleteQueueTests {
     try folder.addSamplePhotos([.cat, .dog])
     let recognizer = GatedTextRecognizer(line: "HELD TEXT")
     let session = try await TriageSessionTests.open(
-      folder, trash: data.file("Trash"), limits: PixScanLimits(maxConcurrentRecognitions: 1),
+      folder, trash: data.file("Trash"), limits: PixScanLimits(maximumConcurrentRecognitions: 1),
       recognizer: recognizer)
     // cat's recognition takes the only recognition slot and is held in the engine ...
     try await session.decide(path: "cat.jpg", action: .recognizeAndKeep)
@@ -93,7 +93,7 @@ struct DeleteQueueTests {
     let session = try await TriageSessionTests.open(folder, trash: data.file("Trash"))
     let info = try await session.photoInfo(path: "cat.jpg")
     let decoded = try await ImageDownscaler().downscale(
-      try SamplePhoto.cat.data, options: DownscaleOptions(maxDimension: 64))
+      try SamplePhoto.cat.data, options: DownscaleOptions(maximumDimension: 64))
     let swapped = decoded.appliedOrientation.swapsDimensions
     #expect(info.pixelWidth == (swapped ? decoded.sourcePixelHeight : decoded.sourcePixelWidth))
     #expect(info.pixelHeight == (swapped ? decoded.sourcePixelWidth : decoded.sourcePixelHeight))

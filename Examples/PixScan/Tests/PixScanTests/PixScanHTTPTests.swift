@@ -55,7 +55,7 @@ struct PixScanHTTPTests {
   /// Starts a server over `folder`, runs `body` with a request function and the port.
   static func withServerAndPort(
     _ folder: TemporaryFolder, trash: String,
-    limits: PixScanLimits = PixScanLimits(maxRequestBodyByteCount: 1024),
+    limits: PixScanLimits = PixScanLimits(maximumRequestBodyByteCount: 1024),
     logger: Logger? = nil, metrics: (any MetricsFactory)? = nil,
     _ body: (_ send: @escaping (String, String, String?) async throws -> Answer, _ port: Int)
       async throws -> Void
@@ -236,7 +236,7 @@ struct PixScanHTTPTests {
     let folder = try TemporaryFolder()
     let data = try TemporaryFolder()
     try folder.addSamplePhotos([.cat])
-    let limits = PixScanLimits(maxRequestBodyByteCount: 1024, readTimeout: .seconds(1))
+    let limits = PixScanLimits(maximumRequestBodyByteCount: 1024, readTimeout: .seconds(1))
     try await Self.withServerAndPort(folder, trash: data.file("Trash"), limits: limits) {
       send, port in
       let head =

@@ -118,7 +118,7 @@ struct PixScanRobustnessTests {
     #expect(mkfifo(pipe, 0o600) == 0)
     #expect(throws: PixScanError.notFound("pipe.jpg")) {
       try FileReading.readNow(
-        try FolderSandbox(folder: folder.path), path: "pipe.jpg", maxByteCount: 1 << 20)
+        try FolderSandbox(folder: folder.path), path: "pipe.jpg", maximumByteCount: 1 << 20)
     }
   }
 
@@ -136,7 +136,7 @@ struct PixScanRobustnessTests {
     // A link, at the last component as at any other, is not followed.
     #expect(throws: PixScanError.outsideFolder("cat.jpg")) {
       try FileReading.readNow(
-        try FolderSandbox(folder: folder.path), path: "cat.jpg", maxByteCount: 1 << 20)
+        try FolderSandbox(folder: folder.path), path: "cat.jpg", maximumByteCount: 1 << 20)
     }
     await #expect(throws: PixScanError.self) {
       _ = try await session.thumbnail(path: "cat.jpg", size: .small)

@@ -224,8 +224,8 @@ struct TriageSessionTests {
     let dogBytes = try SamplePhoto.dog.data.count
     let catBytes = Int64(try SamplePhoto.cat.data.count)
     let tight = PixScanLimits(
-      maxPhotoCount: 2, maxPhotoByteCount: dogBytes,
-      decoding: DecodingLimits(maxPixelCount: 100), maxPageSize: 5)
+      maximumPhotoCount: 2, maximumPhotoByteCount: dogBytes,
+      decoding: DecodingLimits(maximumPixelCount: 100), maximumPageSize: 5)
     let session = try await Self.open(folder, trash: data.file("Trash"), limits: tight)
     let progress = await session.progress()
     #expect(progress.total == 2)
@@ -261,7 +261,7 @@ struct TriageSessionTests {
     try folder.write(photo, to: "a/one.jpg")
     try folder.write(photo, to: "a/b/two.jpg")
     let session = try await Self.open(
-      folder, trash: data.file("Trash"), limits: PixScanLimits(maxDepth: 1))
+      folder, trash: data.file("Trash"), limits: PixScanLimits(maximumDepth: 1))
     #expect(await session.upcoming(count: 10).map(\.path) == ["a/one.jpg", "top.jpg"])
     await #expect(throws: PixScanError.notFound("a/b/two.jpg")) {
       try await session.decide(path: "a/b/two.jpg", action: .keep)

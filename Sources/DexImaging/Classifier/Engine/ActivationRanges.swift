@@ -19,7 +19,7 @@ struct ActivationRanges: Decodable, Sendable, Equatable {
   /// or it belongs to other weights or another graph (then the network runs in f32).
   static func load(
     nextTo manifestURL: URL, manifest: WeightsManifest, layerCount: Int
-  ) throws(NetworkError) -> ActivationRanges? {
+  ) throws(ClassifierError) -> ActivationRanges? {
     let url = manifestURL.deletingPathExtension().appendingPathExtension("int8.json")
     guard let data = try? Data(contentsOf: url) else { return nil }
     guard data.count <= 1 << 20 else {

@@ -35,7 +35,7 @@
     let instructionSet: String
     /// The arithmetic of the convolutions: int8 where it was asked for, the processor has VNNI
     /// and the weights have calibrated ranges; f32 otherwise.
-    let precision: EfficientNetLite0.Precision
+    let precision: ClassifierPrecision
     private let ranges: ActivationRanges?
     private let handle: Handle
     private let architecture: WeightsManifest.Architecture
@@ -69,9 +69,9 @@
     /// and `fusion` sets other band geometries, for the tests.
     init(
       architecture: WeightsManifest.Architecture, store: TensorStore,
-      ranges: ActivationRanges?, precision: EfficientNetLite0.Precision,
+      ranges: ActivationRanges?, precision: ClassifierPrecision,
       fault: EfficientNetLite0.BackendFault?, fusion: Fusion = Fusion()
-    ) throws(NetworkError) {
+    ) throws(ClassifierError) {
       var pointer: OpaquePointer?
       let library = fault == .missingLibrary ? Self.missingLibrary : Self.library
       try Self.check("oneDNN engine (\(library))") { message, size in
@@ -108,7 +108,7 @@
     /// unless `uncapped`: the tests split the layers more ways than the machine has cores).
     func logits(
       _ input: [Float], threads: Int, uncapped: Bool = false
-    ) throws(NetworkError)
+    ) throws(ClassifierError)
       -> [Float]
     {
       let threads = min(max(threads, 1), uncapped ? 16 : Self.threadLimit)
@@ -133,14 +133,15 @@
     }
 
     /// Builds the plan for `threads` threads unless one exists.
-    private func addPlan(threads: Int, fault: EfficientNetLite0.BackendFault?) throws(NetworkError)
-    {
-      try planned.withLock { (planned) throws(NetworkError) in
+    private func addPlan(
+      threads: Int, fault: EfficientNetLite0.BackendFault?
+    ) throws(ClassifierError) {
+      try planned.withLock { (planned) throws(ClassifierError) in
         guard !planned.contains(threads) else { return }
         var network = try NetworkLayers(architecture: architecture, store: store)
         if fault == .graph { network.layers[0].stride = 0 }
         try Self.withGraph(network, ranges: ranges, fusion: fusion) {
-          (graph) throws(NetworkError) in
+          (graph) throws(ClassifierError) in
           try Self.check("oneDNN graph for \(threads) threads") { message, size in
             withUnsafePointer(to: graph) {
               dexnn_network_add_plan(handle.pointer, $0, Int32(threads), message, size)
@@ -155,8 +156,8 @@
     /// layers where `ranges` are given.
     private static func withGraph(
       _ network: NetworkLayers, ranges: ActivationRanges?, fusion: Fusion,
-      _ body: (dexnn_graph) throws(NetworkError) -> Void
-    ) throws(NetworkError) {
+      _ body: (dexnn_graph) throws(ClassifierError) -> Void
+    ) throws(ClassifierError) {
       var values: [Float] = []
       values.reserveCapacity(
         network.layers.reduce(0) { $0 + $1.weights.count + $1.bias.count }
@@ -171,7 +172,7 @@
       values += network.classifierWeights
       values += network.classifierBias
       let result = values.withUnsafeBufferPointer {
-        (buffer) -> Result<Void, NetworkError> in
+        (buffer) -> Result<Void, ClassifierError> in
         guard let base = buffer.baseAddress else { return .failure(.invalidWeights("no weights")) }
         let layers = zip(network.layers, offsets).enumerated().map { index, pair in
           let (layer, offset) = pair
@@ -197,16 +198,16 @@
             classifier_bias: base + classifier + network.classifierWeights.count,
             input_range: ranges?.input ?? 0, fusion_tile_bytes: fusion.tileBytes,
             fusion_from_bytes: fusion.fromBytes, fusion_rejects_bands: fusion.rejectsBands ? 1 : 0)
-          return Result { () throws(NetworkError) in try body(graph) }
+          return Result { () throws(ClassifierError) in try body(graph) }
         }
       }
       try result.get()
     }
 
-    /// Calls the shim with room for its message and turns a failure into ``NetworkError``.
+    /// Calls the shim with room for its message and turns a failure into ``ClassifierError``.
     private static func check(
       _ step: String, _ call: (UnsafeMutablePointer<CChar>, Int) -> Int32
-    ) throws(NetworkError) {
+    ) throws(ClassifierError) {
       var status = Int32(DEXNN_OK)
       let message = withMessage { message, size in
         status = call(message, size)

@@ -7,7 +7,7 @@ struct PortableNetwork: Sendable {
   let network: NetworkLayers
 
   /// The logits of a checked `size × size × 3` input.
-  func logits(_ input: [Float], size: Int) throws(NetworkError) -> [Float] {
+  func logits(_ input: [Float], size: Int) throws(ClassifierError) -> [Float] {
     var activations: [[Float]] = []  // each layer's input, for the residual sums
     var (current, side) = (input, size)
     for layer in network.layers {

@@ -5,7 +5,7 @@ struct TensorStore {
   private let entries: [String: WeightsManifest.Tensor]
   private let blob: Data
 
-  init(manifest: WeightsManifest, blob: Data) throws(NetworkError) {
+  init(manifest: WeightsManifest, blob: Data) throws(ClassifierError) {
     var entries: [String: WeightsManifest.Tensor] = [:]
     for tensor in manifest.tensors {
       guard entries[tensor.name] == nil else {
@@ -18,7 +18,7 @@ struct TensorStore {
   }
 
   /// The tensor `name` as `Float`s, after checking shape, type and bounds; rejects non-finite values.
-  func tensor(_ name: String, shape: [Int]) throws(NetworkError) -> [Float] {
+  func tensor(_ name: String, shape: [Int]) throws(ClassifierError) -> [Float] {
     guard let entry = entries[name] else { throw .invalidWeights("tensor \(name) is missing") }
     guard entry.shape == shape else {
       throw .invalidWeights("tensor \(name) has shape \(entry.shape), expected \(shape)")

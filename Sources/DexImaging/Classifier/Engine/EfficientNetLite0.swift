@@ -4,11 +4,11 @@ import Foundation
 ///
 /// It exists so that DexKit can make a real, offline, private first guess on every platform,
 /// including Linux where Apple's Vision framework does not exist. The weights (Apache-2.0, BatchNorm
-/// folded, float16 on disk) ship as a resource of this module, see `ClassifierModel.bundled()` in DexImaging;
+/// folded, float16 on disk) ship as a resource of DexImaging, see ``ClassifierModel/bundled()``;
 /// a host can also load converted weights from a file URL with
-/// ``init(manifestURL:backend:fault:)``.
+/// ``init(manifestURL:backend:precision:fault:)``.
 ///
-/// Two backends compute it (see ``Backend``): oneDNN where the engine was built with it (Linux,
+/// Two backends compute it (see ``ClassifierBackend``): oneDNN where the engine was built with it (Linux,
 /// the package trait `OneDNN`), and plain float Swift everywhere else, which is also the oneDNN
 /// backend's test reference. The graph is built once, when the weights load.
 ///
@@ -21,8 +21,9 @@ package final class EfficientNetLite0: Sendable {
   /// The number of classes the network scores (1000 for ImageNet).
   package let classCount: Int
 
-  /// The backend computing this instance's logits.
-  package let backend: Backend
+  /// The backend computing this instance's logits: ``ClassifierBackend/oneDNN`` or
+  /// ``ClassifierBackend/portable``, never ``ClassifierBackend/automatic``.
+  package let backend: ClassifierBackend
   /// Why oneDNN was wanted but is not used (it is not built in or could not build the graph),
   /// for the host's log; `nil` when nothing fell back.
   package let fallbackReason: String?
@@ -30,8 +31,8 @@ package final class EfficientNetLite0: Sendable {
   /// `avx512_core_vnni`; `ONEDNN_MAX_CPU_ISA` caps it), `nil` on the portable path.
   package let instructionSet: String?
   /// The arithmetic of the convolutions (int8 on oneDNN where the processor has VNNI, see
-  /// ``Precision``).
-  package let precision: Precision
+  /// ``ClassifierPrecision``).
+  package let precision: ClassifierPrecision
   /// How many blocks oneDNN runs fused on one thread (`nil` on the portable path), for the
   /// host's log.
   package let fusedBlocks: Int?
@@ -49,14 +50,14 @@ package final class EfficientNetLite0: Sendable {
   /// Loads converted weights from the manifest at `manifestURL` (written by
   /// `Scripts/classifier-convert.py`); the blob it names is read from the same directory.
   ///
-  /// `backend` says which backend to prefer (see ``BackendPreference``); `fault` makes the
+  /// `backend` says which backend to prefer (see ``ClassifierBackend``); `fault` makes the
   /// oneDNN backend fail, for the tests of the fallback.
   ///
-  /// - Throws: ``NetworkError`` when a file is missing, unreadable or inconsistent.
+  /// - Throws: ``ClassifierError`` when a file is missing, unreadable or inconsistent.
   package convenience init(
-    manifestURL: URL, backend: BackendPreference = .automatic,
-    precision: Precision = .float32, fault: BackendFault? = nil
-  ) throws(NetworkError) {
+    manifestURL: URL, backend: ClassifierBackend = .automatic,
+    precision: ClassifierPrecision = .float32, fault: BackendFault? = nil
+  ) throws(ClassifierError) {
     let manifestData: Data
     do {
       manifestData = try Data(contentsOf: manifestURL)
@@ -94,10 +95,10 @@ package final class EfficientNetLite0: Sendable {
 
   /// Builds the network from a decoded manifest and its weights blob.
   init(
-    manifest: WeightsManifest, blob: Data, backend preference: BackendPreference = .automatic,
-    ranges: ActivationRanges? = nil, precision: Precision = .float32,
+    manifest: WeightsManifest, blob: Data, backend preference: ClassifierBackend = .automatic,
+    ranges: ActivationRanges? = nil, precision: ClassifierPrecision = .float32,
     fault: BackendFault? = nil
-  ) throws(NetworkError) {
+  ) throws(ClassifierError) {
     guard manifest.format == "dexkit-classifier-weights", manifest.version == 1 else {
       throw .invalidManifest("unsupported format \(manifest.format) v\(manifest.version)")
     }
@@ -153,12 +154,12 @@ package final class EfficientNetLite0: Sendable {
   /// default, keeps it on the calling thread; a server classifying many photos at once gets more
   /// throughput that way); the portable path always computes on the calling thread.
   ///
-  /// - Throws: ``NetworkError/invalidInput(_:)`` for a wrongly sized input or one with a NaN or
+  /// - Throws: ``ClassifierError/invalidInput(_:)`` for a wrongly sized input or one with a NaN or
   ///   an infinity,
-  ///   ``NetworkError/cancelled`` when the current task is cancelled mid-way.
+  ///   ``ClassifierError/cancelled`` when the current task is cancelled mid-way.
   package func logits(
     forNormalizedInput input: [Float], threads: Int = 1
-  ) throws(NetworkError)
+  ) throws(ClassifierError)
     -> [Float]
   {
     let size = Self.inputSize

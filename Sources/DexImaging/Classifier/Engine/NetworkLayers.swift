@@ -29,11 +29,12 @@ struct NetworkLayers: Sendable {
   var classes: Int
 
   /// Reads the layers of `arch` out of `store` (which checks every shape).
-  init(architecture arch: WeightsManifest.Architecture, store: TensorStore) throws(NetworkError) {
+  init(architecture arch: WeightsManifest.Architecture, store: TensorStore) throws(ClassifierError)
+  {
     func layer(
       _ name: String, kernel: Int = 1, stride: Int = 1, _ cin: Int, _ cout: Int,
       depthwise: Bool = false, relu6: Bool = true, residualFrom: Int? = nil
-    ) throws(NetworkError) -> Layer {
+    ) throws(ClassifierError) -> Layer {
       let shape =
         depthwise
         ? [kernel, kernel, cout] : kernel == 1 ? [cin, cout] : [kernel, kernel, cin, cout]
