@@ -122,7 +122,8 @@ import Testing
     var exif: [UInt8] = []
     if let original {
       let offset = originalOffset ?? UInt32(dataOffset + strings.count)
-      exif = u16(exifEntryCount ?? 1)
+      exif =
+        u16(exifEntryCount ?? 1)
         + entry(0x9003, originalType, originalCount, u32(offset)) + u32(0)
       strings += Array(original.utf8) + [0]
     }
@@ -158,22 +159,63 @@ import Testing
   @Test(arguments: [true, false])
   func hostileDatesAreIgnored(bigEndian: Bool) {
     let cases: [(String, [UInt8])] = [
-      ("Exif IFD past the end", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, exifPointer: 0x7FFF_FFF0)),
-      ("Exif IFD at the last byte", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, exifPointer: 0xFFFF_FFFF)),
-      ("Exif IFD loops back to IFD0", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, exifPointer: 8)),
-      ("Exif IFD inside the header", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, exifPointer: 4)),
-      ("Exif IFD runs past the end", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, exifEntryCount: 0xFFFF)),
-      ("date past the end", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, originalOffset: 0xFFFF_FFF0)),
-      ("date cut by the end", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, originalOffset: 60)),
-      ("date inside the header", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, originalOffset: 2)),
+      (
+        "Exif IFD past the end",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, exifPointer: 0x7FFF_FFF0)
+      ),
+      (
+        "Exif IFD at the last byte",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, exifPointer: 0xFFFF_FFFF)
+      ),
+      (
+        "Exif IFD loops back to IFD0",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, exifPointer: 8)
+      ),
+      (
+        "Exif IFD inside the header",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, exifPointer: 4)
+      ),
+      (
+        "Exif IFD runs past the end",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, exifEntryCount: 0xFFFF)
+      ),
+      (
+        "date past the end",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, originalOffset: 0xFFFF_FFF0)
+      ),
+      (
+        "date cut by the end",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, originalOffset: 60)
+      ),
+      (
+        "date inside the header",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, originalOffset: 2)
+      ),
       ("date too short", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, originalCount: 4)),
       ("date as SHORT", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, originalType: 3)),
-      ("all zero", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "0000:00:00 00:00:00")),
-      ("blank", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "    :  :     :  :  ")),
-      ("29 February 2019", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "2019:02:29 10:00:00")),
-      ("hour 24", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "2019:07:14 24:00:00")),
-      ("ISO form", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "2019-07-14T09:26:53")),
-      ("a letter", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "2019:07:14 09:26:5x")),
+      (
+        "all zero",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "0000:00:00 00:00:00")
+      ),
+      (
+        "blank", Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "    :  :     :  :  ")
+      ),
+      (
+        "29 February 2019",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "2019:02:29 10:00:00")
+      ),
+      (
+        "hour 24",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "2019:07:14 24:00:00")
+      ),
+      (
+        "ISO form",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "2019-07-14T09:26:53")
+      ),
+      (
+        "a letter",
+        Self.dateTIFF(bigEndian: bigEndian, dateTime: nil, original: "2019:07:14 09:26:5x")
+      ),
     ]
     for (name, tiff) in cases {
       let found = Self.metadata(tiff)

@@ -31,7 +31,9 @@ struct PhotoDateTests {
     func u16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
     func u32(_ v: UInt32) -> [UInt8] { u16(UInt16(v & 0xFFFF)) + u16(UInt16(v >> 16)) }
     var bytes: [UInt8] = [0x49, 0x49] + u16(42) + u32(8) + u16(UInt16(entries.count))
-    for (tag, type, count, value) in entries { bytes += u16(tag) + u16(type) + u32(count) + u32(value) }
+    for (tag, type, count, value) in entries {
+      bytes += u16(tag) + u16(type) + u32(count) + u32(value)
+    }
     return bytes + u32(0) + tail
   }
 
@@ -63,8 +65,9 @@ struct PhotoDateTests {
       let plain = try await send("GET", "/api/info?path=cat.jpg", nil)
       #expect(plain.status == 200 && Self.exifDate(plain) == nil)
       let photo = plain.json?["photo"] as? [String: Any]
-      let modified = try FileManager.default.attributesOfItem(atPath: folder.file("cat.jpg"))[
-        .modificationDate] as? Date
+      let modified =
+        try FileManager.default.attributesOfItem(atPath: folder.file("cat.jpg"))[
+          .modificationDate] as? Date
       let milliseconds = (photo?["modifiedMilliseconds"] as? Int).map { Double($0) / 1000 }
       #expect(
         milliseconds != nil && abs(milliseconds! - (modified?.timeIntervalSince1970 ?? 0)) < 0.002)
