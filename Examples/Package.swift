@@ -162,7 +162,7 @@ let package = Package(
         sdk("DexKitTesting"), logging, hummingbird, httpClient, nioCore, grdb, metrics,
         metricsTestKit,
       ],
-      path: "PixScan/Tests/PixScanTests"),
+      path: "PixScan/Tests/PixScanTests", resources: [.copy("Resources")]),
     .testTarget(
       name: "HTTPSupportTests",
       dependencies: [

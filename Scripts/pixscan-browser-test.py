@@ -7,12 +7,16 @@ Desktop (1200 x 1000): skips the tutorial, triages FOLDER (made by the shell scr
 photos, two screenshots, a receipt) by keyboard and by a touch swipe, reloads and checks that it
 resumes at the same photo (and that the tutorial stays shown once), uses the screenshots filter,
 undoes, empties the delete queue into TRASH (the freedesktop trash under a temporary
-XDG_DATA_HOME) after a confirmation, recognises the receipt's text and exports it as .txt.
+XDG_DATA_HOME) after a confirmation, recognises the receipt's text and exports it as .txt, finds
+a photo copied in by a rescan (a JPEG with an EXIF DateTimeOriginal) and enlarges it from the
+queue: its date is the one it was taken.
 
 Phone (Chromium mobile emulation, 390 x 844, touch events sent through the DevTools protocol,
 Input.dispatchTouchEvent): Start over shows the tutorial again, which is performed by touch;
 swipes in four directions, double-tap undo, long-press viewer with pinch zoom and clamped pan,
-drags that must not triage, a subset of the queue moved after a confirmation, a text shared or
+drags that must not triage, vertical page scrolling that must not triage (turned to landscape,
+844 x 390, where the page is taller than the screen), a photo without EXIF enlarged with its
+file time, a subset of the queue moved after a confirmation, a text shared or
 downloaded, and no horizontal scrolling.
 
 Both profiles always run. Saves a PNG of each state in SHOTS (desktop NN-*.png, phone
@@ -41,6 +45,9 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 URL, FOLDER, TRASH, SHOTS = sys.argv[1:5]
+# The JPEG with an EXIF date (DateTimeOriginal 2019:07:14 09:26:53) that PixScan's tests use.
+EXIF_PHOTO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Examples", "PixScan",
+                          "Tests", "PixScanTests", "Resources", "exif-date.jpg")
 if "#token=" not in URL or not URL.split("#token=", 1)[1]:
     sys.exit(f"pixscan-browser-test: the URL has no #token=: {URL}")
 TOKEN = URL.split("#token=", 1)[1]
@@ -303,15 +310,41 @@ def run(driver):
           "== receipt.png ==" in content and "CORNER GROCERY" in content and "TOTAL" in content)
     shot(driver, "09-done")
 
-    # A photo copied in while PixScan runs appears after a rescan, as the next card.
+    # A photo copied in while PixScan runs appears after a rescan, as the next card: a camera
+    # photo with an EXIF DateTimeOriginal (Scripts/pixscan-exif-fixture.py), copied in with a
+    # new file time.
     os.makedirs(os.path.join(FOLDER, "later"), exist_ok=True)
-    shutil.copyfile(os.path.join(FOLDER, "fish.jpg"), os.path.join(FOLDER, "later", "fish-2.jpg"))
+    shutil.copyfile(EXIF_PHOTO, os.path.join(FOLDER, "later", "camera.jpg"))
     before = text(driver, "progress-text")
     driver.find_element(By.ID, "rescan").click()
     check("a rescan shows the photo copied in",
-          wait_for(driver, lambda d: card(d) == "later/fish-2.jpg", "rescanned"))
+          wait_for(driver, lambda d: card(d) == "later/camera.jpg", "rescanned"))
     check(f"the progress counts it ({before} → one more)",
           text(driver, "progress-text").split(" / ")[1] == str(int(before.split(" / ")[1]) + 1))
+
+    # Queued and enlarged: the preview gives its dimensions and the date it was taken (EXIF),
+    # not the file's time; then it is taken out of the queue again (back on the card).
+    check("← queues later/camera.jpg", press(driver, Keys.ARROW_LEFT, ""))
+    driver.find_element(By.ID, "queue-button").click()
+    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".queue-item img")) == 1, "queued camera.jpg")
+    click(driver, '.queue-item[data-path="later/camera.jpg"] img')
+    check("the enlarged camera photo shows 320 × 240",
+          wait_for(driver, lambda d: d.find_element(By.ID, "preview").is_displayed()
+                   and "320 × 240" in text(d, "preview-info"), "preview info"))
+    taken = driver.execute_script(
+        "return formatDate(new Date(2019, 6, 14, 9, 26, 53).getTime())")
+    said = text(driver, "preview-info")
+    print(f"       preview: {said}")
+    check(f"its date is the EXIF DateTimeOriginal, said as taken ({taken})",
+          f"taken {taken}" in said and "modified" not in said
+          and driver.find_element(By.ID, "preview-info").get_attribute("data-date-kind") == "taken")
+    wait_for(driver, lambda d: d.execute_script(
+        "const i = document.getElementById('preview-img'); return i.complete && i.naturalWidth > 0"), "preview image")
+    shot(driver, "10-queue-preview-exif-date")
+    driver.find_element(By.ID, "preview-keep").click()
+    check("Keep it takes it out of the queue, back on the card",
+          wait_for(driver, lambda d: card(d) == "later/camera.jpg", "camera back"))
+    driver.find_element(By.ID, "queue-button").click()
 
 
 # ---------------------------------------------------------------- phone profile
@@ -416,6 +449,63 @@ def card_at_rest(driver):
         "return c.style.transform === '' && !c.dataset.hint && getComputedStyle(document.getElementById('hint')).opacity === '0';")
 
 
+def orient(driver, landscape):
+    """Turns the emulated phone: 844 x 390 landscape, or back to 390 x 844 portrait."""
+    width, height = (844, 390) if landscape else (390, 844)
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 3, "mobile": True,
+        "screenOrientation": {"type": "landscapePrimary" if landscape else "portraitPrimary",
+                              "angle": 90 if landscape else 0}})
+    return wait_for(driver, lambda d: d.execute_script("return innerWidth") == width, f"{width} px wide", timeout=5)
+
+
+def visible_point(driver, selector, inset=None):
+    """A point in the middle of the visible height of `selector`'s element (at its horizontal
+    centre, or `inset` px from its left edge), found without scrolling the page; and that height."""
+    return driver.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, innerHeight);"
+        "return [r.left + (arguments[1] ?? r.width / 2), (top + bottom) / 2, bottom - top];", selector, inset)
+
+
+def check_page_scroll(driver, before):
+    """Vertical page scrolling never triages. At 390 x 844 the page fits the screen (nothing to
+    scroll), so the phone is turned to landscape (844 x 390), where the page is taller than the
+    screen. The finger starts where a user scrolling starts, off the card (on the instruction bar
+    below it, then on the header), and passes over the card: the page scrolls both ways and no
+    photo is decided. (A vertical drag that starts on the card is a swipe up or down by design.)"""
+    scroll_y = lambda d: d.execute_script("return scrollY")
+    check("phone: at 390 x 844 the page fits the screen (nothing to scroll)", driver.execute_script(
+        "return document.documentElement.scrollHeight <= innerHeight"))
+    check("phone: turned to landscape (844 x 390)", orient(driver, True))
+    driver.execute_script("scrollTo(0, 0)")
+    room = driver.execute_script("return document.documentElement.scrollHeight - innerHeight")
+    print(f"       landscape: the page is {room} px taller than the screen")
+    check("phone landscape: the page is taller than the screen", room >= 20)
+    x, y, shown_px = visible_point(driver, "#instructions")
+    card_box = driver.execute_script("const r = document.getElementById('card').getBoundingClientRect(); return [r.top, r.bottom];")
+    check("phone landscape: the instruction bar is on screen, below the card", shown_px > 10 and y > card_box[1])
+    time.sleep(0.3)
+    finger_drag(driver, x, y, 0, -220)  # up across the card's lower half: the page scrolls down
+    scrolled = wait_for(driver, lambda d: scroll_y(d) >= min(room, 20) - 1, "scrolled down", timeout=5)
+    down = scroll_y(driver)
+    print(f"       a finger from the instruction bar up 220 px: scrollY 0 -> {down}")
+    time.sleep(0.6)
+    check("phone landscape: a vertical touch scroll from the instruction bar scrolls the page down",
+          scrolled and down > 0)
+    check("phone landscape: and decides nothing (same photo, same counters), the card at rest",
+          (card(driver), counts(driver)) == before and card_at_rest(driver))
+    shot(driver, "phone-05b-landscape-scrolled")
+    x, y, shown_px = visible_point(driver, "header", inset=5)  # its padding, beside the title
+    print(f"       the header shows {shown_px:.0f} px; the finger starts at ({x:.0f}, {y:.0f})")
+    finger_drag(driver, x, y, 0, 220)  # down from the header: the page scrolls back up
+    back = wait_for(driver, lambda d: scroll_y(d) == 0, "scrolled up", timeout=5)
+    time.sleep(0.6)
+    check("phone landscape: a touch scroll down from the header scrolls the page back up, deciding nothing",
+          back and (card(driver), counts(driver)) == before and card_at_rest(driver))
+    check("phone: turned back to portrait (390 x 844)", orient(driver, False))
+
+
 def run_phone(driver):
     driver.get(URL)
     check("phone: the viewport is 390 px wide", driver.execute_script("return window.innerWidth") == 390)
@@ -514,6 +604,7 @@ def run_phone(driver):
     finger_drag(driver, x, y, 0, -300)
     time.sleep(0.6)
     check("phone: a drag on the page outside the card does not triage", (card(driver), counts(driver)) == before)
+    check_page_scroll(driver, before)
 
     # Four swipes by touch: up reads and keeps (the screenshot: its text is shared below), down
     # reads and queues, left queues, right keeps.
@@ -601,7 +692,13 @@ def run_phone(driver):
     tap_on(driver, f'.queue-item[data-path="{chosen}"] img')
     check("phone: a tap on a queued photo enlarges it, with its dimensions",
           wait_for(driver, lambda d: shown(d, "preview") and " × " in text(d, "preview-info"), "dimensions", timeout=10))
-    print(f"       preview: {text(driver, 'preview-info')}")
+    said = text(driver, "preview-info")
+    print(f"       preview: {said}")
+    modified = driver.execute_script(
+        "return formatDate(Math.round(arguments[0]))", os.path.getmtime(os.path.join(FOLDER, chosen)) * 1000)
+    check(f"phone: {chosen} has no EXIF date: the preview gives its file time, said as modified ({modified})",
+          f"file modified {modified}" in said and "taken" not in said
+          and driver.find_element(By.ID, "preview-info").get_attribute("data-date-kind") == "modified")
     wait_for(driver, lambda d: d.execute_script(
         "const i = document.getElementById('preview-img'); return i.complete && i.naturalWidth > 0"), "preview image")
     check("phone: the enlarged photo fits the screen", driver.execute_script(

@@ -69,6 +69,7 @@
         )
         reply.sourceFormat = result.sourceFormat
         reply.orientation = result.appliedOrientation
+        reply.exifDate = result.exifDate
         reply.isPartial = result.isPartial
         reply.pixelByteCount = pixels.pixels.count
         reply.jpegByteCount = result.jpegData.count

@@ -140,6 +140,8 @@
       package var sourceHeight = 0
       package var orientation: ImageOrientation = .up
       package var isPartial = false
+      /// The photo's EXIF date (``Mode/downscale`` only); refused when invalid.
+      package var exifDate: EXIFDate?
       package var pixelByteCount = 0
       package var jpegByteCount = 0
       package var thumbnailByteCount = 0

@@ -9,6 +9,8 @@ struct DecodedImage: Sendable {
   var scaleNumerator: Int
   /// Whether ``image`` has had ``orientation`` applied already.
   var isUpright: Bool
+  /// The EXIF date (DateTimeOriginal, else DateTime), when the decoder reads the EXIF block.
+  var exifDate: EXIFDate? = nil
 }
 
 extension DownscaleGeometry {

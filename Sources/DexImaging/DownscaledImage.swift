@@ -27,13 +27,19 @@ public struct DownscaledImage: Sendable, Hashable {
   public var appliedOrientation: ImageOrientation
   /// `true` when the input was truncated and ``DecodingOptions/allowsPartialImages`` let it through.
   public var isPartial: Bool
+  /// The date the photo's EXIF states (DateTimeOriginal, else DateTime), so that an app can
+  /// show when it was taken; `nil` when there is none, it is malformed, or the format's decoder
+  /// does not read EXIF (JPEG, PNG and WebP do; HEIF and AVIF do not).
+  public var exifDate: EXIFDate?
 
   /// Creates a result; conformances outside DexImaging (for example an ImageIO one) use this.
   public init(
     jpegData: Data, pixelWidth: Int, pixelHeight: Int, sourceFormat: ImageFormat,
     sourcePixelWidth: Int, sourcePixelHeight: Int, appliedOrientation: ImageOrientation,
-    isPartial: Bool = false, pixels: RGBImage? = nil, thumbnailJPEG: Data? = nil
+    isPartial: Bool = false, pixels: RGBImage? = nil, thumbnailJPEG: Data? = nil,
+    exifDate: EXIFDate? = nil
   ) {
+    self.exifDate = exifDate
     self.jpegData = jpegData
     self.pixels = pixels
     self.thumbnailJPEG = thumbnailJPEG

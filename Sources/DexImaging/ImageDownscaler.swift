@@ -56,7 +56,8 @@
         jpegData: jpeg, pixelWidth: decoded.image.width, pixelHeight: decoded.image.height,
         sourceFormat: decoded.format, sourcePixelWidth: decoded.storedSize.width,
         sourcePixelHeight: decoded.storedSize.height, appliedOrientation: decoded.orientation,
-        isPartial: decoded.isPartial, pixels: decoded.image, thumbnailJPEG: thumbnail)
+        isPartial: decoded.isPartial, pixels: decoded.image, thumbnailJPEG: thumbnail,
+        exifDate: decoded.exifDate)
     }
 
     /// Decodes `imageData` to upright RGB8 at `target`; see ``ImageDecoding``.

@@ -135,7 +135,8 @@
         sourceFormat: format, sourcePixelWidth: reply.sourceWidth,
         sourcePixelHeight: reply.sourceHeight, appliedOrientation: reply.orientation,
         isPartial: reply.isPartial, pixels: pixels,
-        thumbnailJPEG: options.maximumThumbnailDimension == nil ? nil : Data(parts.thumbnail))
+        thumbnailJPEG: options.maximumThumbnailDimension == nil ? nil : Data(parts.thumbnail),
+        exifDate: reply.exifDate)
     }
 
     /// Decodes `imageData` to upright RGB8 at `target` in a worker; see ``ImageDecoding``.

@@ -28,7 +28,8 @@
       let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
       try checkLimits(stored, options.limits)
       try checkMemory(Int(clamping: header.coefficient_bytes), options.limits)
-      let orientation = EXIFOrientationReader.orientation(inJPEG: bytes) ?? .up
+      let exif = EXIFReader.metadata(inJPEG: bytes)
+      let orientation = exif.orientation ?? .up
 
       var scaleFailure = false
       let plan = DownscaleGeometry.plan(
@@ -69,7 +70,8 @@
       else { throw .outOfMemory }
       return DecodedImage(
         image: image, format: .jpeg, storedSize: stored, orientation: orientation,
-        isPartial: partial != 0, scaleNumerator: plan.numerator, isUpright: orientation == .up)
+        isPartial: partial != 0, scaleNumerator: plan.numerator, isUpright: orientation == .up,
+        exifDate: exif.date)
     }
 
     static func check(_ status: Int32, message: String) throws(ImagingError) {

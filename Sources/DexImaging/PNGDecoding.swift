@@ -41,9 +41,10 @@
         try checkMemory(stored.width * stored.height * 4, limits)
       }
 
-      let orientation = EXIFOrientationReader.orientation(exifSize: header.exif_size) {
+      let exif = EXIFReader.metadata(exifSize: header.exif_size) {
         dex_png_copy_exif(decoder, $0, $1)
       }
+      let orientation = exif.orientation ?? .up
 
       let plan = DownscaleGeometry.plan(
         stored: stored, orientation: orientation, target: target, gap: 1,
@@ -66,7 +67,8 @@
       else { throw .outOfMemory }
       return DecodedImage(
         image: image, format: .png, storedSize: stored, orientation: orientation,
-        isPartial: partial != 0, scaleNumerator: 8, isUpright: orientation == .up)
+        isPartial: partial != 0, scaleNumerator: 8, isUpright: orientation == .up,
+        exifDate: exif.date)
     }
   }
 #endif

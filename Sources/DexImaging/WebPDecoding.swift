@@ -32,9 +32,10 @@
       }
       try checkLimits(stored, limits)
 
-      let orientation = EXIFOrientationReader.orientation(exifSize: header.exif_size) {
+      let exif = EXIFReader.metadata(exifSize: header.exif_size) {
         dex_webp_copy_exif(decoder, $0, $1)
       }
+      let orientation = exif.orientation ?? .up
 
       let plan = DownscaleGeometry.plan(
         stored: stored, orientation: orientation, target: target, gap: 1,
@@ -54,7 +55,8 @@
       else { throw .outOfMemory }
       return DecodedImage(
         image: image, format: .webp, storedSize: stored, orientation: orientation,
-        isPartial: false, scaleNumerator: 8, isUpright: orientation == .up)
+        isPartial: false, scaleNumerator: 8, isUpright: orientation == .up,
+        exifDate: exif.date)
     }
 
     /// The size libwebp's own scaler decodes to: the goal times the reducing gap (at least the

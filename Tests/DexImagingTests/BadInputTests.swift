@@ -165,8 +165,8 @@
 
     @Test func malformedEXIFInARealJPEGIsIgnored() throws {
       let original = [UInt8](try resource("photo.jpg"))
-      let tiff = EXIFOrientationReaderTests.tiff(bigEndian: false, value: 6, ifdOffset: 0x7FFF_FFF0)
-      let app1 = Array(EXIFOrientationReaderTests.jpeg(withAPP1: tiff)[2..<(tiff.count + 12)])
+      let tiff = EXIFReaderTests.tiff(bigEndian: false, value: 6, ifdOffset: 0x7FFF_FFF0)
+      let app1 = Array(EXIFReaderTests.jpeg(withAPP1: tiff)[2..<(tiff.count + 12)])
       let bytes = Array(original[0..<2]) + app1 + Array(original[2...])
       let result = try downscaler.downscale(
         Data(bytes), options: DownscaleOptions(maximumDimension: 96))

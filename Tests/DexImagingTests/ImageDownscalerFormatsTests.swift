@@ -21,7 +21,7 @@ import DexModel
   {
     var bytes = [UInt8](try formatResource(alpha ? "source-alpha.png" : "source.png"))
     if orientation != 1 {
-      let tiff = EXIFOrientationReaderTests.tiff(bigEndian: true, value: orientation)
+      let tiff = EXIFReaderTests.tiff(bigEndian: true, value: orientation)
       bytes.insert(contentsOf: pngChunk("eXIf", tiff), at: 8 + 25)
     }
     return try ImageDownscaler().decodePixels(

@@ -62,12 +62,25 @@ import DexModel
     @Test func eXIfChunkOrientsPNG() throws {
       // Insert an eXIf chunk (orientation 6, big endian) right after IHDR.
       var bytes = [UInt8](try resource("png-rgb8.png"))
-      let tiff = EXIFOrientationReaderTests.tiff(bigEndian: true, value: 6)
+      let tiff = EXIFReaderTests.tiff(bigEndian: true, value: 6)
       bytes.insert(contentsOf: pngChunk("eXIf", tiff), at: 8 + 25)
       let result = try downscaler.downscale(
         Data(bytes), options: DownscaleOptions(maximumDimension: 100))
       #expect(result.appliedOrientation == .right)
       #expect(result.pixelWidth == 40 && result.pixelHeight == 64)
+    }
+
+    @Test func eXIfChunkDateIsRead() throws {
+      var bytes = [UInt8](try resource("png-rgb8.png"))
+      let tiff = EXIFReaderTests.dateTIFF(bigEndian: true)
+      bytes.insert(contentsOf: pngChunk("eXIf", tiff), at: 8 + 25)
+      let result = try downscaler.downscale(
+        Data(bytes), options: DownscaleOptions(maxDimension: 100))
+      #expect(result.exifDate == EXIFReaderTests.original)
+      #expect(result.appliedOrientation == .right)
+      let plain = try downscaler.downscale(
+        resource("png-rgb8.png"), options: DownscaleOptions(maxDimension: 100))
+      #expect(plain.exifDate == nil)
     }
   }
 #endif

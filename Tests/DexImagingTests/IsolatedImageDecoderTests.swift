@@ -67,6 +67,20 @@
       #expect(pixels == localPixels)
     }
 
+    /// A JPEG's EXIF date crosses the process boundary with the rest of the answer.
+    @Test func theEXIFDateComesBackFromTheWorker() async throws {
+      let photo = [UInt8](try resource("photo.jpg"))
+      let segment = EXIFReaderTests.jpeg(withAPP1: EXIFReaderTests.dateTIFF(bigEndian: false))
+      let dated = Data(photo[0..<2] + segment.dropFirst(2).dropLast(2) + photo[2...])
+      let decoder = Self.decoder()
+      let options = DownscaleOptions(maxDimension: 120)
+      let isolated = try await Self.spawn { () throws(ImagingError) in
+        try decoder.downscale(dated, options: options)
+      }.value.get()
+      #expect(isolated.exifDate == EXIFReaderTests.original)
+      #expect(isolated == (try await ImageDownscaler().downscale(dated, options: options)))
+    }
+
     @Test func theWorkersTypedErrorsComeBackAsTheyAre() async throws {
       let decoder = Self.decoder()
       let gif = Data("GIF89a".utf8) + Data(repeating: 0, count: 32)

@@ -1,7 +1,11 @@
-/// What the delete queue's enlarged preview shows of one photo: the file's size and time, and
-/// the picture's upright dimensions.
+import DexImaging
+
+/// What the delete queue's enlarged preview shows of one photo: the file's size, the picture's
+/// upright dimensions, and when it was taken.
 ///
-/// DexImaging does not expose EXIF dates, so the time is the file's modification time.
+/// The date is the photo's EXIF date (DateTimeOriginal, else DateTime) when its decoder reads one
+/// (JPEG, PNG, WebP), read by DexImaging on the decode that measures the dimensions; without it
+/// the page shows the file's modification time and says so.
 public struct PhotoInfo: Sendable, Hashable, Codable {
   /// The photo (path, size, modification time).
   public var photo: Photo
@@ -11,9 +15,15 @@ public struct PhotoInfo: Sendable, Hashable, Codable {
   public var pixelHeight: Int
   /// The format it was decoded as (`jpeg`, `png`, ...).
   public var format: String
+  /// The date the photo's EXIF states, as written (the camera's local time); `nil` when it has
+  /// none or it is malformed.
+  public var exifDate: EXIFDate?
 
   /// Creates the description.
-  public init(photo: Photo, pixelWidth: Int, pixelHeight: Int, format: String) {
+  public init(
+    photo: Photo, pixelWidth: Int, pixelHeight: Int, format: String, exifDate: EXIFDate? = nil
+  ) {
+    self.exifDate = exifDate
     self.photo = photo
     self.pixelWidth = pixelWidth
     self.pixelHeight = pixelHeight

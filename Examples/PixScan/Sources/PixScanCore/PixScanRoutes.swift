@@ -19,7 +19,7 @@ import NIOCore
 /// | `GET /api/queue?offset=&limit=` | the delete queue and the bytes it would free |
 /// | `POST /api/queue/unqueue` `{"path"}`, `/restore-all`, `/empty` | queue actions |
 /// | `POST /api/queue/trash` `{"paths"}` | moves the chosen queued photos to the trash |
-/// | `GET /api/info?path=` | a photo's size, time and dimensions |
+/// | `GET /api/info?path=` | a photo's size, time, dimensions and EXIF date |
 /// | `GET /api/tutorial`, `POST /api/tutorial/seen` | whether the tutorial was shown here |
 /// | `POST /api/start-over` | forgets decisions, texts and the queue (not the trash) |
 /// | `POST /api/recognize` `{"path"}` | recognise a photo's text again |

@@ -250,8 +250,9 @@ public actor TriageSession {
     }
   }
 
-  /// The photo at `path` as the delete queue's preview describes it: its size and time, and
-  /// its upright pixel dimensions (decoded at the small size, within the decoding limits).
+  /// The photo at `path` as the delete queue's preview describes it: its size and time, its
+  /// upright pixel dimensions and its EXIF date (decoded at the small size, within the decoding
+  /// limits).
   ///
   /// - Throws: ``PixScanError``.
   public func photoInfo(path: String) async throws(PixScanError) -> PhotoInfo {
@@ -270,7 +271,7 @@ public actor TriageSession {
         photo: photo,
         pixelWidth: swapped ? image.sourcePixelHeight : image.sourcePixelWidth,
         pixelHeight: swapped ? image.sourcePixelWidth : image.sourcePixelHeight,
-        format: image.sourceFormat.rawValue)
+        format: image.sourceFormat.rawValue, exifDate: image.exifDate)
     } catch let error as ImagingError {
       throw .imaging(path: path, error)
     } catch {
