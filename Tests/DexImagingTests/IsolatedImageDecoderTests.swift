@@ -50,6 +50,21 @@
       #expect(max(image.width, image.height) == 256)
     }
 
+    /// Starts a request that never answers; its task and the worker that holds it.
+    static func startHanging(
+      _ decoder: IsolatedImageDecoder
+    ) async throws -> (Task<Result<Void, ImagingError>, Never>, pid_t) {
+      let hanging = spawn { () throws(ImagingError) in
+        try decoder.performTestHook(.testHang)
+      }
+      var busy: Set<pid_t> = []
+      while busy.isEmpty {
+        try await Task.sleep(for: .milliseconds(20))
+        busy = decoder.pool.busyProcessIDs
+      }
+      return (hanging, try #require(busy.first))
+    }
+
     @Test func downscaleMatchesTheInProcessDecoder() async throws {
       let photo = try resource("photo.jpg")
       let decoder = Self.decoder()
@@ -127,15 +142,7 @@
     @Test func aSystemCallBeyondTheFilterEndsTheWorker() async throws {
       let decoder = Self.decoder(maximumWorkers: 1)
       try await Self.expectDecodes(decoder)
-      let hanging = Self.spawn { () throws(ImagingError) in
-        try decoder.performTestHook(.testHang)
-      }
-      var busy: Set<pid_t> = []
-      while busy.isEmpty {
-        try await Task.sleep(for: .milliseconds(20))
-        busy = decoder.pool.busyProcessIDs
-      }
-      let worker = try #require(busy.first)
+      let (hanging, worker) = try await Self.startHanging(decoder)
       let status = try String(contentsOfFile: "/proc/\(worker)/status", encoding: .utf8)
       #expect(status.split(separator: "\n").contains("Seccomp:\t2"))
       #expect(kill(worker, SIGKILL) == 0)
@@ -149,15 +156,7 @@
 
     @Test func aWorkerKilledMidDecodeIsATypedErrorAndIsReplaced() async throws {
       let decoder = Self.decoder()
-      let hanging = Self.spawn { () throws(ImagingError) in
-        try decoder.performTestHook(.testHang)
-      }
-      var busy: Set<pid_t> = []
-      while busy.isEmpty {
-        try await Task.sleep(for: .milliseconds(20))
-        busy = decoder.pool.busyProcessIDs
-      }
-      let worker = try #require(busy.first)
+      let (hanging, worker) = try await Self.startHanging(decoder)
       #expect(kill(worker, SIGKILL) == 0)
       let failure = Self.failure(await hanging.value)
       #expect(failure == .workerCrashed(signal: SIGKILL))
