@@ -158,13 +158,26 @@ let package = Package(
       // EfficientNet-Lite0 weights, manifest, ImageNet labels and their licences (classifier).
       resources: [.copy("Classifier/ClassifierResources")]
     ),
+    // System libseccomp (Debian libseccomp-dev) and the decode worker's system-call filter
+    // built on it: linked into dex-decode-worker only (Linux, trait SystemImageCodecs), never
+    // into a host that links DexImaging.
+    .systemLibrary(
+      name: "CSeccomp",
+      pkgConfig: "libseccomp",
+      providers: [.apt(["libseccomp-dev"])]
+    ),
+    .target(
+      name: "CDexWorkerSandbox",
+      dependencies: [.target(name: "CSeccomp", condition: imageCodecsOnLinux)],
+      cSettings: [.define("NDEBUG"), imageCodecsDefine]),
     // One decode per request in a process of its own, under the limits IsolatedImageDecoder
-    // sets (address space, CPU time, no descriptors beyond its pipes).
+    // sets (address space, CPU time, no descriptors beyond its pipes) and a seccomp filter.
     .executableTarget(
       name: "DexDecodeWorker",
       dependencies: [
         "DexImaging",
         .target(name: "CDexImageShim", condition: imageCodecsOnLinux),
+        .target(name: "CDexWorkerSandbox", condition: imageCodecsOnLinux),
       ]
     ),
 

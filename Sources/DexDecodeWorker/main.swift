@@ -2,10 +2,12 @@
 //
 // Started by the decoder with posix_spawn + exec; descriptor 0 is its end of a socket pair.
 // It confines itself before reading anything (see dex_worker_confine: no descriptor beyond
-// 0-2, RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE 0, not dumpable), then answers requests one at a
-// time until the socket closes. A request's bytes are only ever handed to ImageDownscaler.
+// 0-2, RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE 0, not dumpable; then a deny-by-default seccomp
+// filter, see dex_worker_filter_system_calls), then answers requests one at a time until the
+// socket closes. A request's bytes are only ever handed to ImageDownscaler.
 #if os(Linux) && SystemImageCodecs
   import CDexImageShim
+  import CDexWorkerSandbox
   import DexImaging
   import Foundation
   import Glibc
@@ -30,6 +32,11 @@
 
   let channel = DecodeWorkerChannel(descriptor: 0)
   let decoder = ImageDownscaler()
+  // The last step of set-up, before the first request's bytes are read: from here on opening
+  // a file or a socket fails with EPERM and any other system call outside the worker's
+  // allow-list ends it with SIGSYS (see CDexWorkerSandbox). A kernel that refuses the filter
+  // gets no worker at all (exit 71, the host's workerExited), never an unfiltered one.
+  guard dex_worker_filter_system_calls() == 0 else { exit(71) }
 
   /// Answers one request; returns false when the socket is gone.
   func serve() -> Bool {
@@ -78,6 +85,11 @@
       case .testConfinement:
         guard allowsTestHooks else { throw .invalidArgument("test hooks are off") }
         throw .invalidArgument(confinementReport())
+      case .testForbiddenSystemCall:
+        guard allowsTestHooks else { throw .invalidArgument("test hooks are off") }
+        // exec: under the filter this ends the worker with SIGSYS; without it, it returns.
+        let result = execve("/nonexistent/dex-decode-worker-test", [nil], [nil])
+        throw .invalidArgument("execve() returned \(result), errno \(errno): not filtered")
       case .testHang, .testAllocate, .testCrash:
         guard allowsTestHooks else { throw .invalidArgument("test hooks are off") }
         runTestHook(request.mode)
@@ -122,10 +134,17 @@
         close(result)
         return "opened"
       }
-      return errno == EMFILE ? "EMFILE" : "errno \(errno)"
+      return errnoName(errno)
+    }
+    func errnoName(_ code: Int32) -> String {
+      switch code {
+      case EMFILE: "EMFILE"
+      case EPERM: "EPERM"
+      default: "errno \(code)"
+      }
     }
     var ends: [Int32] = [0, 0]
-    let piped = pipe(&ends) == 0 ? "opened" : (errno == EMFILE ? "EMFILE" : "errno \(errno)")
+    let piped = pipe(&ends) == 0 ? "opened" : errnoName(errno)
     return [
       "file=\(outcome(open("/etc/hostname", O_RDONLY)))",
       "socket=\(outcome(socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)))",

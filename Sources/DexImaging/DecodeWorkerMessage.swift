@@ -20,9 +20,10 @@
         /// ``ImageDownscaling/downscale(_:options:)``.
         case downscale
         /// Test hooks, honoured only by a worker started with `--test-hooks`: never answer,
-        /// allocate 4 GiB, end with SIGSEGV, or report (as an invalid-argument error) what
-        /// opening a file, a socket and a pipe gave.
-        case testHang, testAllocate, testCrash, testConfinement
+        /// allocate 4 GiB, end with SIGSEGV, report (as an invalid-argument error) what
+        /// opening a file, a socket and a pipe gave, or make a system call its seccomp filter
+        /// ends it for (`execve`).
+        case testHang, testAllocate, testCrash, testConfinement, testForbiddenSystemCall
       }
 
       package var mode: Mode

@@ -8,7 +8,8 @@ public enum IsolatedDecodingFailure: Error, Sendable, Hashable {
   /// No worker could be started: `reason` says which executable was looked for, and where.
   case workerUnavailable(reason: String)
   /// The worker ended on `signal` mid-decode (SIGSEGV from a decoder bug, SIGKILL from outside,
-  /// SIGILL or SIGABRT when its address-space limit made an allocation fail).
+  /// SIGILL or SIGABRT when its address-space limit made an allocation fail, SIGSYS when it
+  /// made a system call its seccomp filter does not allow).
   case workerCrashed(signal: Int32)
   /// The worker exited with `status` instead of answering.
   case workerExited(status: Int32)
@@ -46,6 +47,7 @@ extension IsolatedDecodingFailure: CustomStringConvertible {
     case 9: "SIGKILL"
     case 11: "SIGSEGV"
     case 24: "SIGXCPU"
+    case 31: "SIGSYS"
     default: "signal \(signal)"
     }
   }

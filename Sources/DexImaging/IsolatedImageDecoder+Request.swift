@@ -32,6 +32,10 @@
       do throws(IsolatedDecodingFailure) {
         outcome = try pool.withWorker(until: deadline, timeout: timeout) {
           (worker) throws(DecodeWorkerChannel.Failure) in
+          // Which worker holds which request: what a log reader needs to match a failure to
+          // a process (and what PixScan's tests use to stop that worker mid-decode).
+          logger.debug(
+            "Isolated decode handed to a worker", metadata: ["pid": "\(worker.processID)"])
           var channel = DecodeWorkerChannel(descriptor: worker.descriptor, deadline: deadline)
           channel.isCancelled = { Task.isCancelled }
           try channel.send(request, payloads: [data])

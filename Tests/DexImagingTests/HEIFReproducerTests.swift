@@ -201,6 +201,19 @@
       }
     }
 
+    /// 32 extents over the same 16 MiB are refused when an item's gathered data outgrows the
+    /// file, not at the memory limit (256 MiB by default, which libheif would fill first): while
+    /// libheif parses, its memory-block limit is the file's size.
+    @Test func repeatedExtentsAreRefusedAtTheFilesSize() throws {
+      let bytes = File.derivedImages(
+        kind: "grid", ids: [1, 2], irefs: [[(1, [2])]], extents: 32, padding: 16 << 20)
+      #expect {
+        try downscaler.decodePixels(from: Data(bytes), target: .fitting(maxDimension: 64))
+      } throws: { error in
+        "\(error)".contains("exceeding the security limit of \(bytes.count) bytes")
+      }
+    }
+
     /// The fuzzer's seeds and the benchmark's rows: written only when asked.
     @Test func writeEveryReproducer() throws {
       guard let folder = ProcessInfo.processInfo.environment["DEX_HEIF_REPRODUCERS"] else {

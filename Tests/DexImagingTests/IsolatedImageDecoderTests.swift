@@ -50,6 +50,21 @@
       #expect(max(image.width, image.height) == 256)
     }
 
+    /// Starts a request that never answers; its task and the worker that holds it.
+    static func startHanging(
+      _ decoder: IsolatedImageDecoder
+    ) async throws -> (Task<Result<Void, ImagingError>, Never>, pid_t) {
+      let hanging = spawn { () throws(ImagingError) in
+        try decoder.performTestHook(.testHang)
+      }
+      var busy: Set<pid_t> = []
+      while busy.isEmpty {
+        try await Task.sleep(for: .milliseconds(20))
+        busy = decoder.pool.busyProcessIDs
+      }
+      return (hanging, try #require(busy.first))
+    }
+
     @Test func downscaleMatchesTheInProcessDecoder() async throws {
       let photo = try resource("photo.jpg")
       let decoder = Self.decoder()
@@ -98,17 +113,64 @@
       #expect(decoder.pool.startedCount == 1)  // a typed error does not cost the worker
     }
 
+    /// Every format fixture (JPEG, PNG, HEIC, AVIF, WebP, grids, overlays, alpha, 8-12 bit,
+    /// orientations) gives through the worker, under its system-call filter, what it gives in
+    /// process: the same pixels, or the same typed error.
+    @Test func everyFormatDecodesInTheWorkerAsInProcess() async throws {
+      let decoder = Self.decoder(maximumWorkers: 1)
+      let folder = try #require(Bundle.module.url(forResource: "Resources", withExtension: nil))
+      let names = try FileManager.default.contentsOfDirectory(
+        atPath: folder.appendingPathComponent("formats").path
+      ).filter { !$0.hasSuffix(".md") }.map { "formats/\($0)" }
+        + FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+          !$0.hasSuffix("expected.png") && ($0.hasSuffix(".jpg") || $0.hasSuffix(".png"))
+        }
+      #expect(names.count > 40)
+      let options = DownscaleOptions(maxDimension: 160, thumbnailMaxDimension: 48)
+      for name in names.sorted() {
+        let data = try Data(contentsOf: folder.appendingPathComponent(name))
+        let isolated = await Self.spawn { () throws(ImagingError) in
+          try decoder.downscale(data, options: options)
+        }.value
+        let local = await Self.spawn { () throws(ImagingError) in
+          try ImageDownscaler().downscale(data, options: options)
+        }.value
+        switch (isolated, local) {
+        case (.success(let a), .success(let b)):
+          #expect(a.pixels?.pixels == b.pixels?.pixels && a.jpegData == b.jpegData, "\(name)")
+        case (.failure(let a), .failure(let b)):
+          #expect(a == b, "\(name)")
+        default:
+          Issue.record("\(name): isolated \(isolated), in process \(local)")
+        }
+      }
+      // No worker was ended by its filter: only retirements (one every 64 requests) started
+      // new ones.
+      let requests = names.count
+      #expect(decoder.pool.startedCount == (requests + 63) / 64)
+    }
+
+    /// The worker decodes under a seccomp filter (mode 2 in /proc/PID/status), and a system call
+    /// beyond its allow-list (here `execve`) ends it with SIGSYS: a typed error, then the next
+    /// decode succeeds.
+    @Test func aSystemCallBeyondTheFilterEndsTheWorker() async throws {
+      let decoder = Self.decoder(maximumWorkers: 1)
+      try await Self.expectDecodes(decoder)
+      let (hanging, worker) = try await Self.startHanging(decoder)
+      let status = try String(contentsOfFile: "/proc/\(worker)/status", encoding: .utf8)
+      #expect(status.split(separator: "\n").contains("Seccomp:\t2"))
+      #expect(kill(worker, SIGKILL) == 0)
+      _ = await hanging.value
+      let result = await Self.spawn { () throws(ImagingError) in
+        try decoder.performTestHook(.testForbiddenSystemCall)
+      }.value
+      #expect(Self.failure(result) == .workerCrashed(signal: SIGSYS))
+      try await Self.expectDecodes(decoder)
+    }
+
     @Test func aWorkerKilledMidDecodeIsATypedErrorAndIsReplaced() async throws {
       let decoder = Self.decoder()
-      let hanging = Self.spawn { () throws(ImagingError) in
-        try decoder.performTestHook(.testHang)
-      }
-      var busy: Set<pid_t> = []
-      while busy.isEmpty {
-        try await Task.sleep(for: .milliseconds(20))
-        busy = decoder.pool.busyProcessIDs
-      }
-      let worker = try #require(busy.first)
+      let (hanging, worker) = try await Self.startHanging(decoder)
       #expect(kill(worker, SIGKILL) == 0)
       let failure = Self.failure(await hanging.value)
       #expect(failure == .workerCrashed(signal: SIGKILL))
@@ -166,15 +228,19 @@
       try await Self.expectDecodes(decoder)
     }
 
+    /// Opening a file, a socket or a pipe fails with EPERM, the seccomp filter's answer (under
+    /// `RLIMIT_NOFILE` alone it would be EMFILE), and the worker keeps serving.
     @Test func theWorkerCannotOpenFilesOrSockets() async throws {
-      let decoder = Self.decoder()
+      let decoder = Self.decoder(maximumWorkers: 1)
       let result = await Self.spawn { () throws(ImagingError) in
         try decoder.performTestHook(.testConfinement)
       }.value
       #expect(
         throws: ImagingError.invalidArgument(
-          "file=EMFILE socket=EMFILE pipe=EMFILE dumpable=0")
+          "file=EPERM socket=EPERM pipe=EPERM dumpable=0")
       ) { try result.get() }
+      try await Self.expectDecodes(decoder)
+      #expect(decoder.pool.startedCount == 1)
     }
 
     @Test func requestsOverTheByteLimitAreRefusedBeforeAnyWorker() async throws {

@@ -57,6 +57,8 @@ struct PixScanHTTPTests {
     _ folder: TemporaryFolder, trash: String,
     limits: PixScanLimits = PixScanLimits(maximumRequestBodyByteCount: 1024),
     logger: Logger? = nil, metrics: (any MetricsFactory)? = nil,
+    imaging: any ImageDownscaling & ImageDecoding = ImageDownscaler(),
+    recognizer: any TextRecognizing = UnavailableTextRecognizer(reason: "test"),
     _ body: (_ send: @escaping (String, String, String?) async throws -> Answer, _ port: Int)
       async throws -> Void
   ) async throws {
@@ -65,7 +67,7 @@ struct PixScanHTTPTests {
     let serverLogger = logger ?? quiet
     let session = try await TriageSession(
       folder: folder.path, limits: limits,
-      imaging: ImageDownscaler(), recognizer: UnavailableTextRecognizer(reason: "test"),
+      imaging: imaging, recognizer: recognizer,
       trash: FreedesktopTrash(directory: trash), logger: quiet)
     let page = try PixScanPage.html()
     let (port, task) = try await LoopbackServer.start { onServerRunning in
