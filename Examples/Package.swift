@@ -137,7 +137,9 @@ let package = Package(
     .testTarget(
       name: "DexProxyTests",
       dependencies: [
-        "DexProxy", "DexProxyTesting", "DexExamplesTestSupport", dexKit, sdk("DexCloudServer"),
+        // `dex` is run as a child process by AskCommandTests (built beside the tests).
+        "dex", "DexProxy", "DexProxyTesting", "DexExamplesTestSupport", dexKit,
+        sdk("DexCloudServer"),
         sdk("DexModel"), logging, hummingbird, httpTypes, crypto, postgres, nioCore, nioPosix,
       ],
       path: "DexProxy/Tests/DexProxyTests",

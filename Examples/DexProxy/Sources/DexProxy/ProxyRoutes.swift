@@ -208,6 +208,11 @@ struct ProxyRoutes: Sendable {
     {
       return refusal
     }
+    if body.stream == true {
+      return await streamedVision(
+        prompt, task: body.task, image: body.image, charges: charges, budgetDate: budgetDate,
+        context: context, started: started)
+    }
     let upstreamStarted = ContinuousClock.now
     do {
       let reply: VisionResponse
@@ -450,8 +455,10 @@ struct ProxyRoutes: Sendable {
         code: "busy", headers: headers)
       return finish(response, context, route, "busy", started)
     }
-    defer { pool.leave(address: address) }
-    return await handler()
+    // A streamed reply takes the slot over (``InFlightSlot``) and releases it when it ends.
+    let slot = InFlightSlot { [pool] in pool.leave(address: address) }
+    defer { slot.handlerReturned() }
+    return await InFlightSlot.$current.withValue(slot) { await handler() }
   }
 
   /// The client's address as the budgets count it (an IPv6 address by its /64).
@@ -503,7 +510,7 @@ struct ProxyRoutes: Sendable {
     return finish(response, context, route, ErrorResponse.replayStoreUnavailable, started)
   }
 
-  private func finish(
+  func finish(
     _ response: Response, _ context: ProxyRequestContext, _ route: String, _ outcome: String,
     _ started: ContinuousClock.Instant
   ) -> Response {
@@ -512,7 +519,7 @@ struct ProxyRoutes: Sendable {
     return response
   }
 
-  private func log(
+  func log(
     _ context: ProxyRequestContext, route: String, status: Int, outcome: String,
     started: ContinuousClock.Instant
   ) {
