@@ -75,11 +75,11 @@ import DexModel
       let tiff = EXIFReaderTests.dateTIFF(bigEndian: true)
       bytes.insert(contentsOf: pngChunk("eXIf", tiff), at: 8 + 25)
       let result = try downscaler.downscale(
-        Data(bytes), options: DownscaleOptions(maxDimension: 100))
+        Data(bytes), options: DownscaleOptions(maximumDimension: 100))
       #expect(result.exifDate == EXIFReaderTests.original)
       #expect(result.appliedOrientation == .right)
       let plain = try downscaler.downscale(
-        resource("png-rgb8.png"), options: DownscaleOptions(maxDimension: 100))
+        resource("png-rgb8.png"), options: DownscaleOptions(maximumDimension: 100))
       #expect(plain.exifDate == nil)
     }
   }

@@ -88,7 +88,7 @@
       let segment = EXIFReaderTests.jpeg(withAPP1: EXIFReaderTests.dateTIFF(bigEndian: false))
       let dated = Data(photo[0..<2] + segment.dropFirst(2).dropLast(2) + photo[2...])
       let decoder = Self.decoder()
-      let options = DownscaleOptions(maxDimension: 120)
+      let options = DownscaleOptions(maximumDimension: 120)
       let isolated = try await Self.spawn { () throws(ImagingError) in
         try decoder.downscale(dated, options: options)
       }.value.get()
@@ -126,7 +126,7 @@
           !$0.hasSuffix("expected.png") && ($0.hasSuffix(".jpg") || $0.hasSuffix(".png"))
         }
       #expect(names.count > 40)
-      let options = DownscaleOptions(maxDimension: 160, thumbnailMaxDimension: 48)
+      let options = DownscaleOptions(maximumDimension: 160, maximumThumbnailDimension: 48)
       for name in names.sorted() {
         let data = try Data(contentsOf: folder.appendingPathComponent(name))
         let isolated = await Self.spawn { () throws(ImagingError) in
