@@ -22,7 +22,8 @@ import Testing
       /// Starts `dex arguments` against `backend`, offline of the machine's own settings.
       init(_ arguments: [String], backend: URL) throws {
         let executable = try #require(
-          BuiltExecutable.named("dex"), "dex not built next to the tests: \(BuiltExecutable.folders)")
+          BuiltExecutable.named("dex"),
+          "dex not built next to the tests: \(BuiltExecutable.folders)")
         let home = FileManager.default.temporaryDirectory
           .appendingPathComponent("dex-streamed-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
@@ -59,7 +60,9 @@ import Testing
 
       /// Reads standard output, off the cooperative pool, until what was read so far satisfies
       /// `enough` or the output ends; everything read so far.
-      func read(into text: inout String, until enough: @escaping @Sendable (String) -> Bool)
+      func read(
+        into text: inout String, until enough: @escaping @Sendable (String) -> Bool
+      )
         async throws
       {
         let handle = output.fileHandleForReading
@@ -79,7 +82,8 @@ import Testing
       }
     }
 
-    static let cat = Bundle.module.url(forResource: "cat", withExtension: "jpg", subdirectory: "Photos")
+    static let cat = Bundle.module.url(
+      forResource: "cat", withExtension: "jpg", subdirectory: "Photos")
 
     @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func askPrintsTheFirstPieceWhileTheModelIsStillWriting() async throws {
