@@ -108,7 +108,7 @@ let package = Package(
       path: "DexProxy/Sources/dex-proxy"),
     .target(
       name: "DexProxyTesting",
-      dependencies: ["DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes],
+      dependencies: ["DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes, nioLocks],
       path: "DexProxy/Sources/DexProxyTesting"),
 
     // MARK: PixScan

@@ -21,7 +21,8 @@ struct AskCommand: AsyncParsableCommand {
   @Argument(help: "The photo: JPEG, PNG, HEIC/HEIF, AVIF or WebP.")
   var photo: String
 
-  @Argument(help: "What to ask about it (\"What ingredients are in this dish?\"); none for a description.")
+  @Argument(
+    help: "What to ask about it (\"What ingredients are in this dish?\"); none for a description.")
   var question: String?
 
   @Flag(
@@ -59,7 +60,8 @@ struct AskCommand: AsyncParsableCommand {
           imageData: jpeg, question: question, deadline: deadline)
         {
           // The model's text is shown, never interpreted: no escape sequences reach the terminal.
-          FileHandle.standardOutput.write(Data(TerminalText.safe(piece, keepingNewlines: true).utf8))
+          FileHandle.standardOutput.write(
+            Data(TerminalText.safe(piece, keepingNewlines: true).utf8))
           printed = true
         }
       } catch {

@@ -47,7 +47,8 @@ extension AsyncHTTPClientTransport {
     let remaining = Duration.nanoseconds(max(0, (deadline - NIODeadline.now()).nanoseconds))
     let timer = Task {
       try await Task.sleep(for: remaining)
-      sink.finish(throwing: DexCloudError(kind: .timedOut, message: "The upstream did not answer in time."))
+      sink.finish(
+        throwing: DexCloudError(kind: .timedOut, message: "The upstream did not answer in time."))
       pump.cancel()
     }
     sink.onTermination = { _ in

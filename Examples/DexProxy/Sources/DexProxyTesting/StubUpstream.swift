@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 
 /// What the stub model server answers to one `/v1/chat/completions` request.
 public enum UpstreamReply: Sendable {
@@ -22,6 +23,24 @@ public enum UpstreamReply: Sendable {
   /// that stalls. It writes a comment line (`: stalled`, which carries no text) every 50 ms,
   /// so that the stub notices when the other side hangs up (see ``StubUpstream/closedStreams``).
   case stalledStream([String])
+  /// 200 `text/event-stream` that sends `pieces`, then holds the stream open (a `: held`
+  /// comment every 50 ms, no text) until `gate` opens, then sends `rest` and `[DONE]`: a test
+  /// can see what arrived while the model was still writing.
+  case gatedStream([String], gate: UpstreamGate, then: [String])
+}
+
+/// Where a ``UpstreamReply/gatedStream(_:gate:then:)`` waits: closed until ``open()``.
+public final class UpstreamGate: Sendable {
+  private let opened = NIOLockedValueBox(false)
+
+  /// A closed gate.
+  public init() {}
+
+  /// Lets every stream waiting here go on.
+  public func open() { opened.withLockedValue { $0 = true } }
+
+  /// Whether ``open()`` was called.
+  public var isOpen: Bool { opened.withLockedValue { $0 } }
 }
 
 /// One request the stub received, decoded from the Chat Completions JSON.
@@ -157,6 +176,16 @@ public final class StubUpstream: @unchecked Sendable {
           try await Task.sleep(for: interval)
           try await write(Self.chunk(piece))
         }
+      }
+    case .gatedStream(let pieces, let gate, let rest):
+      return streaming { write in
+        for piece in pieces { try await write(Self.chunk(piece)) }
+        while !gate.isOpen {
+          try await Task.sleep(for: .milliseconds(50))
+          try await write(": held\n\n")
+        }
+        for piece in rest { try await write(Self.chunk(piece)) }
+        try await write("data: [DONE]\n\n")
       }
     case .stalledStream(let pieces):
       return streaming { write in

@@ -22,7 +22,8 @@ struct AskCommandTests {
     environment["HOME"] = home.path  // no stray ~/.config/dex/config.json
     let outcome = try await ChildProcess.run(
       try #require(
-        BuiltExecutable.named("dex"), "dex not built next to the tests: \(BuiltExecutable.folders)"), arguments: ["ask", "--in-process-decoding"] + arguments,
+        BuiltExecutable.named("dex"), "dex not built next to the tests: \(BuiltExecutable.folders)"),
+      arguments: ["ask", "--in-process-decoding"] + arguments,
       environment: environment)
     return (
       outcome.status, String(decoding: outcome.standardOutput, as: UTF8.self),
@@ -32,16 +33,20 @@ struct AskCommandTests {
 
   static var photo: String {
     get throws {
-      try #require(Bundle.module.url(forResource: "cat", withExtension: "jpg", subdirectory: "Photos"))
-        .path
+      try #require(
+        Bundle.module.url(forResource: "cat", withExtension: "jpg", subdirectory: "Photos")
+      )
+      .path
     }
   }
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func printsTheStreamedAnswerToTheQuestion() async throws {
     try await ProxyHarness.with { proxy in
-      proxy.upstream.enqueue(.stream(["A tabby ", "cat on a ", "sofa."], interval: .milliseconds(20)))
-      let run = try await Self.ask([try Self.photo, "What animal is this?"], backend: proxy.baseURL)
+      proxy.upstream.enqueue(
+        .stream(["A tabby ", "cat on a ", "sofa."], interval: .milliseconds(20)))
+      let run = try await Self.ask(
+        [try Self.photo, "What animal is this?"], backend: proxy.baseURL)
       #expect(run.status == 0, "\(run.error)")
       #expect(run.output == "A tabby cat on a sofa.\n")
       let sent = try #require(proxy.upstream.received.last)

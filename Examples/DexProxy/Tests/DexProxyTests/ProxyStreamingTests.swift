@@ -98,6 +98,57 @@ import Testing
     }
   }
 
+  /// Each description piece is relayed as the model writes it, not when the reply ends: the
+  /// model holds its stream open after two pieces, and the client has them meanwhile.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func descriptionPiecesArriveWhileTheModelIsStillWriting() async throws {
+    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(60) }) { proxy in
+      let gate = UpstreamGate()
+      proxy.upstream.enqueue(.gatedStream(["A bowl ", "of ramen "], gate: gate, then: ["too."]))
+      let (pieces, sink) = AsyncStream.makeStream(of: String.self)
+      let vision = proxy.vision()
+      let reader = Task {
+        defer { sink.finish() }
+        for try await piece in vision.streamDescription(imageData: sampleImage, question: nil) {
+          sink.yield(piece)
+        }
+      }
+      // Bounds the wait should the pieces be held back (then what arrives is the whole text).
+      let watchdog = Task {
+        try await Task.sleep(for: .seconds(10))
+        gate.open()
+      }
+      defer { watchdog.cancel() }
+      var text = ""
+      var iterator = pieces.makeAsyncIterator()
+      while text != "A bowl of ramen ", let piece = await iterator.next() { text += piece }
+      // Both pieces, while the model is still held.
+      #expect(text == "A bowl of ramen ")
+      #expect(!gate.isOpen)
+      gate.open()
+      while let piece = await iterator.next() { text += piece }
+      try await reader.value
+      #expect(text == "A bowl of ramen too.")
+    }
+  }
+
+  /// A stream may last longer than the read timeout: the connection's deadline is for what the
+  /// client sends, and does not run while the answer is being written.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aStreamOutlivesTheReadTimeout() async throws {
+    try await ProxyHarness.with(configure: { $0.readTimeout = .seconds(1) }) { proxy in
+      let pieces = (1...6).map { "part \($0). " }
+      proxy.upstream.enqueue(.stream(pieces, interval: .milliseconds(400)))
+      var text = ""
+      for try await piece in proxy.vision().streamDescription(
+        imageData: sampleImage, question: nil)
+      {
+        text += piece
+      }
+      #expect(text == pieces.joined())
+    }
+  }
+
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func streamedIdentificationGivesTheNameFirstThenTheWholeEntry() async throws {
     try await ProxyHarness.with { proxy in

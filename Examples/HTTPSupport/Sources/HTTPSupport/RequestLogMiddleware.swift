@@ -55,7 +55,9 @@ public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
       }
       // A streamed body is written after this returns: the request is observed when it ends
       // (written, failed, or dropped unwritten), once.
-      let observation = Observation { observe(context, status: status, slot: slot, started: started) }
+      let observation = Observation {
+        observe(context, status: status, slot: slot, started: started)
+      }
       var streamed = response
       let body = response.body
       streamed.body = ResponseBody(contentLength: body.contentLength) { writer in
