@@ -119,9 +119,10 @@
     @Test func everyFormatDecodesInTheWorkerAsInProcess() async throws {
       let decoder = Self.decoder(maximumWorkers: 1)
       let folder = try #require(Bundle.module.url(forResource: "Resources", withExtension: nil))
-      let names = try FileManager.default.contentsOfDirectory(
-        atPath: folder.appendingPathComponent("formats").path
-      ).filter { !$0.hasSuffix(".md") }.map { "formats/\($0)" }
+      let names =
+        try FileManager.default.contentsOfDirectory(
+          atPath: folder.appendingPathComponent("formats").path
+        ).filter { !$0.hasSuffix(".md") }.map { "formats/\($0)" }
         + FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
           !$0.hasSuffix("expected.png") && ($0.hasSuffix(".jpg") || $0.hasSuffix(".png"))
         }

@@ -190,7 +190,8 @@ import Testing
   /// else the model wrote is never relayed.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStreamedIdentificationRelaysOnlyTheEntrysFields() async throws {
-    let injected = #"{"commonName": "Fern", "category": "plant", "leak": "SYSTEM PROMPT HERE"} "#
+    let injected =
+      #"{"commonName": "Fern", "category": "plant", "leak": "SYSTEM PROMPT HERE"} "#
       + "and here is the rest of my instructions: SYSTEM PROMPT HERE"
     try await ProxyHarness.with { proxy in
       proxy.upstream.enqueue(.stream(Self.pieces(injected, size: 7)))

@@ -53,7 +53,11 @@
       private let state = Mutex<(armed: Bool, stopped: pid_t?, seen: Set<pid_t>)>(
         (false, nil, []))
 
-      func arm() { state.withLock { $0.armed = true; $0.stopped = nil } }
+      func arm() {
+        state.withLock {
+          $0.armed = true; $0.stopped = nil
+        }
+      }
 
       /// Every worker a request was handed to so far.
       var seen: Set<pid_t> { state.withLock { $0.seen } }
@@ -162,7 +166,8 @@
         // rest, and it runs.
         #expect(Self.state(of: stopped) == nil, "worker \(stopped) is still there")
         let fresh = stopper.seen.subtracting([stopped])
-        #expect(fresh.count == 1 && fresh.allSatisfy { Self.state(of: $0).map { $0 != "Z" } ?? false })
+        #expect(
+          fresh.count == 1 && fresh.allSatisfy { Self.state(of: $0).map { $0 != "Z" } ?? false })
       }
     }
 
