@@ -70,7 +70,8 @@
 
     /// The overlay drawing its tile twice at the canvas's corner: refused by libheif 1.19 (double
     /// references), drawn by libheif 1.23, where the canvas (the tile's coded 96 x 64) then holds
-    /// exactly the tile's pixels: heic-8bit.heic's 96 x 60 image and 4 more rows.
+    /// the tile's pixels: heic-8bit.heic's 96 x 60 image and 4 more rows, each value within 1 of
+    /// it (1.23 composites the overlay in RGB; 1 at most was measured on Debian 13).
     @Test func anOverlayOfOneTileTwiceIsRefusedOrDrawsTheTile() throws {
       let overlay: RGBImage
       do {
@@ -84,7 +85,10 @@
         from: formatResource("heic-8bit.heic"), target: .original)
       #expect(overlay.width == 96 && overlay.height == 64)
       #expect(tile.width == 96 && tile.height == 60)
-      #expect(Array(overlay.pixels.prefix(tile.pixels.count)) == Array(tile.pixels))
+      let difference = zip(overlay.pixels.prefix(tile.pixels.count), tile.pixels).reduce(0) {
+        max($0, abs(Int($1.0) - Int($1.1)))
+      }
+      #expect(difference <= 1)
     }
 
     /// A side over DecodingLimits.maximumDimension, in the `ispe` the shim reads through libheif,

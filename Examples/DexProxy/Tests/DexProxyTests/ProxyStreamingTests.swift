@@ -271,11 +271,13 @@ import Testing
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aClientDeadlineEndsTheStreamAndTheUpstreamCall() async throws {
     try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(60) }) { proxy in
+      // The session first, so that the deadline covers the stream alone.
+      let vision = proxy.vision()
+      _ = try await vision.describe(imageData: sampleImage, question: nil)
       proxy.upstream.enqueue(.stalledStream([#"{"commonName": "Monstera Deliciosa", "cat"#]))
-      // Long enough for the session and the first piece on a loaded machine; the model never
-      // sends a second.
-      let deadline = ContinuousClock.now + .seconds(4)
-      let updates = proxy.vision().streamIdentification(
+      // Long enough for the first piece on a loaded machine; the model never sends a second.
+      let deadline = ContinuousClock.now + .seconds(6)
+      let updates = vision.streamIdentification(
         imageData: sampleImage, categoryHint: nil, deadline: deadline)
       var partial: PartialScanResult?
       await #expect {
