@@ -254,8 +254,12 @@ import Testing
   /// there.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStreamedDescriptionStopsAtTheDescriptionLimit() async throws {
-    try await ProxyHarness.with { proxy in
-      proxy.upstream.enqueue(.endlessStream("word ", interval: .milliseconds(1)))
+    // The proxy's upstream deadline far away and pieces of 50 characters: on a loaded machine
+    // 400 one-word pieces took longer than the harness's 5 s, and the deadline ended the stream
+    // before the limit did.
+    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(60) }) { proxy in
+      proxy.upstream.enqueue(
+        .endlessStream(String(repeating: "word ", count: 10), interval: .milliseconds(1)))
       var text = ""
       for try await piece in proxy.vision().streamDescription(
         imageData: sampleImage, question: nil)
