@@ -49,7 +49,7 @@ public final class StubUpstream: @unchecked Sendable {
   private var records: [UpstreamRecord] = []
   /// The port the server listens on, once started.
   public private(set) var port = 0
-  private var task: Task<Void, any Error>?
+  private var server: LoopbackServer.Running?
 
   /// Creates a stopped server.
   public init() {}
@@ -75,13 +75,13 @@ public final class StubUpstream: @unchecked Sendable {
       self.record(Data(body.readableBytesView), authorization: request.headers[.authorization])
       return try await Self.respond(self.next())
     }
-    (port, task) = try await LoopbackServer.start(router, label: "stub-upstream")
+    let server = try await LoopbackServer.start(router, label: "stub-upstream")
+    (port, self.server) = (server.port, server)
   }
 
   /// Stops the server and waits for it to end.
   public func stop() async {
-    task?.cancel()
-    _ = try? await task?.value
+    await server?.stop()
   }
 
   private func record(_ body: Data, authorization: String?) {
