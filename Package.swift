@@ -121,9 +121,13 @@ let package = Package(
       pkgConfig: "libwebpdemux",
       providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
     ),
+    // The one list of result codes every C shim returns (a header only, no library, no trait):
+    // the shims include it, DexImaging's ShimStatus maps it to Swift.
+    .target(name: "CDexStatus"),
     .target(
       name: "CDexImageShim",
       dependencies: [
+        "CDexStatus",
         .target(name: "CJPEG", condition: imageCodecsOnLinux),
         .target(name: "CPNG", condition: imageCodecsOnLinux),
         .target(name: "CHEIF", condition: imageCodecsOnLinux),
@@ -140,6 +144,7 @@ let package = Package(
     // C that calls it. It loads libdnnl at run time, so a host without it still starts.
     .target(
       name: "CDexNeuralShim",
+      dependencies: ["CDexStatus"],
       cSettings: [.define("NDEBUG"), oneDNNDefine],
       linkerSettings: ["dl", "pthread"].map {
         .linkedLibrary($0, .when(platforms: [.linux], traits: ["OneDNN"]))
@@ -151,7 +156,7 @@ let package = Package(
     .target(
       name: "DexImaging",
       dependencies: [
-        "DexModel", logging,
+        "DexModel", "CDexStatus", logging,
         .target(name: "CDexImageShim", condition: imageCodecsOnLinux),
         .target(name: "CDexNeuralShim", condition: oneDNNOnLinux),
       ],
@@ -191,7 +196,7 @@ let package = Package(
     ),
     .target(
       name: "CDexTextShim",
-      dependencies: [.target(name: "CTesseract", condition: tesseractOnLinux)],
+      dependencies: ["CDexStatus", .target(name: "CTesseract", condition: tesseractOnLinux)],
       cSettings: [.define("NDEBUG"), tesseractDefine]),
     // The language-data test load, exec'd fresh by CDexTextShim (never a fork of the host).
     // Without the trait (or off Linux) it only says so and exits 69.

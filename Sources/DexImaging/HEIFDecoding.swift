@@ -51,11 +51,11 @@
       var header = dex_heif_header()
       var shim = shimLimits(limits)
       let status = dex_heif_read_header(decoder, base, bytes.count, &shim, &header)
-      switch Int(status) {
-      case Int(DEX_STATUS_OK): break
-      case Int(DEX_STATUS_UNSUPPORTED):
+      switch ShimStatus(status) {
+      case .ok: break
+      case .unsupported:
         throw .decoderUnavailable(format: format, reason: libraryMessage())
-      case Int(DEX_STATUS_TOO_LARGE):
+      case .tooLarge:
         // The same checks as every format (pixel count, then each side) name the limit where
         // the primary image's sizes were read; libheif's own refusals keep its message.
         let coded = DownscaleGeometry.Size(
@@ -64,9 +64,7 @@
         if coded.width > 0, coded.height > 0 { try checkLimits(coded, limits) }
         if shown.width > 0, shown.height > 0 { try checkLimits(shown, limits) }
         throw .corruptData(format: format, message: libraryMessage())
-      case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: format)
-      case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
-      default: throw .corruptData(format: format, message: libraryMessage())
+      case let status: try status.check(decoding: format, message: libraryMessage())
       }
       let shown = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
       try checkLimits(shown, limits)
@@ -80,12 +78,7 @@
         let status = dex_heif_decode(
           decoder, background.red, background.green, background.blue, buffer,
           Int32(plan.size.width), Int32(plan.size.height), plan.size.width * 3)
-        switch Int(status) {
-        case Int(DEX_STATUS_OK): return
-        case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: format)
-        case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
-        default: throw .corruptData(format: format, message: libraryMessage())
-        }
+        try ShimStatus(status).check(decoding: format, message: libraryMessage())
       }
       guard let image = RGBImage(width: plan.size.width, height: plan.size.height, pixels: pixels)
       else { throw .outOfMemory }

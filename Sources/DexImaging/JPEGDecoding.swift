@@ -22,7 +22,7 @@
 
       var header = dex_jpeg_header()
       let headerStatus = dex_jpeg_read_header(decoder, base, bytes.count, &header)
-      guard headerStatus == Int32(DEX_STATUS_OK) else {
+      guard ShimStatus(headerStatus) == .ok else {
         throw ImagingError.corruptData(format: .jpeg, message: libraryMessage())
       }
       let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
@@ -38,9 +38,7 @@
       ) { numerator in
         var width: Int32 = 0
         var height: Int32 = 0
-        if dex_jpeg_scaled_size(decoder, Int32(numerator), &width, &height)
-          != Int32(DEX_STATUS_OK)
-        {
+        if ShimStatus(dex_jpeg_scaled_size(decoder, Int32(numerator), &width, &height)) != .ok {
           scaleFailure = true
         }
         return DownscaleGeometry.Size(width: Int(width), height: Int(height))
@@ -64,7 +62,7 @@
           decoder, Int32(plan.numerator), smooth ? 1 : 0,
           options.allowsPartialImages ? 1 : 0, buffer, Int32(plan.size.width),
           Int32(plan.size.height), plan.size.width * 3, &partial)
-        try Self.check(status, message: libraryMessage())
+        try ShimStatus(status).check(decoding: .jpeg, message: libraryMessage())
       }
       guard let image = RGBImage(width: plan.size.width, height: plan.size.height, pixels: pixels)
       else { throw .outOfMemory }
@@ -72,16 +70,6 @@
         image: image, format: .jpeg, storedSize: stored, orientation: orientation,
         isPartial: partial != 0, scaleNumerator: plan.numerator, isUpright: orientation == .up,
         exifDate: exif.date)
-    }
-
-    static func check(_ status: Int32, message: String) throws(ImagingError) {
-      switch Int(status) {
-      case Int(DEX_STATUS_OK): return
-      case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .jpeg)
-      case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
-      case Int(DEX_STATUS_INVALID_ARGUMENT): throw .invalidArgument(message)
-      default: throw .corruptData(format: .jpeg, message: message)
-      }
     }
   }
 #endif

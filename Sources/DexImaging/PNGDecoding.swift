@@ -19,13 +19,13 @@
       let headerStatus = dex_png_read_header(
         decoder, base, bytes.count, maxSide, UInt64(clamping: limits.maximumPixelCount), &header)
       let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
-      switch Int(headerStatus) {
-      case Int(DEX_STATUS_OK): break
-      case Int(DEX_STATUS_TOO_LARGE):
+      switch ShimStatus(headerStatus) {
+      case .ok: break
+      case .tooLarge:
         try checkLimits(stored, limits)  // says which limit
         throw .imageTooLarge(
           width: stored.width, height: stored.height, maxPixelCount: limits.maximumPixelCount)
-      case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .png)
+      case .truncated: throw .truncatedData(format: .png)
       default:
         let message = libraryMessage()
         // libpng refuses over-limit dimensions itself ("Image width exceeds user limit").
@@ -56,12 +56,7 @@
           decoder, background.red, background.green, background.blue,
           options.allowsPartialImages ? 1 : 0, buffer, Int32(plan.size.width),
           Int32(plan.size.height), plan.size.width * 3, &partial)
-        switch Int(status) {
-        case Int(DEX_STATUS_OK): return
-        case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .png)
-        case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
-        default: throw .corruptData(format: .png, message: libraryMessage())
-        }
+        try ShimStatus(status).check(decoding: .png, message: libraryMessage())
       }
       guard let image = RGBImage(width: plan.size.width, height: plan.size.height, pixels: pixels)
       else { throw .outOfMemory }

@@ -23,12 +23,11 @@
       let headerStatus = dex_webp_read_header(
         decoder, base, bytes.count, UInt64(clamping: limits.maximumPixelCount), &header)
       let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
-      switch Int(headerStatus) {
-      case Int(DEX_STATUS_OK): break
-      case Int(DEX_STATUS_TOO_LARGE):
+      switch ShimStatus(headerStatus) {
+      case .tooLarge:
         throw .imageTooLarge(
           width: stored.width, height: stored.height, maxPixelCount: limits.maximumPixelCount)
-      default: try check(headerStatus, message: libraryMessage())
+      case let status: try status.check(decoding: .webp, message: libraryMessage())
       }
       try checkLimits(stored, limits)
 
@@ -49,7 +48,7 @@
           decoder, background.red, background.green, background.blue, Int32(scaled.width),
           Int32(scaled.height), buffer, Int32(plan.size.width), Int32(plan.size.height),
           plan.size.width * 3)
-        try check(status, message: libraryMessage())
+        try ShimStatus(status).check(decoding: .webp, message: libraryMessage())
       }
       guard let image = RGBImage(width: plan.size.width, height: plan.size.height, pixels: pixels)
       else { throw .outOfMemory }
@@ -91,16 +90,6 @@
         bytes = 4 * stored
       }
       return bytes >= Double(Int.max) ? .max : Int(bytes)
-    }
-
-    static func check(_ status: Int32, message: String) throws(ImagingError) {
-      switch Int(status) {
-      case Int(DEX_STATUS_OK): return
-      case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .webp)
-      case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
-      case Int(DEX_STATUS_INVALID_ARGUMENT): throw .invalidArgument(message)
-      default: throw .corruptData(format: .webp, message: message)
-      }
     }
   }
 #endif
