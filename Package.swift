@@ -218,8 +218,8 @@ let package = Package(
       name: "DexCloud", dependencies: ["DexModel", logging, crypto],
       resources: [.copy("PrivacyInfo.xcprivacy")]),
     // The backend's side of the same wire contract: verifier, session issuer, keyring, replay
-    // cache. It signs and canonicalises through DexCloud's code, so the two cannot drift.
-    .target(name: "DexCloudServer", dependencies: ["DexCloud", logging, crypto]),
+    // cache, and the identification prompt a backend asks its model with. It signs and canonicalises through DexCloud's code, so the two cannot drift.
+    .target(name: "DexCloudServer", dependencies: ["DexModel", "DexCloud", logging, crypto]),
 
     // MARK: Storage
     // PrivacyInfo.xcprivacy: the App Store privacy manifest (file metadata, free disk space).
@@ -266,7 +266,8 @@ let package = Package(
     .testTarget(
       name: "DexCloudTests", dependencies: ["DexCloud", "DexModel", "DexTestSupport", crypto]),
     .testTarget(
-      name: "DexCloudServerTests", dependencies: ["DexCloudServer", "DexCloud", "DexTestSupport"]),
+      name: "DexCloudServerTests",
+      dependencies: ["DexCloudServer", "DexCloud", "DexModel", "DexTestSupport"]),
     .testTarget(
       name: "DexStorageTests",
       dependencies: ["DexStorage", "DexModel", "DexStoreCrashProbe", "DexTestSupport", grdb]),
