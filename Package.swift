@@ -121,9 +121,13 @@ let package = Package(
       pkgConfig: "libwebpdemux",
       providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
     ),
+    // The one list of result codes every C shim returns (a header only, no library, no trait):
+    // the shims include it, DexImaging's ShimStatus maps it to Swift.
+    .target(name: "CDexStatus"),
     .target(
       name: "CDexImageShim",
       dependencies: [
+        "CDexStatus",
         .target(name: "CJPEG", condition: imageCodecsOnLinux),
         .target(name: "CPNG", condition: imageCodecsOnLinux),
         .target(name: "CHEIF", condition: imageCodecsOnLinux),
@@ -140,6 +144,7 @@ let package = Package(
     // C that calls it. It loads libdnnl at run time, so a host without it still starts.
     .target(
       name: "CDexNeuralShim",
+      dependencies: ["CDexStatus"],
       cSettings: [.define("NDEBUG"), oneDNNDefine],
       linkerSettings: ["dl", "pthread"].map {
         .linkedLibrary($0, .when(platforms: [.linux], traits: ["OneDNN"]))
@@ -151,7 +156,7 @@ let package = Package(
     .target(
       name: "DexImaging",
       dependencies: [
-        "DexModel", logging,
+        "DexModel", "CDexStatus", logging,
         .target(name: "CDexImageShim", condition: imageCodecsOnLinux),
         .target(name: "CDexNeuralShim", condition: oneDNNOnLinux),
       ],
@@ -191,7 +196,7 @@ let package = Package(
     ),
     .target(
       name: "CDexTextShim",
-      dependencies: [.target(name: "CTesseract", condition: tesseractOnLinux)],
+      dependencies: ["CDexStatus", .target(name: "CTesseract", condition: tesseractOnLinux)],
       cSettings: [.define("NDEBUG"), tesseractDefine]),
     // The language-data test load, exec'd fresh by CDexTextShim (never a fork of the host).
     // Without the trait (or off Linux) it only says so and exits 69.
@@ -213,8 +218,8 @@ let package = Package(
       name: "DexCloud", dependencies: ["DexModel", logging, crypto],
       resources: [.copy("PrivacyInfo.xcprivacy")]),
     // The backend's side of the same wire contract: verifier, session issuer, keyring, replay
-    // cache. It signs and canonicalises through DexCloud's code, so the two cannot drift.
-    .target(name: "DexCloudServer", dependencies: ["DexCloud", logging, crypto]),
+    // cache, and the identification prompt a backend asks its model with. It signs and canonicalises through DexCloud's code, so the two cannot drift.
+    .target(name: "DexCloudServer", dependencies: ["DexModel", "DexCloud", logging, crypto]),
 
     // MARK: Storage
     // PrivacyInfo.xcprivacy: the App Store privacy manifest (file metadata, free disk space).
@@ -261,7 +266,8 @@ let package = Package(
     .testTarget(
       name: "DexCloudTests", dependencies: ["DexCloud", "DexModel", "DexTestSupport", crypto]),
     .testTarget(
-      name: "DexCloudServerTests", dependencies: ["DexCloudServer", "DexCloud", "DexTestSupport"]),
+      name: "DexCloudServerTests",
+      dependencies: ["DexCloudServer", "DexCloud", "DexModel", "DexTestSupport"]),
     .testTarget(
       name: "DexStorageTests",
       dependencies: ["DexStorage", "DexModel", "DexStoreCrashProbe", "DexTestSupport", grdb]),

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Style and documentation check: swift-format with the project's .swift-format, warnings fatal.
 # The AllPublicDeclarationsHaveDocumentation rule fails on any public symbol without a doc
-# comment. Then the repository checks below (environment variables, platform guards, the Apple
-# sketch, the privacy manifests, the version).
+# comment. Then the repository checks below (environment variables, platform guards, the label
+# categories, log labels, the C status codes, the Apple sketch, the privacy manifests, the
+# version, the package table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Examples Scripts/fuzz
@@ -47,6 +48,35 @@ for path in sorted(p for p in paths if checked(p)):
 if bad:
     sys.exit("error: Logger labels in Sources/ and Examples/ must match ^dexkit(\\.[a-z0-9]+)+$:\n"
              + "\n".join(bad))
+PY
+# The C shims' result codes are one list, Sources/CDexStatus/include/CDexStatus.h: no other C
+# file under Sources/ defines a list of its own (an enumerator `..._OK = 0`, a `DEX_STATUS_...`
+# value, a `#define` of a status), the header's codes are distinct, and DexImaging's ShimStatus
+# maps every one of them (the compiler checks the other direction: a name not in the header).
+python3 - <<'PY'
+import pathlib, re, sys
+header = pathlib.Path("Sources/CDexStatus/include/CDexStatus.h")
+codes = re.findall(r"^\s*(DEX_STATUS_[A-Z0-9_]+)\s*=\s*(\d+)\s*,", header.read_text(), re.M)
+errors = []
+if not codes:
+    errors.append(f"{header}: no DEX_STATUS_ codes found")
+values = [value for _, value in codes]
+if len(set(values)) != len(values):
+    errors.append(f"{header}: two codes share a value")
+own_list = re.compile(
+    r"\b[A-Z][A-Z0-9_]*_OK\s*=\s*0\b|\bDEX_STATUS_[A-Z0-9_]+\s*=|#\s*define\s+\w*STATUS\w*")
+for path in sorted(pathlib.Path("Sources").glob("C*/**/*")):
+    if path.suffix not in (".c", ".h") or path == header:
+        continue
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if own_list.search(line):
+            errors.append(f"{path}:{number}: status codes belong in {header}: {line.strip()}")
+mapping = pathlib.Path("Sources/DexImaging/ShimStatus.swift").read_text()
+for name, _ in codes:
+    if not re.search(rf"case {name}:", mapping):
+        errors.append(f"Sources/DexImaging/ShimStatus.swift: {name} is not mapped")
+if errors:
+    sys.exit("error: C status codes:\n" + "\n".join(errors))
 PY
 # The Apple sketch in Extending DexKit is the code AppleSketchesTests compiles.
 python3 Scripts/apple-sketches.py

@@ -1,4 +1,4 @@
-// Internal: the streaming resizer shared by the JPEG and PNG decoders.
+// Internal: the streaming resizer shared by every decoder of the shim (JPEG, PNG, HEIF, WebP).
 #ifndef DEX_RESAMPLE_H
 #define DEX_RESAMPLE_H
 #if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)

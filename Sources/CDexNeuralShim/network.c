@@ -23,7 +23,7 @@
 // Compiled only on Linux with the OneDNN trait (Package.swift defines the macro then; the helpers
 // use futexes and Linux affinity calls): elsewhere the file is empty and needs no dnnl.h. With the
 // trait but without oneDNN 2's headers (none installed, or oneDNN 3, whose C API differs: Debian
-// 13 ships only 3.7) the functions below report DEXNN_UNAVAILABLE and the classifier runs its
+// 13 ships only 3.7) the functions below report DEX_STATUS_UNAVAILABLE and the classifier runs its
 // portable Swift path; dexnn_is_built_in() says which.
 #if __has_include(<dnnl_version.h>)
 #include <dnnl_version.h>
@@ -195,7 +195,7 @@ struct dexnn_network {
 
 static int fail(char *message, size_t size, const char *what, dnnl_status_t status) {
   if (message && size) snprintf(message, size, "%s: %s", what, api.dnnl_status2str(status));
-  return DEXNN_FAILED;
+  return DEX_STATUS_LIBRARY_ERROR;
 }
 
 static void *aligned(size_t size) {
@@ -297,7 +297,7 @@ static int append(builder *b, dnnl_primitive_desc_t pd, int dst, int layer, int 
   step *s = next_step(b);
   if (!s) {
     api.dnnl_primitive_desc_destroy(pd);
-    return DEXNN_NO_MEMORY;
+    return DEX_STATUS_OUT_OF_MEMORY;
   }
   dnnl_status_t status = api.dnnl_primitive_create(&s->primitive, pd);
   if (status != dnnl_success) {
@@ -328,7 +328,7 @@ static int append(builder *b, dnnl_primitive_desc_t pd, int dst, int layer, int 
   b->current = dst;
   b->current_md = s->mds[ARG_DST];
   api.dnnl_primitive_desc_destroy(pd);
-  return DEXNN_OK;
+  return DEX_STATUS_OK;
 }
 
 /// A primitive's attributes: the scales of its output (int8), a residual sum, a ReLU6 clip.
@@ -346,19 +346,19 @@ static dnnl_primitive_attr_t attributes(const attr_spec *spec);
 /// Makes the current activation `md` with stored values `scale` times the real ones' reciprocal
 /// (1 for f32), with a reorder step where it is laid out, typed or scaled otherwise.
 static int make_current(builder *b, const dnnl_memory_desc_t *md, float scale) {
-  if (api.dnnl_memory_desc_equal(&b->current_md, md) && b->current_scale == scale) return DEXNN_OK;
+  if (api.dnnl_memory_desc_equal(&b->current_md, md) && b->current_scale == scale) return DEX_STATUS_OK;
   dnnl_primitive_desc_t pd = NULL;
   dnnl_engine_t engine = b->network->engine;
   float factor = b->current_scale / scale;
   attr_spec spec = {factor == 1.0f ? 0 : 1, 0, &factor, 0, 0, 0};
   dnnl_primitive_attr_t attr = attributes(&spec);
-  if (!attr) return DEXNN_NO_MEMORY;
+  if (!attr) return DEX_STATUS_OUT_OF_MEMORY;
   dnnl_status_t status =
       api.dnnl_reorder_primitive_desc_create(&pd, &b->current_md, engine, md, engine, attr);
   api.dnnl_primitive_attr_destroy(attr);
   if (status != dnnl_success) return fail(b->message, b->message_size, "reorder", status);
   int result = append(b, pd, free_buffer(b), -1, 0);
-  if (result == DEXNN_OK) b->current_scale = scale;
+  if (result == DEX_STATUS_OK) b->current_scale = scale;
   return result;
 }
 
@@ -389,7 +389,7 @@ static int place_weights(
   if (o) {
     s->weights = o->weights;
     s->bias = o->bias;
-    return DEXNN_OK;
+    return DEX_STATUS_OK;
   }
   s->weights = aligned(api.dnnl_memory_desc_get_size(&s->mds[ARG_WEIGHTS]));
   s->bias = aligned(api.dnnl_memory_desc_get_size(&s->mds[ARG_BIAS]));
@@ -397,7 +397,7 @@ static int place_weights(
     free(s->weights);
     free(s->bias);
     s->weights = s->bias = NULL;
-    return DEXNN_NO_MEMORY;
+    return DEX_STATUS_OUT_OF_MEMORY;
   }
   s->owns_weights = 1;
   dnnl_memory_desc_t bias_md = s->mds[ARG_BIAS];  // a matmul's is {1, channels}
@@ -408,7 +408,7 @@ static int place_weights(
   float *quantized = NULL;
   if (scales) {
     quantized = malloc(sizeof(float) * (size_t)channels * 2);
-    if (!quantized) return DEXNN_NO_MEMORY;
+    if (!quantized) return DEX_STATUS_OUT_OF_MEMORY;
     for (dnnl_dim_t c = 0; c < channels; c++) {
       quantized[c] = 1.0f / scales[c];
       quantized[channels + c] = bias[c] / (src_scale * scales[c]);
@@ -426,7 +426,7 @@ static int place_weights(
   if (attr) api.dnnl_primitive_attr_destroy(attr);
   free(quantized);
   if (status != dnnl_success) return fail(b->message, b->message_size, "weights reorder", status);
-  return DEXNN_OK;
+  return DEX_STATUS_OK;
 }
 
 /// A primitive descriptor for an op descriptor made by `init`, with the source layout oneDNN
@@ -449,7 +449,7 @@ static int describe(
     status = api.dnnl_primitive_desc_create(pd, op, attr, b->network->engine, NULL);
   if (status != dnnl_success) return fail(b->message, b->message_size, "primitive", status);
   int result = make_current(b, query(*pd, dnnl_query_src_md), src_scale);
-  if (result != DEXNN_OK) {
+  if (result != DEX_STATUS_OK) {
     api.dnnl_primitive_desc_destroy(*pd);
     *pd = NULL;
   }
@@ -529,7 +529,7 @@ static int add_matmul_bands(builder *b, int index, dnnl_dim_t pixels, dnnl_dim_t
     if (status == dnnl_success)
       status = api.dnnl_memory_desc_init_by_strides(&plain, 2, weight_dims, dnnl_f32, plain_strides);
     dnnl_primitive_attr_t attr = status == dnnl_success ? attributes(spec) : NULL;
-    if (status == dnnl_success && !attr) return DEXNN_NO_MEMORY;
+    if (status == dnnl_success && !attr) return DEX_STATUS_OUT_OF_MEMORY;
     dnnl_matmul_desc_t op;
     dnnl_primitive_desc_t pd = NULL;
     if (status == dnnl_success) status = api.dnnl_matmul_desc_init(&op, &src, &weights, &bias, &band_dst);
@@ -539,16 +539,16 @@ static int add_matmul_bands(builder *b, int index, dnnl_dim_t pixels, dnnl_dim_t
     if (status != dnnl_success) return fail(b->message, b->message_size, "matmul band", status);
     b->current = source;
     int result = append(b, pd, dst, index, 1);
-    if (result != DEXNN_OK) return result;
+    if (result != DEX_STATUS_OK) return result;
     step *s = &b->plan->steps[b->plan->step_count - 1];
     s->group = group;
     s->chain = j;
     s->weight_offset = (size_t)first;
     s->dst_offset = (size_t)first * element_size(dst_type);
     result = place_weights(b, s, &plain, w->weights + first, w->bias + first, NULL, 1.0f);
-    if (result != DEXNN_OK) return result;
+    if (result != DEX_STATUS_OK) return result;
   }
-  return DEXNN_OK;
+  return DEX_STATUS_OK;
 }
 
 /// One band of a convolution: which output rows it computes, from where, into where.
@@ -598,14 +598,14 @@ static int add_band(builder *b, int index, const conv_shape *c, const band_spec 
   if (status != dnnl_success) return fail(b->message, b->message_size, "band", status);
   b->current = r->src;
   int result = append(b, pd, r->dst, index, 1);
-  if (result != DEXNN_OK) return result;
+  if (result != DEX_STATUS_OK) return result;
   step *s = &b->plan->steps[b->plan->step_count - 1];
   s->group = r->group;
   s->chain = r->chain;
   const size_t row = r->pixels ? 1 : (size_t)r->side;
   s->src_offset = (size_t)(from - r->src_row) * row * (size_t)cin * element_size(r->src_type);
   s->dst_offset = r->dst_offset;
-  return DEXNN_OK;
+  return DEX_STATUS_OK;
 }
 
 /// A convolution as `b->bands` independent bands (`add_band`), one per thread, or a 1×1 layer
@@ -623,19 +623,19 @@ static int add_bands(builder *b, int index, const conv_shape *c, int side, int o
   if (!is_nhwc(&full_dst))  // a residual sum into a blocked buffer: bands write NHWC rows
     return fail(b->message, b->message_size, "band residual layout", dnnl_unimplemented);
   int result = make_current(b, &full_src, src_scale);
-  if (result != DEXNN_OK) return result;
+  if (result != DEX_STATUS_OK) return result;
   if (dst == NO_BUFFER) dst = free_buffer(b);  // after make_current, which may take one
   const dnnl_dim_t k = c->weights.ndims == 5 ? c->weights.dims[3] : c->weights.dims[2];
   const dnnl_dim_t stride = c->strides[0], before = c->padding_l[0];
   if (matmul) {
     weights_slice w = {l->weights, l->bias, cout};
     result = add_matmul_bands(b, index, (dnnl_dim_t)out * out, cin, spec, dst, &w);
-    if (result != DEXNN_OK) return result;
+    if (result != DEX_STATUS_OK) return result;
     size_t size = api.dnnl_memory_desc_get_size(&full_dst);
     if (size > b->plan->buffer_size) b->plan->buffer_size = size;
     b->current = dst;
     b->current_md = full_dst;
-    return DEXNN_OK;
+    return DEX_STATUS_OK;
   }
   const int source = b->current, bands = b->bands < out ? b->bands : out, group = b->groups++;
   // A 1×1 convolution (stride 1) sees pixels, not rows: its bands split the pixels evenly, each
@@ -643,7 +643,7 @@ static int add_bands(builder *b, int index, const conv_shape *c, int side, int o
   const int pixels = k == 1 && stride == 1 && before == 0;
   const dnnl_dim_t length = pixels ? (dnnl_dim_t)out * out : out;
   const size_t out_row = (pixels ? 1 : (size_t)out) * (size_t)cout * element_size(full_dst.data_type);
-  for (int j = 0; result == DEXNN_OK && j < bands; j++) {
+  for (int j = 0; result == DEX_STATUS_OK && j < bands; j++) {
     band_spec r = {side, out, length * j / bands, length * (j + 1) / bands, pixels, src_type,
         full_dst.data_type, source, 0, dst, 0, group, j};
     r.dst_offset = (size_t)r.first * out_row;
@@ -776,7 +776,7 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
   // Each output channel's weight scale, and the output scales src × weights / dst.
   float *scales = NULL;
   if (l->int8) {
-    if (!(scales = calloc((size_t)cout * 2, sizeof(float)))) return DEXNN_NO_MEMORY;
+    if (!(scales = calloc((size_t)cout * 2, sizeof(float)))) return DEX_STATUS_OUT_OF_MEMORY;
     size_t count = (size_t)k * k * (l->depthwise ? 1 : cin) * cout;
     for (size_t i = 0; i < count; i++)
       scales[i % cout] = fmaxf(scales[i % cout], fabsf(l->weights[i]));
@@ -788,26 +788,26 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
   attr_spec spec = {l->int8 ? cout : 0, 1 << 1, scales ? scales + cout : NULL, l->residual,
       sum_scale, l->relu6 ? 6.0f / dst_scale : 0};
   dnnl_primitive_attr_t attr = attributes(&spec);
-  int result = attr ? DEXNN_OK : DEXNN_NO_MEMORY;
+  int result = attr ? DEX_STATUS_OK : DEX_STATUS_OUT_OF_MEMORY;
   // A 1×1 layer with more output channels than pixels is a matrix product (f32, writing NHWC).
   const int matmul = k == 1 && l->stride == 1 && !l->depthwise && (dnnl_dim_t)out * out < cout &&
       !l->int8 && (!l->residual || is_nhwc(&inputs[l->residual_from]));
-  if (result == DEXNN_OK && (matmul || (b->bands > 1 && out > 1))) {
+  if (result == DEX_STATUS_OK && (matmul || (b->bands > 1 && out > 1))) {
     result = add_bands(b, index, &c, *side, (int)out, src_type, src_scale, attr,
         l->residual ? input_buffers[l->residual_from] : NO_BUFFER, &spec, l, matmul);
-    for (int i = b->plan->step_count - 1; result == DEXNN_OK && i >= 0; i--) {
+    for (int i = b->plan->step_count - 1; result == DEX_STATUS_OK && i >= 0; i--) {
       step *s = &b->plan->steps[i];
       if (s->group != b->groups - 1 || s->weights) break;  // matmul bands placed their own
       result = place_weights(b, s, &plain, l->weights, l->bias, scales, src_scale);
     }
-  } else if (result == DEXNN_OK) {
+  } else if (result == DEX_STATUS_OK) {
     dnnl_convolution_desc_t op;
     dnnl_primitive_desc_t pd = NULL;
     result = describe(b, init_conv, &op, &c, attr, &pd, src_type, src_scale);
     // After `describe`: a reorder it added took a free buffer.
     int dst = l->residual ? input_buffers[l->residual_from] : free_buffer(b);
-    if (result == DEXNN_OK) result = append(b, pd, dst, index, 1);
-    if (result == DEXNN_OK)
+    if (result == DEX_STATUS_OK) result = append(b, pd, dst, index, 1);
+    if (result == DEX_STATUS_OK)
       result = place_weights(b, &b->plan->steps[b->plan->step_count - 1], &plain, l->weights,
           l->bias, scales, src_scale);
   }
@@ -849,7 +849,7 @@ static int add_copy(builder *b, int src, size_t src_offset, int dst, size_t dst_
   if (dst < 0 || src == BUFFER_OUTPUT)  // copies stay between the shim's own buffers
     return fail(b->message, b->message_size, "copy step", dnnl_invalid_arguments);
   step *s = next_step(b);
-  if (!s) return DEXNN_NO_MEMORY;
+  if (!s) return DEX_STATUS_OUT_OF_MEMORY;
   s->copy_bytes = bytes;
   s->src = src;
   s->dst = dst;
@@ -860,14 +860,14 @@ static int add_copy(builder *b, int src, size_t src_offset, int dst, size_t dst_
   s->layer = -1;
   snprintf(s->implementation, sizeof(s->implementation), "copy");
   b->plan->step_count++;
-  return DEXNN_OK;
+  return DEX_STATUS_OK;
 }
 
 /// Appends a band of layer `index` of a fused block (f32) and places its weights.
 static int add_rows(builder *b, int index, const dexnn_layer *l, const conv_shape *c,
     const dnnl_memory_desc_t *plain, const band_spec *r, const_dnnl_primitive_attr_t attr) {
   int result = add_band(b, index, c, r, attr);
-  if (result != DEXNN_OK) return result;
+  if (result != DEX_STATUS_OK) return result;
   return place_weights(b, &b->plan->steps[b->plan->step_count - 1], plain, l->weights, l->bias, NULL, 1.0f);
 }
 
@@ -940,12 +940,12 @@ static int add_fused(builder *b, const dexnn_graph *g, int index, int *side) {
   dnnl_memory_desc_t plains[3];
   dnnl_dim_t sides[4] = {*side};
   dnnl_primitive_attr_t attrs[3] = {NULL};
-  int result = DEXNN_OK;
-  for (int i = 0; result == DEXNN_OK && i < 3; i++) {
+  int result = DEX_STATUS_OK;
+  for (int i = 0; result == DEX_STATUS_OK && i < 3; i++) {
     dnnl_status_t status = layer_shape(&layers[i], (int)sides[i], dnnl_f32, &shapes[i], &plains[i], &sides[i + 1]);
     if (status != dnnl_success) result = fail(b->message, b->message_size, "memory desc", status);
     attr_spec spec = {0, 0, NULL, i == 2 && layers[2].residual, 1.0f, layers[i].relu6 ? 6.0f : 0};
-    if (result == DEXNN_OK && !(attrs[i] = attributes(&spec))) result = DEXNN_NO_MEMORY;
+    if (result == DEX_STATUS_OK && !(attrs[i] = attributes(&spec))) result = DEX_STATUS_OUT_OF_MEMORY;
   }
   const dnnl_dim_t wide = sides[1], k = layers[1].kernel, stride = layers[1].stride;
   const dnnl_dim_t top = shapes[1].padding_l[0], out = sides[2], cout = layers[2].output_channels;
@@ -959,11 +959,11 @@ static int add_fused(builder *b, const dexnn_graph *g, int index, int *side) {
   size_t depth = (size_t)band * (size_t)out * (size_t)layers[1].output_channels * sizeof(float);
   if (tile > b->plan->tile_size) b->plan->tile_size = tile;
   if (depth > b->plan->tile_size) b->plan->tile_size = depth;
-  for (int chain = 0; result == DEXNN_OK && chain < chains; chain++) {
+  for (int chain = 0; result == DEX_STATUS_OK && chain < chains; chain++) {
     const int tile_buffer = BUFFER_COUNT + 2 * chain, depth_buffer = tile_buffer + 1;
     const dnnl_dim_t last = out * (chain + 1) / chains;
     dnnl_dim_t held_first = 0, held_last = 0;  // the producer's rows the tile holds
-    for (dnnl_dim_t y = out * chain / chains; result == DEXNN_OK && y < last; y += band) {
+    for (dnnl_dim_t y = out * chain / chains; result == DEX_STATUS_OK && y < last; y += band) {
       const dnnl_dim_t n = band < last - y ? band : last - y;
       dnnl_dim_t first_row = y * stride - top, last_row = (y + n - 1) * stride - top + k;
       if (first_row < 0) first_row = 0;
@@ -975,21 +975,21 @@ static int add_fused(builder *b, const dexnn_graph *g, int index, int *side) {
               0, (size_t)(held_last - first_row) * row, group, chain);
         computed = held_last;
       }
-      if (result == DEXNN_OK && last_row > computed) {
+      if (result == DEX_STATUS_OK && last_row > computed) {
         band_spec r = {sides[0], wide, computed, last_row, 0, dnnl_f32, dnnl_f32, source, 0,
             tile_buffer, (size_t)(computed - first_row) * row, group, chain};
         result = add_rows(b, index, &layers[0], &shapes[0], &plains[0], &r, attrs[0]);
       }
       band_spec depthwise = {wide, out, y, y + n, 0, dnnl_f32, dnnl_f32, tile_buffer, first_row,
           depth_buffer, 0, group, chain};
-      if (result == DEXNN_OK)
+      if (result == DEX_STATUS_OK)
         result = add_rows(b, index + 1, &layers[1], &shapes[1], &plains[1], &depthwise, attrs[1]);
-      if (result == DEXNN_OK && layers[2].residual)  // the sum post-op adds what it overwrites
+      if (result == DEX_STATUS_OK && layers[2].residual)  // the sum post-op adds what it overwrites
         result = add_copy(b, source, (size_t)y * out_row, dst, (size_t)y * out_row,
             (size_t)n * out_row, group, chain);
       band_spec projection = {out, out, y, y + n, 0, dnnl_f32, dnnl_f32, depth_buffer, y, dst,
           (size_t)y * out_row, group, chain};
-      if (result == DEXNN_OK)
+      if (result == DEX_STATUS_OK)
         result = add_rows(b, index + 2, &layers[2], &shapes[2], &plains[2], &projection, attrs[2]);
       held_first = first_row;
       held_last = last_row;
@@ -997,7 +997,7 @@ static int add_fused(builder *b, const dexnn_graph *g, int index, int *side) {
   }
   for (int i = 0; i < 3; i++)
     if (attrs[i]) api.dnnl_primitive_attr_destroy(attrs[i]);
-  for (int i = first_step; result == DEXNN_OK && i < b->plan->step_count; i++) {
+  for (int i = first_step; result == DEX_STATUS_OK && i < b->plan->step_count; i++) {
     if (g->fusion_rejects_bands || strncmp(b->plan->steps[i].implementation, "ref", 3) == 0) {
       drop_steps(b->plan, first_step);
       b->groups = first_group;
@@ -1006,7 +1006,7 @@ static int add_fused(builder *b, const dexnn_graph *g, int index, int *side) {
       return NOT_FUSED;
     }
   }
-  if (result != DEXNN_OK) return result;
+  if (result != DEX_STATUS_OK) return result;
   dnnl_dims_t dims = {1, cout, out, out};
   if (api.dnnl_memory_desc_init_by_tag(&b->current_md, 4, dims, dnnl_f32, dnnl_nhwc) != dnnl_success)
     return fail(b->message, b->message_size, "fused output", dnnl_invalid_arguments);
@@ -1018,7 +1018,7 @@ static int add_fused(builder *b, const dexnn_graph *g, int index, int *side) {
   b->current_range = layers[2].output_range;
   b->current_signed = 1;
   *side = (int)out;
-  return DEXNN_OK;
+  return DEX_STATUS_OK;
 }
 
 static int add_classifier(builder *b, const dexnn_graph *g, int side) {
@@ -1033,16 +1033,16 @@ static int add_classifier(builder *b, const dexnn_graph *g, int side) {
   dnnl_memory_desc_t real = b->current_md;
   real.data_type = dnnl_f32;
   int result = make_current(b, &real, 1.0f);
-  if (result != DEXNN_OK) return result;
+  if (result != DEX_STATUS_OK) return result;
   attr_spec spec = {0};
   dnnl_primitive_attr_t attr = attributes(&spec);
-  if (!attr) return DEXNN_NO_MEMORY;
+  if (!attr) return DEX_STATUS_OUT_OF_MEMORY;
   dnnl_pooling_v2_desc_t pool;
   dnnl_primitive_desc_t pd = NULL;
   result = describe(b, init_pool, &pool, &p, attr, &pd, dnnl_f32, 1.0f);
-  if (result == DEXNN_OK) result = append(b, pd, free_buffer(b), -1, 0);
+  if (result == DEX_STATUS_OK) result = append(b, pd, free_buffer(b), -1, 0);
   api.dnnl_primitive_attr_destroy(attr);
-  if (result != DEXNN_OK) return result;
+  if (result != DEX_STATUS_OK) return result;
   weights_slice w = {g->classifier_weights, g->classifier_bias, g->classes};
   return add_matmul_bands(b, g->layer_count, 1, g->features, &spec, BUFFER_OUTPUT, &w);
 }
@@ -1094,17 +1094,17 @@ int dexnn_network_create(
     void *other = open_library(library, error, sizeof(error));
     if (!other) {
       if (message && message_size) snprintf(message, message_size, "%s", error);
-      return DEXNN_UNAVAILABLE;
+      return DEX_STATUS_UNAVAILABLE;
     }
     dlclose(other);  // only tried: the kernels come from DEXNN_LIBRARY
   }
   pthread_once(&load_once, load);
   if (load_error[0]) {
     if (message && message_size) snprintf(message, message_size, "%s", load_error);
-    return DEXNN_UNAVAILABLE;
+    return DEX_STATUS_UNAVAILABLE;
   }
   dexnn_network *n = calloc(1, sizeof(*n));
-  if (!n) return DEXNN_NO_MEMORY;
+  if (!n) return DEX_STATUS_OUT_OF_MEMORY;
   dnnl_status_t status = api.dnnl_engine_create(&n->engine, dnnl_cpu, 0);
   if (status != dnnl_success) {
     free(n);
@@ -1112,7 +1112,7 @@ int dexnn_network_create(
   }
   pthread_mutex_init(&n->lock, NULL);
   *network = n;
-  return DEXNN_OK;
+  return DEX_STATUS_OK;
 }
 
 /// Whether every step reads and writes within its buffers (a plan that would not is refused
@@ -1148,7 +1148,7 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
       graph->input_size < 1)
     return fail(message, message_size, "graph", dnnl_invalid_arguments);
   plan *p = calloc(1, sizeof(*p));
-  if (!p) return DEXNN_NO_MEMORY;
+  if (!p) return DEX_STATUS_OUT_OF_MEMORY;
   p->threads = threads;
   // Whole layers on one thread, row bands on more; the 1×1 layers that run as matrix products
   // are split by output channels in every plan, two ways up to two threads, so that the plans
@@ -1178,12 +1178,12 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
   pthread_mutex_lock(&building);
 #endif
   pthread_mutex_lock(&network->lock);  // place_weights reads the other plans
-  int result = inputs && input_buffers && input_scales ? DEXNN_OK : DEXNN_NO_MEMORY;
-  if (result == DEXNN_OK &&
+  int result = inputs && input_buffers && input_scales ? DEX_STATUS_OK : DEX_STATUS_OUT_OF_MEMORY;
+  if (result == DEX_STATUS_OK &&
       api.dnnl_memory_desc_init_by_tag(&b.current_md, 4, input_dims, dnnl_f32, dnnl_nhwc) !=
           dnnl_success)
     result = fail(message, message_size, "input", dnnl_invalid_arguments);
-  for (int i = 0; result == DEXNN_OK && i < graph->layer_count; i++) {
+  for (int i = 0; result == DEX_STATUS_OK && i < graph->layer_count; i++) {
     // A later residual sum reads this layer's input: keep its buffer.
     for (int j = i; j < graph->layer_count; j++)
       if (graph->layers[j].residual && graph->layers[j].residual_from == i) b.kept = b.current;
@@ -1192,25 +1192,25 @@ int dexnn_network_add_plan(dexnn_network *network, const dexnn_graph *graph, int
     inputs[i] = b.current_md;
     input_buffers[i] = b.current;
     input_scales[i] = b.current_scale;
-    int fused = result == DEXNN_OK && fusable(&b, graph, i, side);
+    int fused = result == DEX_STATUS_OK && fusable(&b, graph, i, side);
     if (fused) {
       result = add_fused(&b, graph, i, &side);
       if (result == NOT_FUSED) {
         fused = 0;
-        result = DEXNN_OK;
+        result = DEX_STATUS_OK;
       }
     }
     if (fused) {
       i += 2;  // the depthwise layer and the projection too
-    } else if (result == DEXNN_OK) {
+    } else if (result == DEX_STATUS_OK) {
       result = add_convolution(&b, graph, i, &side, inputs, input_buffers, input_scales);
     }
     if (graph->layers[i].residual) b.kept = -3;
   }
-  if (result == DEXNN_OK) result = add_classifier(&b, graph, side);
-  if (result == DEXNN_OK && !steps_stay_in_buffers(p, graph, message, message_size))
-    result = DEXNN_FAILED;
-  if (result == DEXNN_OK) {
+  if (result == DEX_STATUS_OK) result = add_classifier(&b, graph, side);
+  if (result == DEX_STATUS_OK && !steps_stay_in_buffers(p, graph, message, message_size))
+    result = DEX_STATUS_LIBRARY_ERROR;
+  if (result == DEX_STATUS_OK) {
     p->next = network->plans;
     network->plans = p;
   } else {
@@ -1453,8 +1453,8 @@ int dexnn_network_run(dexnn_network *network, int threads, const float *input, f
     p->idle_count--;
   }
   pthread_mutex_unlock(&network->lock);
-  if (!p) return DEXNN_NO_PLAN;
-  if (!c && !(c = make_context(network, p))) return DEXNN_NO_MEMORY;
+  if (!p) return DEX_STATUS_NO_PLAN;
+  if (!c && !(c = make_context(network, p))) return DEX_STATUS_OUT_OF_MEMORY;
   int previous = api.omp_get_max_threads();
   api.omp_set_num_threads(1);
   atomic_store(&c->status, dnnl_success);
@@ -1495,7 +1495,7 @@ int dexnn_network_run(dexnn_network *network, int threads, const float *input, f
   pthread_mutex_unlock(&network->lock);
   destroy_context(p, c);
   if (status != dnnl_success) return fail(message, message_size, "dnnl_primitive_execute", status);
-  return DEXNN_OK;
+  return DEX_STATUS_OK;
 }
 
 int dexnn_network_implementations(dexnn_network *network, int threads, char *text, size_t size) {
@@ -1509,7 +1509,7 @@ int dexnn_network_implementations(dexnn_network *network, int threads, char *tex
     used += (size_t)written;
   }
   pthread_mutex_unlock(&network->lock);
-  return p ? DEXNN_OK : DEXNN_NO_PLAN;
+  return p ? DEX_STATUS_OK : DEX_STATUS_NO_PLAN;
 }
 
 int dexnn_network_fused_blocks(dexnn_network *network, int threads) {
@@ -1567,7 +1567,7 @@ static int unavailable(char *message, size_t message_size) {
   if (message && message_size > 0)
     snprintf(message, message_size,
              "built without oneDNN 2's headers (libdnnl-dev 2.x), so the oneDNN backend is absent");
-  return DEXNN_UNAVAILABLE;
+  return DEX_STATUS_UNAVAILABLE;
 }
 
 int dexnn_is_built_in(void) { return 0; }

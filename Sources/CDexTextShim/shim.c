@@ -84,7 +84,7 @@ static int engine_create_locked(const char *datapath, const char *languages, con
                                 dex_ocr_engine **out, char *message, size_t message_size) {
   pthread_once(&leptonica_once, quiet_leptonica);
   dex_ocr_engine *engine = calloc(1, sizeof *engine);
-  if (engine == NULL) return DEX_OCR_OUT_OF_MEMORY;
+  if (engine == NULL) return DEX_STATUS_OUT_OF_MEMORY;
   engine->api = TessBaseAPICreate();
   engine->datapath = strdup(datapath);
   engine->probe = probe != NULL ? strdup(probe) : NULL;
@@ -93,7 +93,7 @@ static int engine_create_locked(const char *datapath, const char *languages, con
     free(engine->datapath);
     free(engine->probe);
     free(engine);
-    return DEX_OCR_OUT_OF_MEMORY;
+    return DEX_STATUS_OUT_OF_MEMORY;
   }
   // Tesseract's tprintf writes to `debug_file` (stderr when empty): silence it before Init, which
   // is the first thing that prints.
@@ -115,20 +115,20 @@ static int engine_create_locked(const char *datapath, const char *languages, con
     free(engine->datapath);
     free(engine->probe);
     free(engine);
-    return DEX_OCR_INIT_FAILED;
+    return DEX_STATUS_UNAVAILABLE;
   }
   *out = engine;
-  return DEX_OCR_OK;
+  return DEX_STATUS_OK;
 }
 
 int dex_ocr_engine_create(const char *datapath, const char *languages, const char *probe,
                           dex_ocr_engine **out, char *message, size_t message_size) {
-  if (out == NULL || datapath == NULL || languages == NULL) return DEX_OCR_INVALID_ARGUMENT;
+  if (out == NULL || datapath == NULL || languages == NULL) return DEX_STATUS_INVALID_ARGUMENT;
   *out = NULL;
   // Before the lock: the test load runs in a process of its own and needs none of this one's.
   int status = dex_traineddata_check(probe, datapath, languages, OEM_DEFAULT, false, message,
                                      message_size);
-  if (status != DEX_OCR_OK) return status;
+  if (status != DEX_STATUS_OK) return status;
   pthread_mutex_lock(&engine_lifecycle_lock);
   status = engine_create_locked(datapath, languages, probe, out, message, message_size);
   pthread_mutex_unlock(&engine_lifecycle_lock);
@@ -150,16 +150,16 @@ void dex_ocr_engine_destroy(dex_ocr_engine *engine) {
 /// (and goes on without it where it is absent, or where it cannot use it): it is checked like
 /// the languages first, once per engine.
 static int check_osd(dex_ocr_engine *engine, char *message, size_t message_size) {
-  if (engine->osd_checked) return DEX_OCR_OK;
+  if (engine->osd_checked) return DEX_STATUS_OK;
   char path[PATH_MAX];
   struct stat info;
   if (snprintf(path, sizeof path, "%s/osd.traineddata", engine->datapath) >= (int)sizeof path ||
       (stat(path, &info) != 0 && errno == ENOENT))
-    return DEX_OCR_OK;
+    return DEX_STATUS_OK;
   int status = dex_traineddata_check(engine->probe, engine->datapath, "osd", OEM_TESSERACT_ONLY,
                                      true, message, message_size);
-  engine->osd_checked = status == DEX_OCR_OK;
-  return status == DEX_OCR_OK ? DEX_OCR_OK : DEX_OCR_FAILED;
+  engine->osd_checked = status == DEX_STATUS_OK;
+  return status == DEX_STATUS_OK ? DEX_STATUS_OK : DEX_STATUS_LIBRARY_ERROR;
 }
 
 dex_ocr_job *dex_ocr_job_create(int64_t timeout_ms) {
@@ -203,16 +203,16 @@ static bool job_should_stop(void *cancel_this, int words) {
 }
 
 static int stop_reason(dex_ocr_job *job) {
-  if (atomic_load(&job->cancelled)) return DEX_OCR_CANCELLED;
-  if (job_deadline_passed(job)) return DEX_OCR_TIMED_OUT;
-  return DEX_OCR_OK;
+  if (atomic_load(&job->cancelled)) return DEX_STATUS_CANCELLED;
+  if (job_deadline_passed(job)) return DEX_STATUS_TIMED_OUT;
+  return DEX_STATUS_OK;
 }
 
 static int collect_lines(TessBaseAPI *api, dex_ocr_result *out) {
   TessResultIterator *iterator = TessBaseAPIGetIterator(api);
-  if (iterator == NULL) return DEX_OCR_OK;  // no text at all
+  if (iterator == NULL) return DEX_STATUS_OK;  // no text at all
   size_t capacity = 0;
-  int status = DEX_OCR_OK;
+  int status = DEX_STATUS_OK;
   TessPageIterator *page = TessResultIteratorGetPageIterator(iterator);
   do {
     char *text = TessResultIteratorGetUTF8Text(iterator, RIL_TEXTLINE);
@@ -223,7 +223,7 @@ static int collect_lines(TessBaseAPI *api, dex_ocr_result *out) {
     char *copy = strdup(text);
     TessDeleteText(text);
     if (copy == NULL) {
-      status = DEX_OCR_OUT_OF_MEMORY;
+      status = DEX_STATUS_OUT_OF_MEMORY;
       break;
     }
     if (out->count == capacity) {
@@ -231,7 +231,7 @@ static int collect_lines(TessBaseAPI *api, dex_ocr_result *out) {
       dex_ocr_line *lines = realloc(out->lines, grown * sizeof *lines);
       if (lines == NULL) {
         free(copy);
-        status = DEX_OCR_OUT_OF_MEMORY;
+        status = DEX_STATUS_OUT_OF_MEMORY;
         break;
       }
       out->lines = lines;
@@ -240,28 +240,28 @@ static int collect_lines(TessBaseAPI *api, dex_ocr_result *out) {
     out->lines[out->count++] = (dex_ocr_line){copy, confidence, left, top, right, bottom};
   } while (TessResultIteratorNext(iterator, RIL_TEXTLINE));
   TessResultIteratorDelete(iterator);
-  if (status != DEX_OCR_OK) dex_ocr_result_free(out);
+  if (status != DEX_STATUS_OK) dex_ocr_result_free(out);
   return status;
 }
 
 int dex_ocr_recognize(dex_ocr_engine *engine, dex_ocr_job *job, const uint8_t *rgb, int width,
                       int height, int page_seg_mode, dex_ocr_result *out, char *message,
                       size_t message_size) {
-  if (out == NULL) return DEX_OCR_INVALID_ARGUMENT;
+  if (out == NULL) return DEX_STATUS_INVALID_ARGUMENT;
   out->lines = NULL;
   out->count = 0;
   if (engine == NULL || job == NULL || rgb == NULL || width <= 0 || height <= 0 ||
       width > INT32_MAX / 3 || page_seg_mode < 0 || page_seg_mode >= PSM_COUNT)
-    return DEX_OCR_INVALID_ARGUMENT;
+    return DEX_STATUS_INVALID_ARGUMENT;
   int reason = stop_reason(job);
-  if (reason != DEX_OCR_OK) return reason;
+  if (reason != DEX_STATUS_OK) return reason;
   if (page_seg_mode <= PSM_AUTO_OSD) {
     int checked = check_osd(engine, message, message_size);
-    if (checked != DEX_OCR_OK) return checked;
+    if (checked != DEX_STATUS_OK) return checked;
   }
 
   ETEXT_DESC *monitor = TessMonitorCreate();
-  if (monitor == NULL) return DEX_OCR_OUT_OF_MEMORY;
+  if (monitor == NULL) return DEX_STATUS_OUT_OF_MEMORY;
   TessMonitorSetCancelFunc(monitor, job_should_stop);
   TessMonitorSetCancelThis(monitor, job);
   int64_t deadline = job->timeout_ms > INT32_MAX ? INT32_MAX : job->timeout_ms;
@@ -277,11 +277,11 @@ int dex_ocr_recognize(dex_ocr_engine *engine, dex_ocr_job *job, const uint8_t *r
   // promised an end at either.
   reason = stop_reason(job);
   int status;
-  if (reason != DEX_OCR_OK) {
+  if (reason != DEX_STATUS_OK) {
     status = reason;
   } else if (recognized != 0) {
     copy_message(message, message_size, "Tesseract could not recognise this image");
-    status = DEX_OCR_FAILED;
+    status = DEX_STATUS_LIBRARY_ERROR;
   } else {
     status = collect_lines(engine->api, out);
   }

@@ -70,7 +70,7 @@ static const int64_t max_file_bytes = (int64_t)512 << 20;
 static int refuse(char *message, size_t size, const char *language, const char *why) {
   if (message != NULL && size > 0)
     snprintf(message, size, "Tesseract's data for \"%s\" is unusable: %s", language, why);
-  return DEX_OCR_INIT_FAILED;
+  return DEX_STATUS_UNAVAILABLE;
 }
 
 static uint32_t read32(const unsigned char *p, int swapped) {
@@ -108,7 +108,7 @@ static int check_container(const char *path, const char *language, struct stat *
     return refuse(message, size, language, why);
   }
   struct stat info;
-  int status = DEX_OCR_OK;
+  int status = DEX_STATUS_OK;
   unsigned char header[4 + 8 * MAX_ENTRIES];
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     status = refuse(message, size, language, "not a regular file");
@@ -119,7 +119,7 @@ static int check_container(const char *path, const char *language, struct stat *
   }
   int swapped = 0;
   uint32_t count = 0;
-  if (status == DEX_OCR_OK) {
+  if (status == DEX_STATUS_OK) {
     count = read32(header, 0);
     if (count > MAX_ENTRIES) count = read32(header, swapped = 1);
     size_t table = 4 + 8 * (size_t)count;
@@ -128,7 +128,7 @@ static int check_container(const char *path, const char *language, struct stat *
       status = refuse(message, size, language, "not a traineddata file (its entry table)");
   }
   close(fd);
-  if (status != DEX_OCR_OK) return status;
+  if (status != DEX_STATUS_OK) return status;
 
   // Where each known component starts and ends, as Tesseract computes it: from its offset to
   // the next present one, or to the end of the file.
@@ -152,7 +152,7 @@ static int check_container(const char *path, const char *language, struct stat *
   int legacy = sizes[TESSDATA_UNICHARSET] > 0 && sizes[TESSDATA_INTTEMP] > 0;
   if (!lstm && !legacy) return refuse(message, size, language, "it holds no complete model");
   *identity = info;
-  return DEX_OCR_OK;
+  return DEX_STATUS_OK;
 }
 
 /// The files one test load read: their identities, in order, and the engine mode.
@@ -266,7 +266,7 @@ static int probe(const char *probe_path, const char *datapath, const char *langu
   enum { DEADLINE_MS = 35000 };  // the probe's own alarm and CPU limit are 30 s
   probe_verdict verdict;
   if (recall(key, &verdict))
-    return verdict.passed ? DEX_OCR_OK : refuse(message, size, languages, verdict.why);
+    return verdict.passed ? DEX_STATUS_OK : refuse(message, size, languages, verdict.why);
   if (probe_path == NULL)
     return refuse(message, size, languages,
                   "its test load needs dex-traineddata-probe beside the executable");
@@ -306,7 +306,7 @@ static int probe(const char *probe_path, const char *datapath, const char *langu
     snprintf(verdict.why, sizeof verdict.why, "Tesseract refused it");
   }
   if (!timed_out) keep(&verdict);
-  return verdict.passed ? DEX_OCR_OK : refuse(message, size, languages, verdict.why);
+  return verdict.passed ? DEX_STATUS_OK : refuse(message, size, languages, verdict.why);
 }
 
 int dex_traineddata_check(const char *probe_path, const char *datapath, const char *languages,
@@ -324,7 +324,7 @@ int dex_traineddata_check(const char *probe_path, const char *datapath, const ch
     if (snprintf(path, sizeof path, "%s/%s.traineddata", datapath, name) >= (int)sizeof path)
       return refuse(message, size, name, "its path is too long");
     int status = check_container(path, name, &identities[count], message, size);
-    if (status != DEX_OCR_OK) return status;
+    if (status != DEX_STATUS_OK) return status;
     count++;
   }
   probe_key key = {.count = count, .oem = oem};

@@ -9,7 +9,7 @@
 /// "eng+deu") and, on Linux, loads them once with engine mode `oem` in the probe executable at
 /// `probe_path` (spawned and exec'd; NULL refuses the data), so that data that would end the
 /// process in Tesseract is refused instead (a clean refusal by Tesseract too, unless
-/// `refusal_passes`). DEX_OCR_OK, or DEX_OCR_INIT_FAILED with a message naming the language and
+/// `refusal_passes`). DEX_STATUS_OK, or DEX_STATUS_UNAVAILABLE with a message naming the language and
 /// what is wrong. Takes no lock of the engines' while the probe runs.
 int dex_traineddata_check(const char *probe_path, const char *datapath, const char *languages,
                           int oem, int refusal_passes, char *message, size_t size);

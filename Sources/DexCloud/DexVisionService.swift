@@ -13,7 +13,7 @@ import Logging
 /// The prompt is the server's: the service sends the image, the task (`identify`) and the
 /// on-device category hint (``VisionRequest/identify(image:categoryHint:stream:)``), and the backend
 /// wraps them in its own identification prompt (`dex-proxy` uses
-/// ``/DexModel/DexPrompt/identification(hint:)``), so a client holding the bootstrap key cannot
+/// `DexCloudServer`'s `DexPrompt.identification(hint:)`), so a client holding the bootstrap key cannot
 /// turn the endpoint into a general-purpose model.
 ///
 /// Oversized images are refused before they are encoded or sent, with an error telling the

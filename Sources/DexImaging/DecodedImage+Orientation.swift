@@ -20,7 +20,7 @@
             src.baseAddress, Int32(source.width), Int32(source.height), buffer,
             Int32(orientation.rawValue))
         }
-        guard status == Int32(DEX_STATUS_OK) else { throw .invalidArgument("orientation failed") }
+        guard ShimStatus(status) == .ok else { throw .invalidArgument("orientation failed") }
       }
       guard let upright = RGBImage(width: size.width, height: size.height, pixels: rotated) else {
         throw .outOfMemory

@@ -56,7 +56,7 @@ enum EXIFReader {
   }
 
   /// The metadata in an EXIF (raw TIFF) block of `size` bytes that `copy` writes into a
-  /// buffer of that size (a decoder's copy-out call, returning 0 on success); empty when there
+  /// buffer of that size (a decoder's copy-out call, returning a shim status); empty when there
   /// is no block or it does not parse.
   static func metadata(
     exifSize size: Int32, copy: (UnsafeMutablePointer<UInt8>, Int) -> Int32
@@ -66,7 +66,7 @@ enum EXIFReader {
     let status = exif.withUnsafeMutableBufferPointer { buffer in
       buffer.baseAddress.map { copy($0, buffer.count) } ?? -1
     }
-    guard status == 0 else { return Metadata() }
+    guard ShimStatus(status) == .ok else { return Metadata() }
     return exif.withUnsafeBytes { metadata(inTIFF: $0) }
   }
 

@@ -5,14 +5,18 @@
   /// ``DecodingLimits`` become libheif's own security limits, each coded stream's picture size
   /// is checked against its item's declared size, and the primary image is decoded upright
   /// (libheif applies `irot` / `imir` / `clap`) to 8-bit RGB, composited on the background and
-  /// Lanczos-resampled. No shrink-on-load: HEVC and AV1 decode at full size. With an older
-  /// libheif, which has no limits of its own, HEIF and AVIF are refused
-  /// (``ImagingError/decoderUnavailable(format:reason:)``).
+  /// Lanczos-resampled; the shared steps are ``ShimDecoding``'s. No shrink-on-load: HEVC and AV1
+  /// decode at full size. With an older libheif, which has no limits of its own, HEIF and AVIF
+  /// are refused (``ImagingError/decoderUnavailable(format:reason:)``).
   ///
   /// Orientation policy: the container's transformation properties are authoritative (HEIF,
   /// ISO/IEC 23008-12); an EXIF orientation tag inside the file is not applied on top, as
   /// ImageIO, libvips and browsers do, so a photo is never rotated twice.
-  enum HEIFDecoding {
+  struct HEIFDecoding: ShimFormatDecoder {
+    let decoder: OpaquePointer
+    let header: dex_heif_header
+    let format: ImageFormat
+
     /// What libheif holds to decode the primary image: its planes (1.5 bytes a pixel for 8-bit
     /// 4:2:0, 3 for deeper samples) and the interleaved RGB or RGBA copy, at full size (HEVC and
     /// AV1 have no scaled decode); for an overlay, every input's planes as well.
@@ -40,22 +44,19 @@
       _ bytes: UnsafeRawBufferPointer, format: ImageFormat, target: PixelTarget,
       options: DecodingOptions
     ) throws(ImagingError) -> DecodedImage {
-      guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-        throw .emptyInput
-      }
+      let base = try ShimDecoding.baseAddress(of: bytes)
       guard let decoder = dex_heif_decoder_create() else { throw .outOfMemory }
       defer { dex_heif_decoder_destroy(decoder) }
-      func libraryMessage() -> String { String(cString: dex_heif_decoder_message(decoder)) }
 
       let limits = options.limits
       var header = dex_heif_header()
       var shim = shimLimits(limits)
       let status = dex_heif_read_header(decoder, base, bytes.count, &shim, &header)
-      switch Int(status) {
-      case Int(DEX_STATUS_OK): break
-      case Int(DEX_STATUS_UNSUPPORTED):
-        throw .decoderUnavailable(format: format, reason: libraryMessage())
-      case Int(DEX_STATUS_TOO_LARGE):
+      switch ShimStatus(status) {
+      case .ok: break
+      case .unsupported:
+        throw .decoderUnavailable(format: format, reason: libraryMessage(decoder))
+      case .tooLarge:
         // The same checks as every format (pixel count, then each side) name the limit where
         // the primary image's sizes were read; libheif's own refusals keep its message.
         let coded = DownscaleGeometry.Size(
@@ -63,35 +64,41 @@
         let shown = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
         if coded.width > 0, coded.height > 0 { try checkLimits(coded, limits) }
         if shown.width > 0, shown.height > 0 { try checkLimits(shown, limits) }
-        throw .corruptData(format: format, message: libraryMessage())
-      case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: format)
-      case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
-      default: throw .corruptData(format: format, message: libraryMessage())
+        throw .corruptData(format: format, message: libraryMessage(decoder))
+      case let status: try status.check(decoding: format, message: libraryMessage(decoder))
       }
-      let shown = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
-      try checkLimits(shown, limits)
-      try checkMemory(decodeByteCount(header), limits)
+      return try ShimDecoding.decode(
+        HEIFDecoding(decoder: decoder, header: header, format: format), bytes: bytes,
+        target: target, options: options)
+    }
 
-      let plan = DownscaleGeometry.plan(
-        stored: shown, orientation: .up, target: target, gap: 1, supportsDCTScaling: false,
-        scaledSize: { _ in shown })
+    private static func libraryMessage(_ decoder: OpaquePointer) -> String {
+      String(cString: dex_heif_decoder_message(decoder))
+    }
+
+    /// The shown size: libheif's transforms applied.
+    var storedSize: DownscaleGeometry.Size {
+      DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
+    }
+
+    /// None: the container's transforms are authoritative (see the type's policy).
+    func metadata(of bytes: UnsafeRawBufferPointer) -> EXIFReader.Metadata {
+      EXIFReader.Metadata()
+    }
+
+    func decodeByteCount(plan: DecodePlan, options: DecodingOptions) -> Int {
+      Self.decodeByteCount(header)
+    }
+
+    func decode(
+      plan: DecodePlan, into buffer: UnsafeMutablePointer<UInt8>, options: DecodingOptions
+    ) throws(ImagingError) -> Bool {
       let background = options.background
-      let pixels = try RGBImage.allocatePixels(plan.size) { buffer throws(ImagingError) in
-        let status = dex_heif_decode(
-          decoder, background.red, background.green, background.blue, buffer,
-          Int32(plan.size.width), Int32(plan.size.height), plan.size.width * 3)
-        switch Int(status) {
-        case Int(DEX_STATUS_OK): return
-        case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: format)
-        case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
-        default: throw .corruptData(format: format, message: libraryMessage())
-        }
-      }
-      guard let image = RGBImage(width: plan.size.width, height: plan.size.height, pixels: pixels)
-      else { throw .outOfMemory }
-      return DecodedImage(
-        image: image, format: format, storedSize: shown, orientation: .up, isPartial: false,
-        scaleNumerator: 8, isUpright: true)
+      let status = dex_heif_decode(
+        decoder, background.red, background.green, background.blue, buffer,
+        Int32(plan.size.width), Int32(plan.size.height), plan.size.width * 3)
+      try ShimStatus(status).check(decoding: format, message: Self.libraryMessage(decoder))
+      return false
     }
   }
 #endif

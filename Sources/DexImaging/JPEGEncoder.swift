@@ -24,10 +24,10 @@
             text.baseAddress)
         }
       }
-      guard status == Int32(DEX_STATUS_OK), let output else {
+      guard ShimStatus(status) == .ok, let output else {
         let text = String(
           decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        throw status == Int32(DEX_STATUS_OUT_OF_MEMORY)
+        throw ShimStatus(status) == .outOfMemory
           ? .outOfMemory : .encodingFailed(message: text)
       }
       defer { dex_free(output) }

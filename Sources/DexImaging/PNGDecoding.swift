@@ -1,17 +1,19 @@
 #if os(Linux) && SystemImageCodecs
   import CDexImageShim
 
-  /// PNG decode path: header with limits, optional eXIf orientation, streaming decode + resample.
-  enum PNGDecoding {
+  /// PNG decode path: the header with the limits checked on its bytes before libpng parses
+  /// anything, eXIf orientation, the streaming decode and resample; the shared steps are
+  /// ``ShimDecoding``'s.
+  struct PNGDecoding: ShimFormatDecoder {
+    let decoder: OpaquePointer
+    let header: dex_png_header
+
     static func decode(
       _ bytes: UnsafeRawBufferPointer, target: PixelTarget, options: DecodingOptions
     ) throws(ImagingError) -> DecodedImage {
-      guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-        throw .emptyInput
-      }
+      let base = try ShimDecoding.baseAddress(of: bytes)
       guard let decoder = dex_png_decoder_create() else { throw .outOfMemory }
       defer { dex_png_decoder_destroy(decoder) }
-      func libraryMessage() -> String { String(cString: dex_png_decoder_message(decoder)) }
 
       var header = dex_png_header()
       let limits = options.limits
@@ -19,15 +21,15 @@
       let headerStatus = dex_png_read_header(
         decoder, base, bytes.count, maxSide, UInt64(clamping: limits.maximumPixelCount), &header)
       let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
-      switch Int(headerStatus) {
-      case Int(DEX_STATUS_OK): break
-      case Int(DEX_STATUS_TOO_LARGE):
+      switch ShimStatus(headerStatus) {
+      case .ok: break
+      case .tooLarge:
         try checkLimits(stored, limits)  // says which limit
         throw .imageTooLarge(
           width: stored.width, height: stored.height, maxPixelCount: limits.maximumPixelCount)
-      case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .png)
+      case .truncated: throw .truncatedData(format: .png)
       default:
-        let message = libraryMessage()
+        let message = libraryMessage(decoder)
         // libpng refuses over-limit dimensions itself ("Image width exceeds user limit").
         if message.contains("exceeds user limit") {
           throw .imageTooLarge(
@@ -35,40 +37,42 @@
         }
         throw .corruptData(format: .png, message: message)
       }
-      try checkLimits(stored, limits)
-      if header.interlaced != 0 {
-        // Adam7 is decoded into one whole-image buffer of up to 4 bytes a pixel.
-        try checkMemory(stored.width * stored.height * 4, limits)
-      }
+      return try ShimDecoding.decode(
+        PNGDecoding(decoder: decoder, header: header), bytes: bytes, target: target,
+        options: options)
+    }
 
-      let exif = EXIFReader.metadata(exifSize: header.exif_size) {
-        dex_png_copy_exif(decoder, $0, $1)
-      }
-      let orientation = exif.orientation ?? .up
+    private static func libraryMessage(_ decoder: OpaquePointer) -> String {
+      String(cString: dex_png_decoder_message(decoder))
+    }
 
-      let plan = DownscaleGeometry.plan(
-        stored: stored, orientation: orientation, target: target, gap: 1,
-        supportsDCTScaling: false, scaledSize: { _ in stored })
+    var format: ImageFormat { .png }
+
+    var storedSize: DownscaleGeometry.Size {
+      DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
+    }
+
+    func metadata(of bytes: UnsafeRawBufferPointer) -> EXIFReader.Metadata {
+      EXIFReader.metadata(exifSize: header.exif_size) { dex_png_copy_exif(decoder, $0, $1) }
+    }
+
+    /// Adam7 is decoded into one whole-image buffer of up to 4 bytes a pixel; other files
+    /// stream row by row.
+    func decodeByteCount(plan: DecodePlan, options: DecodingOptions) -> Int {
+      header.interlaced != 0 ? storedSize.width * storedSize.height * 4 : 0
+    }
+
+    func decode(
+      plan: DecodePlan, into buffer: UnsafeMutablePointer<UInt8>, options: DecodingOptions
+    ) throws(ImagingError) -> Bool {
       let background = options.background
       var partial: Int32 = 0
-      let pixels = try RGBImage.allocatePixels(plan.size) { buffer throws(ImagingError) in
-        let status = dex_png_decode(
-          decoder, background.red, background.green, background.blue,
-          options.allowsPartialImages ? 1 : 0, buffer, Int32(plan.size.width),
-          Int32(plan.size.height), plan.size.width * 3, &partial)
-        switch Int(status) {
-        case Int(DEX_STATUS_OK): return
-        case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .png)
-        case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
-        default: throw .corruptData(format: .png, message: libraryMessage())
-        }
-      }
-      guard let image = RGBImage(width: plan.size.width, height: plan.size.height, pixels: pixels)
-      else { throw .outOfMemory }
-      return DecodedImage(
-        image: image, format: .png, storedSize: stored, orientation: orientation,
-        isPartial: partial != 0, scaleNumerator: 8, isUpright: orientation == .up,
-        exifDate: exif.date)
+      let status = dex_png_decode(
+        decoder, background.red, background.green, background.blue,
+        options.allowsPartialImages ? 1 : 0, buffer, Int32(plan.size.width),
+        Int32(plan.size.height), plan.size.width * 3, &partial)
+      try ShimStatus(status).check(decoding: .png, message: Self.libraryMessage(decoder))
+      return partial != 0
     }
   }
 #endif

@@ -40,8 +40,8 @@
             Int32(size.width), Int32(size.height), size.width * 3)
         }
       }
-      if status == Int32(DEX_STATUS_OUT_OF_MEMORY) { throw .outOfMemory }
-      guard status == Int32(DEX_STATUS_OK),
+      if ShimStatus(status) == .outOfMemory { throw .outOfMemory }
+      guard ShimStatus(status) == .ok,
         let image = RGBImage(width: size.width, height: size.height, pixels: output)
       else { throw .invalidArgument("cannot resample to \(size.width)x\(size.height)") }
       return image

@@ -2,61 +2,75 @@
   import CDexImageShim
 
   /// WebP decode path: header with limits, EXIF orientation, libwebp's scaled decode (to the
-  /// target times ``DecodingOptions/reducingGap``) and the Lanczos resample for the rest. An
-  /// animation's first frame is decoded at its canvas size and resampled.
+  /// target times ``DecodingOptions/reducingGap``) and the Lanczos resample for the rest; the
+  /// shared steps are ``ShimDecoding``'s. An animation's first frame is decoded at its canvas
+  /// size and resampled.
   ///
   /// Orientation policy: an EXIF chunk's orientation is applied, as for JPEG and PNG (libvips
   /// and browsers do the same; WebP has no orientation field of its own).
-  enum WebPDecoding {
+  struct WebPDecoding: ShimFormatDecoder {
+    let decoder: OpaquePointer
+    let header: dex_webp_header
+
     static func decode(
       _ bytes: UnsafeRawBufferPointer, target: PixelTarget, options: DecodingOptions
     ) throws(ImagingError) -> DecodedImage {
-      guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-        throw .emptyInput
-      }
+      let base = try ShimDecoding.baseAddress(of: bytes)
       guard let decoder = dex_webp_decoder_create() else { throw .outOfMemory }
       defer { dex_webp_decoder_destroy(decoder) }
-      func libraryMessage() -> String { String(cString: dex_webp_decoder_message(decoder)) }
 
       let limits = options.limits
       var header = dex_webp_header()
       let headerStatus = dex_webp_read_header(
         decoder, base, bytes.count, UInt64(clamping: limits.maximumPixelCount), &header)
-      let stored = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
-      switch Int(headerStatus) {
-      case Int(DEX_STATUS_OK): break
-      case Int(DEX_STATUS_TOO_LARGE):
+      switch ShimStatus(headerStatus) {
+      case .tooLarge:
         throw .imageTooLarge(
-          width: stored.width, height: stored.height, maxPixelCount: limits.maximumPixelCount)
-      default: try check(headerStatus, message: libraryMessage())
+          width: Int(header.width), height: Int(header.height),
+          maxPixelCount: limits.maximumPixelCount)
+      case let status: try status.check(decoding: .webp, message: libraryMessage(decoder))
       }
-      try checkLimits(stored, limits)
+      return try ShimDecoding.decode(
+        WebPDecoding(decoder: decoder, header: header), bytes: bytes, target: target,
+        options: options)
+    }
 
-      let exif = EXIFReader.metadata(exifSize: header.exif_size) {
-        dex_webp_copy_exif(decoder, $0, $1)
-      }
-      let orientation = exif.orientation ?? .up
+    private static func libraryMessage(_ decoder: OpaquePointer) -> String {
+      String(cString: dex_webp_decoder_message(decoder))
+    }
 
-      let plan = DownscaleGeometry.plan(
-        stored: stored, orientation: orientation, target: target, gap: 1,
-        supportsDCTScaling: false, scaledSize: { _ in stored })
-      let scaled =
-        header.has_animation != 0 ? stored : scaledSize(stored, goal: plan.size, options: options)
-      try checkMemory(decodeByteCount(header, scaled: scaled), limits)
+    var format: ImageFormat { .webp }
+
+    var storedSize: DownscaleGeometry.Size {
+      DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
+    }
+
+    func metadata(of bytes: UnsafeRawBufferPointer) -> EXIFReader.Metadata {
+      EXIFReader.metadata(exifSize: header.exif_size) { dex_webp_copy_exif(decoder, $0, $1) }
+    }
+
+    func decodeByteCount(plan: DecodePlan, options: DecodingOptions) -> Int {
+      Self.decodeByteCount(header, scaled: scaledSize(plan: plan, options: options))
+    }
+
+    func decode(
+      plan: DecodePlan, into buffer: UnsafeMutablePointer<UInt8>, options: DecodingOptions
+    ) throws(ImagingError) -> Bool {
       let background = options.background
-      let pixels = try RGBImage.allocatePixels(plan.size) { buffer throws(ImagingError) in
-        let status = dex_webp_decode(
-          decoder, background.red, background.green, background.blue, Int32(scaled.width),
-          Int32(scaled.height), buffer, Int32(plan.size.width), Int32(plan.size.height),
-          plan.size.width * 3)
-        try check(status, message: libraryMessage())
-      }
-      guard let image = RGBImage(width: plan.size.width, height: plan.size.height, pixels: pixels)
-      else { throw .outOfMemory }
-      return DecodedImage(
-        image: image, format: .webp, storedSize: stored, orientation: orientation,
-        isPartial: false, scaleNumerator: 8, isUpright: orientation == .up,
-        exifDate: exif.date)
+      let scaled = scaledSize(plan: plan, options: options)
+      let status = dex_webp_decode(
+        decoder, background.red, background.green, background.blue, Int32(scaled.width),
+        Int32(scaled.height), buffer, Int32(plan.size.width), Int32(plan.size.height),
+        plan.size.width * 3)
+      try ShimStatus(status).check(decoding: .webp, message: Self.libraryMessage(decoder))
+      return false
+    }
+
+    /// What libwebp decodes to before the Lanczos pass: an animation's canvas, or
+    /// ``scaledSize(_:goal:options:)`` of a still.
+    private func scaledSize(plan: DecodePlan, options: DecodingOptions) -> DownscaleGeometry.Size {
+      header.has_animation != 0
+        ? storedSize : Self.scaledSize(storedSize, goal: plan.size, options: options)
     }
 
     /// The size libwebp's own scaler decodes to: the goal times the reducing gap (at least the
@@ -91,16 +105,6 @@
         bytes = 4 * stored
       }
       return bytes >= Double(Int.max) ? .max : Int(bytes)
-    }
-
-    static func check(_ status: Int32, message: String) throws(ImagingError) {
-      switch Int(status) {
-      case Int(DEX_STATUS_OK): return
-      case Int(DEX_STATUS_TRUNCATED): throw .truncatedData(format: .webp)
-      case Int(DEX_STATUS_OUT_OF_MEMORY): throw .outOfMemory
-      case Int(DEX_STATUS_INVALID_ARGUMENT): throw .invalidArgument(message)
-      default: throw .corruptData(format: .webp, message: message)
-      }
     }
   }
 #endif

@@ -7,7 +7,8 @@ import Foundation
 /// bogus "Unknown" is never shown as a success. The on-device pass produces one with
 /// ``offlineFallback(for:)`` when the cloud is unreachable.
 ///
-/// The field names match the JSON the identification prompt (``DexPrompt``) asks for.
+/// The field names match the JSON the identification prompt (`DexCloudServer`'s `DexPrompt`)
+/// asks for.
 public struct ScanResult: Codable, Equatable, Hashable, Sendable {
   /// The everyday name, for example "Monstera Deliciosa", "Clownfish" or "Pikachu".
   public var commonName: String

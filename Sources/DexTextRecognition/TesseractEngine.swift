@@ -40,10 +40,10 @@
           var message = [CChar](repeating: 0, count: 512)
           let status = dex_ocr_engine_create(
             key.dataDirectory, key.languages, key.probeExecutable, &handle, &message, message.count)
-          if status == DEX_OCR_OK, let handle {
+          if ShimStatus(status) == .ok, let handle {
             continuation.resume(
               returning: .success(TesseractEngine(key: key, handle: handle, queue: queue)))
-          } else if status == DEX_OCR_OUT_OF_MEMORY {
+          } else if ShimStatus(status) == .outOfMemory {
             continuation.resume(
               returning: .failure(.recognitionFailed("out of memory starting Tesseract")))
           } else {
@@ -72,12 +72,12 @@
               pageSegmentationMode, &result, &message, message.count)
           }
           defer { dex_ocr_result_free(&result) }
-          switch Int(status) {
-          case DEX_OCR_OK:
+          switch ShimStatus(status) {
+          case .ok:
             continuation.resume(returning: .success(Self.lines(of: result, in: image)))
-          case DEX_OCR_CANCELLED: continuation.resume(returning: .failure(.cancelled))
-          case DEX_OCR_TIMED_OUT: continuation.resume(returning: .failure(.timedOut))
-          case DEX_OCR_OUT_OF_MEMORY:
+          case .cancelled: continuation.resume(returning: .failure(.cancelled))
+          case .timedOut: continuation.resume(returning: .failure(.timedOut))
+          case .outOfMemory:
             continuation.resume(returning: .failure(.failed("out of memory")))
           default:
             let text = String(

@@ -105,7 +105,7 @@ static void flush_cache(void) {
 static dexnn_network *create(void) {
   dexnn_network *n = NULL;
   char message[256] = {0};
-  if (dexnn_network_create(&n, NULL, message, sizeof(message)) != DEXNN_OK) {
+  if (dexnn_network_create(&n, NULL, message, sizeof(message)) != DEX_STATUS_OK) {
     fprintf(stderr, "create: %s\n", message);
     exit(2);
   }
@@ -114,7 +114,7 @@ static dexnn_network *create(void) {
 
 static void add(dexnn_network *n, const dexnn_graph *g, int threads) {
   char message[256] = {0};
-  if (dexnn_network_add_plan(n, g, threads, message, sizeof(message)) != DEXNN_OK) {
+  if (dexnn_network_add_plan(n, g, threads, message, sizeof(message)) != DEX_STATUS_OK) {
     fprintf(stderr, "add_plan %d: %s\n", threads, message);
     exit(2);
   }
@@ -122,7 +122,7 @@ static void add(dexnn_network *n, const dexnn_graph *g, int threads) {
 
 static void run(dexnn_network *n, int threads, float *logits) {
   char message[256] = {0};
-  if (dexnn_network_run(n, threads, input, logits, message, sizeof(message)) != DEXNN_OK) {
+  if (dexnn_network_run(n, threads, input, logits, message, sizeof(message)) != DEX_STATUS_OK) {
     fprintf(stderr, "run %d: %s\n", threads, message);
     exit(2);
   }

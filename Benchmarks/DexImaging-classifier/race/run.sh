@@ -19,7 +19,7 @@ shim="$here/../../../Sources/CDexNeuralShim"
 for build in locked unlocked; do
   flag=""
   [ "$build" = unlocked ] && flag="-DDEX_NO_BUILD_LOCK"
-  gcc -O1 $flag -DDEXKIT_TRAIT_ONEDNN -I "$shim/include" "$here/harness.c" "$shim/network.c" -o "$work/$build" \
+  gcc -O1 $flag -DDEXKIT_TRAIT_ONEDNN -I "$shim/include" -I "$shim/../CDexStatus/include" "$here/harness.c" "$shim/network.c" -o "$work/$build" \
     -ldnnl -ldl -lpthread -lm
 done
 for build in locked unlocked; do

@@ -19,28 +19,11 @@
 #include <stdint.h>
 
 #include "CDexProcess.h"
+#include "CDexStatus.h"  // DEX_STATUS_*: the result codes of every fallible function here
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/// Result codes of every fallible shim function.
-enum {
-  DEX_STATUS_OK = 0,
-  /// The library reported a fatal error; the message buffer holds its text.
-  DEX_STATUS_LIBRARY_ERROR = 1,
-  /// The data ended before the image did (only returned when partial images are not allowed).
-  DEX_STATUS_TRUNCATED = 2,
-  /// An allocation failed.
-  DEX_STATUS_OUT_OF_MEMORY = 3,
-  /// A caller error (bad size, wrong call order).
-  DEX_STATUS_INVALID_ARGUMENT = 4,
-  /// The image exceeds the limits that were passed in.
-  DEX_STATUS_TOO_LARGE = 5,
-  /// The library installed cannot decode this safely (libheif older than 1.19, which has no
-  /// security limits); the message buffer says which version and what to install.
-  DEX_STATUS_UNSUPPORTED = 6,
-};
 
 /// JPEG colour spaces as reported by the header (mirrors J_COLOR_SPACE's first values).
 enum {

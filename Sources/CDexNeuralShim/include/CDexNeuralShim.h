@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "CDexStatus.h"  // DEX_STATUS_*: the result codes of every fallible function here
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -69,23 +71,11 @@ typedef struct {
 
 typedef struct dexnn_network dexnn_network;
 
-enum {
-  DEXNN_OK = 0,
-  /// oneDNN refused a step (the message says which and why).
-  DEXNN_FAILED = 1,
-  /// No plan is built for that thread count yet: add one, then run again.
-  DEXNN_NO_PLAN = 2,
-  /// Out of memory.
-  DEXNN_NO_MEMORY = 3,
-  /// libdnnl could not be loaded (the message says why).
-  DEXNN_UNAVAILABLE = 4,
-};
-
 /// The file name the shim loads oneDNN from.
 #define DEXNN_LIBRARY "libdnnl.so.2"
 
 /// Loads `library` (NULL: DEXNN_LIBRARY; loaded once per process) and makes the oneDNN CPU
-/// engine; `message` says why on failure (DEXNN_UNAVAILABLE when the library cannot be
+/// engine; `message` says why on failure (DEX_STATUS_UNAVAILABLE when the library cannot be
 /// loaded). A name other than DEXNN_LIBRARY is only tried (the tests name a missing one).
 int dexnn_network_create(
     dexnn_network **network, const char *library, char *message, size_t message_size);
@@ -132,7 +122,7 @@ int dexnn_has_vnni(void);
 
 /// Nonzero when this build has the oneDNN backend: 0 when the OneDNN trait was on but oneDNN 2's
 /// headers were not there to compile against (then every function above reports
-/// DEXNN_UNAVAILABLE).
+/// DEX_STATUS_UNAVAILABLE).
 int dexnn_is_built_in(void);
 
 #ifdef __cplusplus

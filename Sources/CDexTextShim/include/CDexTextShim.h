@@ -15,26 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "CDexStatus.h"  // DEX_STATUS_*: the result codes of every fallible function here
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/// Result codes of the shim's fallible functions.
-enum {
-  DEX_OCR_OK = 0,
-  /// Tesseract's Init failed (data missing or unreadable); the message buffer says which.
-  DEX_OCR_INIT_FAILED = 1,
-  /// The job was cancelled before or during recognition.
-  DEX_OCR_CANCELLED = 2,
-  /// The job's deadline passed before recognition finished.
-  DEX_OCR_TIMED_OUT = 3,
-  /// Tesseract reported a failure on this image.
-  DEX_OCR_FAILED = 4,
-  /// An allocation failed.
-  DEX_OCR_OUT_OF_MEMORY = 5,
-  /// A caller error (null pointer, bad size).
-  DEX_OCR_INVALID_ARGUMENT = 6,
-};
 
 /// One Tesseract handle, initialised for a data directory and a language list.
 typedef struct dex_ocr_engine dex_ocr_engine;
@@ -62,7 +47,7 @@ typedef struct {
 /// (dex-traineddata-probe, spawned and exec'd; NULL refuses the data there). Creations and
 /// destructions are serialised by one process-wide mutex (Tesseract's debug_file and its Init
 /// tables are global), so any thread may call them. On failure returns
-/// DEX_OCR_INIT_FAILED (or DEX_OCR_OUT_OF_MEMORY) and writes a message into `message`.
+/// DEX_STATUS_UNAVAILABLE (or DEX_STATUS_OUT_OF_MEMORY) and writes a message into `message`.
 int dex_ocr_engine_create(const char *datapath, const char *languages, const char *probe,
                           dex_ocr_engine **out, char *message, size_t message_size);
 
@@ -80,8 +65,8 @@ void dex_ocr_job_destroy(dex_ocr_job *job);
 
 /// Recognises interleaved RGB8 pixels (`width * height * 3` bytes, no row padding) with page
 /// segmentation mode `page_seg_mode` (Tesseract's PSM numbers). Blocks until done, cancelled or
-/// timed out. On DEX_OCR_OK `out` holds the lines (free with dex_ocr_result_free); otherwise
-/// `out` is empty and, for DEX_OCR_FAILED, `message` says why.
+/// timed out. On DEX_STATUS_OK `out` holds the lines (free with dex_ocr_result_free); otherwise
+/// `out` is empty and, for DEX_STATUS_LIBRARY_ERROR, `message` says why.
 int dex_ocr_recognize(dex_ocr_engine *engine, dex_ocr_job *job, const uint8_t *rgb, int width,
                       int height, int page_seg_mode, dex_ocr_result *out, char *message,
                       size_t message_size);

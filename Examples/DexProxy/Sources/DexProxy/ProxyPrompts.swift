@@ -1,4 +1,5 @@
 import DexCloud
+import DexCloudServer
 import DexModel
 import Foundation
 
@@ -18,8 +19,8 @@ public struct ProxyPrompts: Sendable {
   /// `prompt_too_long`, one with invisible or control characters with 400 `prompt_invalid`.
   public var maximumQuestionCharacters: Int
   /// The identification prompt for a category hint (by default
-  /// ``DexModel/DexPrompt/identification(hint:)``): replace it to change the wording, keeping the
-  /// JSON shape ``DexModel/ScanResult/init(jsonString:)`` reads.
+  /// ``DexCloudServer/DexPrompt/identification(hint:)``): replace it to change the wording,
+  /// keeping the JSON shape ``DexModel/ScanResult/init(jsonString:)`` reads.
   public var identification: @Sendable (DexCategory?) -> String
 
   /// Creates the templates.

@@ -1,4 +1,5 @@
 import DexCloud
+import DexCloudServer
 import DexExamplesTestSupport
 import DexModel
 import DexProxy

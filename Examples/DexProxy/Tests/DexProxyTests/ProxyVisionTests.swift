@@ -1,4 +1,5 @@
 import DexCloud
+import DexCloudServer
 import DexModel
 import DexProxy
 import DexProxyTesting

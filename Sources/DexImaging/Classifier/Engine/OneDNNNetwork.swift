@@ -100,7 +100,7 @@
     func implementations(threads: Int) -> String? {
       var text = [CChar](repeating: 0, count: 65536)
       let status = dexnn_network_implementations(handle.pointer, Int32(threads), &text, text.count)
-      guard status == Int32(DEXNN_OK) else { return nil }
+      guard ShimStatus(status) == .ok else { return nil }
       return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
@@ -114,18 +114,19 @@
       let threads = min(max(threads, 1), uncapped ? 16 : Self.threadLimit)
       var logits = [Float](repeating: 0, count: classCount)
       for _ in 0..<2 {
-        var status = Int32(DEXNN_OK)
+        var status = ShimStatus.ok
         let message = Self.withMessage { message, size in
-          status = logits.withUnsafeMutableBufferPointer { output in
+          let code = logits.withUnsafeMutableBufferPointer { output in
             dexnn_network_run(
               handle.pointer, Int32(threads), input, output.baseAddress, message, size)
           }
-          return status
+          status = ShimStatus(code)
+          return code
         }
         switch status {
-        case Int32(DEXNN_OK): return logits
-        case Int32(DEXNN_NO_PLAN): try addPlan(threads: threads, fault: nil)
-        case Int32(DEXNN_NO_MEMORY): throw .backendFailed("oneDNN inference: out of memory")
+        case .ok: return logits
+        case .noPlan: try addPlan(threads: threads, fault: nil)
+        case .outOfMemory: throw .backendFailed("oneDNN inference: out of memory")
         default: throw .backendFailed("oneDNN inference: \(message ?? "failed")")
         }
       }
@@ -208,14 +209,15 @@
     private static func check(
       _ step: String, _ call: (UnsafeMutablePointer<CChar>, Int) -> Int32
     ) throws(ClassifierError) {
-      var status = Int32(DEXNN_OK)
+      var status = ShimStatus.ok
       let message = withMessage { message, size in
-        status = call(message, size)
-        return status
+        let code = call(message, size)
+        status = ShimStatus(code)
+        return code
       }
       switch status {
-      case Int32(DEXNN_OK): return
-      case Int32(DEXNN_NO_MEMORY): throw .backendFailed("\(step): out of memory")
+      case .ok: return
+      case .outOfMemory: throw .backendFailed("\(step): out of memory")
       default: throw .backendFailed("\(step): \(message ?? "failed")")
       }
     }
@@ -227,7 +229,7 @@
       withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
         guard let base = buffer.baseAddress else { return nil }
         base.initialize(repeating: 0, count: 256)
-        return call(base, 256) == Int32(DEXNN_OK) ? nil : String(cString: base)
+        return ShimStatus(call(base, 256)) == .ok ? nil : String(cString: base)
       }
     }
   }

@@ -1,14 +1,16 @@
+import DexModel
 import Foundation
 
 /// The identification prompt: the single source of truth for what the cloud model is asked to
 /// return.
 ///
-/// It is a server-side template: the backend (`dex-proxy`) builds it from the category hint a
-/// client sends, and clients never send a prompt (see DexCloud's `VisionRequest`).
+/// It is the backend's template, kept on the backend's side of the wire contract: the backend
+/// (`dex-proxy`) builds it from the category hint a client sends, and clients never send a
+/// prompt (see DexCloud's ``/DexCloud/VisionRequest``), so no app ships it.
 ///
-/// The category and rarity lists are generated from ``DexCategory`` and ``DexRarity``, so adding
-/// a case updates the prompt. The parser (``ScanResult/init(jsonString:)``) reads exactly the
-/// shape described here.
+/// The category and rarity lists are generated from ``/DexModel/DexCategory`` and
+/// ``/DexModel/DexRarity``, so adding a case updates the prompt. The parser
+/// (``/DexModel/ScanResult/init(jsonString:)``) reads exactly the shape described here.
 public enum DexPrompt {
   /// The prompt for identifying the main subject of a photo.
   ///
