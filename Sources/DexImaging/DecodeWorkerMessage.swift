@@ -100,7 +100,7 @@
       /// The target this request names; `nil` for an unknown kind.
       package var pixelTarget: PixelTarget? {
         switch target.kind {
-        case "fitting": .fitting(maxDimension: target.value)
+        case "fitting": .fitting(maximumDimension: target.value)
         case "minimumShortSide": .minimumShortSide(target.value)
         case "original": .original
         default: nil
@@ -196,12 +196,13 @@
         return .corruptData(format: format, message: text)
       case ("truncatedData", let format?, 0, _): return .truncatedData(format: format)
       case ("imageTooLarge", _, 3, _):
-        return .imageTooLarge(width: n[0], height: n[1], maxPixelCount: n[2])
+        return .imageTooLarge(width: n[0], height: n[1], maximumPixelCount: n[2])
       case ("dimensionTooLarge", _, 3, _):
-        return .dimensionTooLarge(width: n[0], height: n[1], maxDimension: n[2])
+        return .dimensionTooLarge(width: n[0], height: n[1], maximumDimension: n[2])
       case ("decodingMemoryTooLarge", _, 2, _):
-        return .decodingMemoryTooLarge(byteCount: n[0], maxByteCount: n[1])
-      case ("inputTooLarge", _, 2, _): return .inputTooLarge(byteCount: n[0], maxByteCount: n[1])
+        return .decodingMemoryTooLarge(byteCount: n[0], maximumByteCount: n[1])
+      case ("inputTooLarge", _, 2, _):
+        return .inputTooLarge(byteCount: n[0], maximumByteCount: n[1])
       case ("invalidArgument", _, 0, let text?): return .invalidArgument(text)
       case ("outOfMemory", _, 0, _): return .outOfMemory
       case ("encodingFailed", _, 0, let text?): return .encodingFailed(message: text)

@@ -10,12 +10,12 @@
     let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
     guard size.width > 0, size.height > 0, !overflow, pixels <= limits.maximumPixelCount else {
       throw .imageTooLarge(
-        width: size.width, height: size.height, maxPixelCount: limits.maximumPixelCount)
+        width: size.width, height: size.height, maximumPixelCount: limits.maximumPixelCount)
     }
     let maximumDimension = limits.effectiveMaximumDimension
     guard size.width <= maximumDimension, size.height <= maximumDimension else {
       throw .dimensionTooLarge(
-        width: size.width, height: size.height, maxDimension: maximumDimension)
+        width: size.width, height: size.height, maximumDimension: maximumDimension)
     }
   }
 
@@ -34,7 +34,7 @@
     }
     guard !data.isEmpty else { throw .emptyInput }
     guard data.count <= limits.maximumByteCount else {
-      throw .inputTooLarge(byteCount: data.count, maxByteCount: limits.maximumByteCount)
+      throw .inputTooLarge(byteCount: data.count, maximumByteCount: limits.maximumByteCount)
     }
   }
 
@@ -42,7 +42,7 @@
   func checkMemory(_ byteCount: Int, _ limits: DecodingLimits) throws(ImagingError) {
     guard byteCount <= limits.maximumMemoryByteCount else {
       throw .decodingMemoryTooLarge(
-        byteCount: byteCount, maxByteCount: limits.maximumMemoryByteCount)
+        byteCount: byteCount, maximumByteCount: limits.maximumMemoryByteCount)
     }
   }
 #endif

@@ -1,10 +1,10 @@
 /// Upper bounds that keep hostile or absurd input from exhausting memory or time.
 ///
 /// Checked against the header before any pixel buffer is allocated: a file claiming
-/// 100000 x 100000 pixels is refused with ``ImagingError/imageTooLarge(width:height:maxPixelCount:)``,
-/// a 100 000 000 x 1 strip with ``ImagingError/dimensionTooLarge(width:height:maxDimension:)``, and
+/// 100000 x 100000 pixels is refused with ``ImagingError/imageTooLarge(width:height:maximumPixelCount:)``,
+/// a 100 000 000 x 1 strip with ``ImagingError/dimensionTooLarge(width:height:maximumDimension:)``, and
 /// a progressive JPEG whose coefficient buffer would outgrow ``maximumMemoryByteCount`` with
-/// ``ImagingError/decodingMemoryTooLarge(byteCount:maxByteCount:)``.
+/// ``ImagingError/decodingMemoryTooLarge(byteCount:maximumByteCount:)``.
 public struct DecodingLimits: Sendable, Hashable {
   /// The largest side any format can have here: JPEG's own limit, applied to PNG too.
   public static let largestDimension = 65_535

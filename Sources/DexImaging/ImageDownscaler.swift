@@ -32,7 +32,7 @@
         throw .invalidArgument("maximumDimension must be positive, got \(options.maximumDimension)")
       }
       let decoded = try decode(
-        imageData, target: .fitting(maxDimension: options.maximumDimension),
+        imageData, target: .fitting(maximumDimension: options.maximumDimension),
         options: options.decoding)
       let jpeg = try JPEGEncoder.encode(
         decoded.image, quality: options.libjpegQuality, subsampling: options.chromaSubsampling,

@@ -20,14 +20,14 @@ public enum ImagingError: Error, Sendable, Hashable {
   /// The data ends before the image does and ``DecodingOptions/allowsPartialImages`` is off.
   case truncatedData(format: ImageFormat)
   /// The header claims more pixels than ``DecodingLimits/maximumPixelCount`` allows.
-  case imageTooLarge(width: Int, height: Int, maxPixelCount: Int)
+  case imageTooLarge(width: Int, height: Int, maximumPixelCount: Int)
   /// The header claims a side longer than ``DecodingLimits/maximumDimension`` allows.
-  case dimensionTooLarge(width: Int, height: Int, maxDimension: Int)
+  case dimensionTooLarge(width: Int, height: Int, maximumDimension: Int)
   /// Decoding would need a whole-image buffer of `byteCount` bytes (a progressive JPEG's
   /// coefficients, an interlaced PNG's pixels), more than ``DecodingLimits/maximumMemoryByteCount``.
-  case decodingMemoryTooLarge(byteCount: Int, maxByteCount: Int)
+  case decodingMemoryTooLarge(byteCount: Int, maximumByteCount: Int)
   /// The input is longer than ``DecodingLimits/maximumByteCount``.
-  case inputTooLarge(byteCount: Int, maxByteCount: Int)
+  case inputTooLarge(byteCount: Int, maximumByteCount: Int)
   /// A caller-supplied value is out of range (for example a zero `maximumDimension`).
   case invalidArgument(String)
   /// A buffer for the decoded or encoded image could not be allocated.

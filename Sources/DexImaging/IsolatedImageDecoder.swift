@@ -123,7 +123,7 @@
       guard options.maximumDimension > 0 else {
         throw .invalidArgument("maximumDimension must be positive, got \(options.maximumDimension)")
       }
-      let target = PixelTarget.fitting(maxDimension: options.maximumDimension)
+      let target = PixelTarget.fitting(maximumDimension: options.maximumDimension)
       let (reply, parts) = try perform(
         .downscale, imageData, target: target, decoding: options.decoding, output: options)
       guard let format = reply.sourceFormat,

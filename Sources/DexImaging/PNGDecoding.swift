@@ -26,14 +26,14 @@
       case .tooLarge:
         try checkLimits(stored, limits)  // says which limit
         throw .imageTooLarge(
-          width: stored.width, height: stored.height, maxPixelCount: limits.maximumPixelCount)
+          width: stored.width, height: stored.height, maximumPixelCount: limits.maximumPixelCount)
       case .truncated: throw .truncatedData(format: .png)
       default:
         let message = libraryMessage(decoder)
         // libpng refuses over-limit dimensions itself ("Image width exceeds user limit").
         if message.contains("exceeds user limit") {
           throw .imageTooLarge(
-            width: stored.width, height: stored.height, maxPixelCount: limits.maximumPixelCount)
+            width: stored.width, height: stored.height, maximumPixelCount: limits.maximumPixelCount)
         }
         throw .corruptData(format: .png, message: message)
       }

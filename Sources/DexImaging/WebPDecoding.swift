@@ -27,7 +27,7 @@
       case .tooLarge:
         throw .imageTooLarge(
           width: Int(header.width), height: Int(header.height),
-          maxPixelCount: limits.maximumPixelCount)
+          maximumPixelCount: limits.maximumPixelCount)
       case let status: try status.check(decoding: .webp, message: libraryMessage(decoder))
       }
       return try ShimDecoding.decode(

@@ -33,13 +33,9 @@ public struct PartialScanResult: Codable, Equatable, Hashable, Sendable {
     summary: String? = nil, facts: [String]? = nil, rarity: String? = nil,
     confidence: Double? = nil
   ) {
-    self.commonName = commonName
-    self.category = category
-    self.scientificName = scientificName
-    self.summary = summary
-    self.facts = facts
-    self.rarity = rarity
-    self.confidence = confidence
+    (self.commonName, self.category, self.scientificName) = (commonName, category, scientificName)
+    (self.summary, self.facts) = (summary, facts)
+    (self.rarity, self.confidence) = (rarity, confidence)
   }
 
   /// Every field of `result`, as known.

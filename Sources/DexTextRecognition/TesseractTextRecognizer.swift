@@ -98,7 +98,7 @@
             "maximumPixelCount": "\(options.maximumPixelCount)",
           ])
         throw TextRecognitionError.imageTooLarge(
-          width: image.width, height: image.height, maxPixelCount: options.maximumPixelCount)
+          width: image.width, height: image.height, maximumPixelCount: options.maximumPixelCount)
       }
       guard image.width <= Self.maxSide, image.height <= Self.maxSide else {
         throw TextRecognitionError.recognitionFailed(

@@ -134,7 +134,7 @@
       bytes[sof + 7] = 0xFD
       bytes[sof + 8] = 0xE8
       let error = failure(Data(bytes))
-      #expect(error == .imageTooLarge(width: 65000, height: 65000, maxPixelCount: 100_000_000))
+      #expect(error == .imageTooLarge(width: 65000, height: 65000, maximumPixelCount: 100_000_000))
       #expect(error?.description.contains("65000 x 65000") == true)
     }
 
@@ -146,7 +146,7 @@
         + pngChunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + pngChunk("IEND", [])
       #expect(
         failure(Data(png))
-          == .imageTooLarge(width: 100_000, height: 100_000, maxPixelCount: 100_000_000))
+          == .imageTooLarge(width: 100_000, height: 100_000, maximumPixelCount: 100_000_000))
     }
 
     @Test func configurableLimits() throws {
@@ -155,12 +155,14 @@
       options.decoding.limits = DecodingLimits(maximumPixelCount: 1000)
       #expect(
         failure(data, options: options)
-          == .imageTooLarge(width: 960, height: 540, maxPixelCount: 1000))
+          == .imageTooLarge(width: 960, height: 540, maximumPixelCount: 1000))
       options.decoding.limits = DecodingLimits(maximumByteCount: 100)
       #expect(
-        failure(data, options: options) == .inputTooLarge(byteCount: data.count, maxByteCount: 100))
+        failure(data, options: options)
+          == .inputTooLarge(byteCount: data.count, maximumByteCount: 100))
       #expect(
-        ImagingError.inputTooLarge(byteCount: 5, maxByteCount: 4).description.contains("5 bytes"))
+        ImagingError.inputTooLarge(byteCount: 5, maximumByteCount: 4).description.contains(
+          "5 bytes"))
     }
 
     @Test func malformedEXIFInARealJPEGIsIgnored() throws {

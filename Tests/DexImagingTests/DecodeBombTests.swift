@@ -25,13 +25,13 @@
       let png = Self.png(width: 100_000_000, height: 1, bitDepth: 1, colorType: 0)
       #expect(
         failure(Data(png))
-          == .dimensionTooLarge(width: 100_000_000, height: 1, maxDimension: 65_535))
+          == .dimensionTooLarge(width: 100_000_000, height: 1, maximumDimension: 65_535))
     }
 
     @Test func tallOneColumnPNGIsRefusedBySide() {
       let png = Self.png(width: 1, height: 100_000_000, bitDepth: 8, colorType: 2)
       let error = failure(Data(png))
-      #expect(error == .dimensionTooLarge(width: 1, height: 100_000_000, maxDimension: 65_535))
+      #expect(error == .dimensionTooLarge(width: 1, height: 100_000_000, maximumDimension: 65_535))
       #expect(error?.description.contains("1 x 100000000") == true)
     }
 
@@ -40,7 +40,7 @@
       var options = DownscaleOptions(maximumDimension: 64)
       options.decoding.limits.maximumDimension = 4_000
       #expect(
-        throws: ImagingError.dimensionTooLarge(width: 5_000, height: 10, maxDimension: 4_000)
+        throws: ImagingError.dimensionTooLarge(width: 5_000, height: 10, maximumDimension: 4_000)
       ) { try downscaler.downscale(png, options: options) }
       options.decoding.limits.maximumDimension = 1 << 40
       #expect(options.decoding.limits.effectiveMaximumDimension == 65_535)
@@ -52,7 +52,7 @@
       let png = Self.png(width: 10_000, height: 10_000, bitDepth: 8, colorType: 6, interlaced: true)
       #expect(
         failure(Data(png))
-          == .decodingMemoryTooLarge(byteCount: 400_000_000, maxByteCount: 256 << 20))
+          == .decodingMemoryTooLarge(byteCount: 400_000_000, maximumByteCount: 256 << 20))
     }
 
     @Test func progressiveCMYK100MegapixelJPEGIsRefusedByTheMemoryLimit() {
@@ -60,7 +60,7 @@
       // 4 components x 1250 x 1250 blocks x 128 bytes.
       let jpeg = Self.cmykJPEG(width: 10_000, height: 10_000, progressive: true)
       let error = failure(Data(jpeg))
-      #expect(error == .decodingMemoryTooLarge(byteCount: 800_000_000, maxByteCount: 256 << 20))
+      #expect(error == .decodingMemoryTooLarge(byteCount: 800_000_000, maximumByteCount: 256 << 20))
       #expect(error?.description.contains("800000000-byte") == true)
     }
 
@@ -68,7 +68,7 @@
       let jpeg = Self.cmykJPEG(width: 10_240, height: 10_240, progressive: false)
       #expect(
         failure(Data(jpeg))
-          == .imageTooLarge(width: 10_240, height: 10_240, maxPixelCount: 100_000_000))
+          == .imageTooLarge(width: 10_240, height: 10_240, maximumPixelCount: 100_000_000))
     }
 
     @Test(arguments: [150, 3_000])

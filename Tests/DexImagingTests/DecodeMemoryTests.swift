@@ -16,10 +16,10 @@
       try resource(name, in: "Resources/formats")
     }
 
-    func decode(_ name: String, maxMemory: Int) throws {
-      let options = DecodingOptions(limits: DecodingLimits(maximumMemoryByteCount: maxMemory))
+    func decode(_ name: String, maximumMemory: Int) throws {
+      let options = DecodingOptions(limits: DecodingLimits(maximumMemoryByteCount: maximumMemory))
       _ = try downscaler.decodePixels(
-        from: formatResource(name), target: .fitting(maxDimension: 32), options: options)
+        from: formatResource(name), target: .fitting(maximumDimension: 32), options: options)
     }
 
     @Test(arguments: [
@@ -31,11 +31,11 @@
     ])
     func theMemoryLimitHoldsForFormatsWithoutAScaledDecode(_ name: String, _ bytes: Int) throws {
       #expect(
-        throws: ImagingError.decodingMemoryTooLarge(byteCount: bytes, maxByteCount: bytes - 1)
+        throws: ImagingError.decodingMemoryTooLarge(byteCount: bytes, maximumByteCount: bytes - 1)
       ) {
-        try decode(name, maxMemory: bytes - 1)
+        try decode(name, maximumMemory: bytes - 1)
       }
-      try decode(name, maxMemory: bytes)
+      try decode(name, maximumMemory: bytes)
     }
 
     /// A lossy WebP with alpha holds its alpha plane (and, compressed losslessly, that plane's
@@ -60,7 +60,7 @@
     /// such a file took minutes).
     @Test func anOverlayOfOneTile1024TimesIsRefused() throws {
       #expect {
-        try decode("heif-overlay-1024-inputs.heic", maxMemory: 8 << 20)
+        try decode("heif-overlay-1024-inputs.heic", maximumMemory: 8 << 20)
       } throws: { error in
         guard case ImagingError.corruptData(.heif, let message) = error else { return false }
         return message.contains("double references")
@@ -104,10 +104,10 @@
       }
       let limits = DecodingLimits(maximumDimension: 32_768)
       #expect(
-        throws: ImagingError.dimensionTooLarge(width: 40_000, height: 1, maxDimension: 32_768)
+        throws: ImagingError.dimensionTooLarge(width: 40_000, height: 1, maximumDimension: 32_768)
       ) {
         try downscaler.decodePixels(
-          from: Data(bytes), target: .fitting(maxDimension: 64),
+          from: Data(bytes), target: .fitting(maximumDimension: 64),
           options: DecodingOptions(limits: limits))
       }
     }
@@ -124,7 +124,7 @@
       let meta = box("meta", [0, 0, 0, 0] + iinf)
       let file = box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)) + meta
       #expect {
-        try downscaler.decodePixels(from: Data(file), target: .fitting(maxDimension: 64))
+        try downscaler.decodePixels(from: Data(file), target: .fitting(maximumDimension: 64))
       } throws: { error in
         switch error {
         case ImagingError.corruptData(.heif, _), ImagingError.truncatedData(.heif): return true

@@ -34,7 +34,7 @@
       for fraction in [0.05, 0.3, 0.6, 0.9, 0.99] {
         let cut = Data(bytes.prefix(Swift.max(16, Int(Double(bytes.count) * fraction))))
         do {
-          _ = try downscaler.decodePixels(from: cut, target: .fitting(maxDimension: 32))
+          _ = try downscaler.decodePixels(from: cut, target: .fitting(maximumDimension: 32))
           Issue.record("\(name) cut to \(cut.count) bytes decoded")
         } catch {
           switch error {
@@ -57,9 +57,9 @@
       }
       #expect(
         throws: ImagingError.imageTooLarge(
-          width: 100_000, height: 100_000, maxPixelCount: 100_000_000)
+          width: 100_000, height: 100_000, maximumPixelCount: 100_000_000)
       ) {
-        try downscaler.decodePixels(from: Data(bytes), target: .fitting(maxDimension: 64))
+        try downscaler.decodePixels(from: Data(bytes), target: .fitting(maximumDimension: 64))
       }
     }
 
@@ -70,10 +70,11 @@
     ])
     func pixelLimitIsCheckedAgainstTheHeader(_ name: String, _ width: Int, _ height: Int) throws {
       let options = DecodingOptions(limits: DecodingLimits(maximumPixelCount: 5000))
-      #expect(throws: ImagingError.imageTooLarge(width: width, height: height, maxPixelCount: 5000))
-      {
+      #expect(
+        throws: ImagingError.imageTooLarge(width: width, height: height, maximumPixelCount: 5000)
+      ) {
         try downscaler.decodePixels(
-          from: formatResource(name), target: .fitting(maxDimension: 64), options: options)
+          from: formatResource(name), target: .fitting(maximumDimension: 64), options: options)
       }
     }
 
@@ -84,10 +85,10 @@
     func sideLimitIsCheckedAgainstTheHeader(_ name: String, _ width: Int, _ height: Int) throws {
       let options = DecodingOptions(limits: DecodingLimits(maximumDimension: 50))
       #expect(
-        throws: ImagingError.dimensionTooLarge(width: width, height: height, maxDimension: 50)
+        throws: ImagingError.dimensionTooLarge(width: width, height: height, maximumDimension: 50)
       ) {
         try downscaler.decodePixels(
-          from: formatResource(name), target: .fitting(maxDimension: 64), options: options)
+          from: formatResource(name), target: .fitting(maximumDimension: 64), options: options)
       }
     }
 
@@ -98,7 +99,7 @@
       // before a tile is decoded.
       let data = try formatResource(name)
       do {
-        _ = try downscaler.decodePixels(from: data, target: .fitting(maxDimension: 64))
+        _ = try downscaler.decodePixels(from: data, target: .fitting(maximumDimension: 64))
         Issue.record("\(name) decoded")
       } catch {
         guard case .corruptData(.heif, let message) = error else {
@@ -134,9 +135,10 @@
           UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24),
         ])
       #expect(
-        throws: ImagingError.imageTooLarge(width: 16384, height: 16384, maxPixelCount: 100_000_000)
+        throws: ImagingError.imageTooLarge(
+          width: 16384, height: 16384, maximumPixelCount: 100_000_000)
       ) {
-        try downscaler.decodePixels(from: Data(bytes), target: .fitting(maxDimension: 64))
+        try downscaler.decodePixels(from: Data(bytes), target: .fitting(maximumDimension: 64))
       }
     }
 
@@ -147,7 +149,7 @@
       let vp8x = try #require(Self.boxBody("VP8X", in: bytes))
       bytes.replaceSubrange(vp8x + 8..<vp8x + 14, with: [0x9F, 0x0F, 0x00, 0xB7, 0x0B, 0x00])
       #expect {
-        try downscaler.decodePixels(from: Data(bytes), target: .fitting(maxDimension: 64))
+        try downscaler.decodePixels(from: Data(bytes), target: .fitting(maximumDimension: 64))
       } throws: { error in
         guard case ImagingError.corruptData(.webp, _) = error else { return false }
         return true
@@ -158,7 +160,7 @@
       #expect(Array(lossy[vp8 + 7..<vp8 + 10]) == [0x9D, 0x01, 0x2A])
       lossy.replaceSubrange(vp8 + 10..<vp8 + 14, with: [0xA0, 0x0F, 0xB8, 0x0B])
       #expect {
-        try downscaler.decodePixels(from: Data(lossy), target: .fitting(maxDimension: 64))
+        try downscaler.decodePixels(from: Data(lossy), target: .fitting(maximumDimension: 64))
       } throws: { error in
         switch error as? ImagingError {
         case .corruptData(.webp, _), .truncatedData(.webp): return true
@@ -177,7 +179,7 @@
         let bytes = head + (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let format = try ImageFormat.sniff(Data(bytes))
         #expect {
-          try downscaler.decodePixels(from: Data(bytes), target: .fitting(maxDimension: 64))
+          try downscaler.decodePixels(from: Data(bytes), target: .fitting(maximumDimension: 64))
         } throws: { error in
           switch error as? ImagingError {
           case .corruptData(let seen, _), .truncatedData(let seen): return seen == format

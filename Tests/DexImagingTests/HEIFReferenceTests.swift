@@ -79,7 +79,7 @@
     /// Refused as corrupt, with libheif's (or the probe's) message containing `words`.
     func expectCorrupt(_ file: [UInt8], saying words: String) {
       #expect {
-        try downscaler.decodePixels(from: Data(file), target: .fitting(maxDimension: 64))
+        try downscaler.decodePixels(from: Data(file), target: .fitting(maximumDimension: 64))
       } throws: { error in
         guard case ImagingError.corruptData(_, let detail) = error else { return false }
         return detail.localizedCaseInsensitiveContains(words)
@@ -109,13 +109,13 @@
       let small = DecodingOptions(limits: DecodingLimits(maximumMemoryByteCount: 8 << 20))
       #expect {
         try downscaler.decodePixels(
-          from: Data(repeated), target: .fitting(maxDimension: 64), options: small)
+          from: Data(repeated), target: .fitting(maximumDimension: 64), options: small)
       } throws: { error in
         guard case ImagingError.corruptData(_, let detail) = error else { return false }
         return detail.contains("Security limit exceeded") && detail.contains("iloc")
       }
       #expect {
-        try downscaler.decodePixels(from: Data(repeated), target: .fitting(maxDimension: 64))
+        try downscaler.decodePixels(from: Data(repeated), target: .fitting(maximumDimension: 64))
       } throws: { error in
         guard case ImagingError.corruptData(_, let detail) = error else { return false }
         return detail.contains("Security limit exceeded")
@@ -133,7 +133,7 @@
       let lying = try HEIFReproducerTests.understatedSize(name)
       #expect(lying != original, "the fixture declares its size")
       expectCorrupt(lying, saying: "coded data declares pictures larger")
-      _ = try downscaler.decodePixels(from: Data(original), target: .fitting(maxDimension: 64))
+      _ = try downscaler.decodePixels(from: Data(original), target: .fitting(maximumDimension: 64))
     }
 
     /// A reference box whose size runs past its parent: the walk stopped there while libheif 1.15
@@ -158,7 +158,7 @@
       #expect(throws: ImagingError.self) {
         try downscaler.decodePixels(
           from: Data(Self.derivedImages(kind: "grid", ids: [1, 2], irefs: [tiles])),
-          target: .fitting(maxDimension: 64))
+          target: .fitting(maximumDimension: 64))
       }
     }
   }

@@ -153,7 +153,7 @@
     @Test func everyReproducerIsRefusedWithATypedError() throws {
       for (name, bytes) in try Self.reproducers() {
         do {
-          _ = try downscaler.decodePixels(from: Data(bytes), target: .fitting(maxDimension: 64))
+          _ = try downscaler.decodePixels(from: Data(bytes), target: .fitting(maximumDimension: 64))
           Issue.record("\(name) decoded")
         } catch {
           switch error {
@@ -175,7 +175,7 @@
       #expect {
         try downscaler.decodePixels(
           from: Data(try Self.lyingHEVCStream(width: 30_000, height: 30_000, infeVersion: 3)),
-          target: .fitting(maxDimension: 64))
+          target: .fitting(maximumDimension: 64))
       } throws: { error in
         guard case ImagingError.corruptData(.heif, let message) = error else { return false }
         return message.contains("30000x30000 for 64x64")
@@ -193,7 +193,7 @@
       #expect {
         try downscaler.decodePixels(
           from: Data(Self.zeroWidthExtents(items: 2, extents: 65_535)),
-          target: .fitting(maxDimension: 64))
+          target: .fitting(maximumDimension: 64))
       } throws: { error in
         guard case ImagingError.corruptData(.heif, let message) = error else { return false }
         // libheif ends this message in a newline; the shim's messages are one line.
@@ -208,7 +208,7 @@
       let bytes = File.derivedImages(
         kind: "grid", ids: [1, 2], irefs: [[(1, [2])]], extents: 32, padding: 16 << 20)
       #expect {
-        try downscaler.decodePixels(from: Data(bytes), target: .fitting(maxDimension: 64))
+        try downscaler.decodePixels(from: Data(bytes), target: .fitting(maximumDimension: 64))
       } throws: { error in
         "\(error)".contains("exceeding the security limit of \(bytes.count) bytes")
       }

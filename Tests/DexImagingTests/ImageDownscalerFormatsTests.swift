@@ -137,7 +137,7 @@ import DexModel
       // 48 x 30: WebP stills use libwebp's scaled decode (to 72 x 45 with the default gap) and
       // then Lanczos; the others decode full size and resample.
       let decoded = try downscaler.decodePixels(
-        from: formatResource(name), target: .fitting(maxDimension: 48))
+        from: formatResource(name), target: .fitting(maximumDimension: 48))
       let reference = try formatSource().resampled(fitting: 48)
       #expect(decoded.width == 48 && decoded.height == 30)
       let score = psnr(decoded, reference)
@@ -152,7 +152,7 @@ import DexModel
       var options = DecodingOptions()
       options.reducingGap = 1
       let decoded = try downscaler.decodePixels(
-        from: formatResource("webp-lossy-alpha.webp"), target: .fitting(maxDimension: 48),
+        from: formatResource("webp-lossy-alpha.webp"), target: .fitting(maximumDimension: 48),
         options: options)
       let reference = try formatSource(alpha: true).resampled(fitting: 48)
       #expect(decoded.width == 48 && decoded.height == 30)

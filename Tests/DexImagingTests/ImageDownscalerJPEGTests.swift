@@ -23,7 +23,7 @@
     }
 
     @Test func decodedPixelsMatchTheReferenceBeforeEncoding() throws {
-      let pixels = try decode(resource("photo.jpg"), .fitting(maxDimension: 320))
+      let pixels = try decode(resource("photo.jpg"), .fitting(maximumDimension: 320))
       let reference = try decode(resource("photo-320-reference.png"))
       #expect(pixels.width == 320 && pixels.height == 180)
       #expect(psnr(pixels, reference) > 36)
@@ -98,7 +98,7 @@
       #expect(result.jpegData.range(of: Data("Exif".utf8)) == nil)
       let small = try decode(result.jpegData)
       let smallReference = try decode(
-        resource("orientation-upright.png"), .fitting(maxDimension: 120))
+        resource("orientation-upright.png"), .fitting(maximumDimension: 120))
       // Floor set when the assets moved to the "Fallen Leaf" photo (Scripts/imaging-test-assets.py):
       // measured 26.69-27.90 dB over orientations 1-8 (libjpeg-turbo, x86-64). Its leaf litter
       // loses more to a quality-80 JPEG at 120 x 68 than the old photo did: Pillow's own JPEG of
@@ -151,9 +151,9 @@
     }
 
     @Test func dctScaledDownscaleOfVariantsStaysClose() throws {
-      let reference = try decode(resource("small-reference.png"), .fitting(maxDimension: 100))
+      let reference = try decode(resource("small-reference.png"), .fitting(maximumDimension: 100))
       for name in ["small-progressive.jpg", "small-cmyk-adobe.jpg", "small-422.jpg"] {
-        let decoded = try decode(resource(name), .fitting(maxDimension: 100))
+        let decoded = try decode(resource(name), .fitting(maximumDimension: 100))
         #expect(decoded.width == 100 && decoded.height == 56, "\(name)")
         #expect(psnr(decoded, reference) > 30, "\(name)")
       }
@@ -186,7 +186,7 @@
       let reference = try decode(resource("photo-320-reference.png"))
       let options = DecodingOptions(reducingGap: 2, chromaUpsampling: .fast)
       let image = try downscaler.decodePixels(
-        from: data, target: .fitting(maxDimension: 320), options: options)
+        from: data, target: .fitting(maximumDimension: 320), options: options)
       #expect(image.width == 320 && image.height == 180)
       #expect(psnr(image, reference) > 33)
     }

@@ -45,7 +45,7 @@ import DexModel
       #expect(result.pixelWidth == 32 && result.pixelHeight == 20)
       #expect(try ImageFormat.sniff(result.jpegData) == .jpeg)
       let reference = try downscaler.decodePixels(
-        from: resource("png-rgb8.png"), target: .fitting(maxDimension: 32))
+        from: resource("png-rgb8.png"), target: .fitting(maximumDimension: 32))
       let decoded = try downscaler.decodePixels(from: result.jpegData, target: .original)
       // Floor set when the assets moved to the "Fallen Leaf" photo (Scripts/imaging-test-assets.py):
       // measured 27.31 dB (libjpeg-turbo, x86-64); Pillow's own quality-80 JPEG of the same 32 x 20

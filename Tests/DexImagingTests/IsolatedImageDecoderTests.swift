@@ -44,7 +44,7 @@
     static func expectDecodes(_ decoder: IsolatedImageDecoder) async throws {
       let photo = try resource("photo.jpg")
       let result = await spawn { () throws(ImagingError) in
-        try decoder.decodePixels(from: photo, target: .fitting(maxDimension: 256))
+        try decoder.decodePixels(from: photo, target: .fitting(maximumDimension: 256))
       }.value
       let image = try result.get()
       #expect(max(image.width, image.height) == 256)
@@ -251,7 +251,7 @@
       let result = await Self.spawn { () throws(ImagingError) in
         try decoder.decodePixels(from: big, target: .original, options: options)
       }.value
-      #expect(throws: ImagingError.inputTooLarge(byteCount: 1001, maxByteCount: 1000)) {
+      #expect(throws: ImagingError.inputTooLarge(byteCount: 1001, maximumByteCount: 1000)) {
         try result.get()
       }
       #expect(decoder.pool.startedCount == 0)
@@ -259,19 +259,19 @@
 
     @Test func repliesBeyondTheRequestAreRefused() throws {
       let request = DecodeWorkerMessage.Request(
-        mode: .decodePixels, target: .fitting(maxDimension: 100), options: DecodingOptions(),
+        mode: .decodePixels, target: .fitting(maximumDimension: 100), options: DecodingOptions(),
         output: nil, cpuSeconds: 1, byteCount: 1)
       var reply = DecodeWorkerMessage.Reply()
       (reply.width, reply.height, reply.sourceWidth, reply.sourceHeight) = (100, 50, 400, 200)
       reply.pixelByteCount = 100 * 50 * 3
       try IsolatedImageDecoder.validate(
-        reply, for: request, target: .fitting(maxDimension: 100), limits: .default)
+        reply, for: request, target: .fitting(maximumDimension: 100), limits: .default)
       var wide = reply
       wide.width = 101
       wide.pixelByteCount = 101 * 50 * 3
       #expect(throws: DecodeWorkerChannel.Failure.self) {
         try IsolatedImageDecoder.validate(
-          wide, for: request, target: .fitting(maxDimension: 100), limits: .default)
+          wide, for: request, target: .fitting(maximumDimension: 100), limits: .default)
       }
       var huge = reply
       (huge.width, huge.height) = (60_000, 60_000)
@@ -283,13 +283,13 @@
       miscounted.pixelByteCount += 1
       #expect(throws: DecodeWorkerChannel.Failure.self) {
         try IsolatedImageDecoder.validate(
-          miscounted, for: request, target: .fitting(maxDimension: 100), limits: .default)
+          miscounted, for: request, target: .fitting(maximumDimension: 100), limits: .default)
       }
       var withJPEG = reply
       withJPEG.jpegByteCount = 10
       #expect(throws: DecodeWorkerChannel.Failure.self) {
         try IsolatedImageDecoder.validate(
-          withJPEG, for: request, target: .fitting(maxDimension: 100), limits: .default)
+          withJPEG, for: request, target: .fitting(maximumDimension: 100), limits: .default)
       }
     }
 

@@ -46,7 +46,7 @@
       var plain = DecodingOptions()
       plain.advisesHugePages = false
       let downscaler = ImageDownscaler()
-      for target in [PixelTarget.fitting(maxDimension: 1024), .original] {
+      for target in [PixelTarget.fitting(maximumDimension: 1024), .original] {
         let a = try downscaler.decodePixels(from: jpeg, target: target, options: advised)
         let b = try downscaler.decodePixels(from: jpeg, target: target, options: plain)
         #expect(a.width == b.width && a.height == b.height)
@@ -65,7 +65,7 @@
       for gap in [1.0, 1.5, 4.0] {
         options.reducingGap = gap
         let image = try downscaler.decodePixels(
-          from: jpeg, target: .fitting(maxDimension: 320), options: options)
+          from: jpeg, target: .fitting(maximumDimension: 320), options: options)
         #expect(image.width == 320 && image.height == 180)
         let expected = try #require(Self.gradient(width: 320, height: 180))
         let got = try #require(Self.interior(image, margin: 8))
@@ -81,11 +81,11 @@
       let cut = jpeg.prefix(jpeg.count / 2)
       let downscaler = ImageDownscaler()
       #expect(throws: ImagingError.truncatedData(format: .jpeg)) {
-        try downscaler.decodePixels(from: cut, target: .fitting(maxDimension: 400))
+        try downscaler.decodePixels(from: cut, target: .fitting(maximumDimension: 400))
       }
       let options = DecodingOptions(allowsPartialImages: true, reducingGap: 4)
       let image = try downscaler.decodePixels(
-        from: cut, target: .fitting(maxDimension: 400), options: options)
+        from: cut, target: .fitting(maximumDimension: 400), options: options)
       #expect(image.width == 400 && image.height == 225)
       // The top rows survived: the red ramp is still there in the first row.
       #expect(image.pixels[(399 * 3)] > 200)

@@ -224,7 +224,7 @@ import Testing
     {
       guard image.width * image.height <= options.maximumPixelCount else {
         throw TextRecognitionError.imageTooLarge(
-          width: image.width, height: image.height, maxPixelCount: options.maximumPixelCount)
+          width: image.width, height: image.height, maximumPixelCount: options.maximumPixelCount)
       }
       guard let provider = CGDataProvider(data: Data(image.pixels) as CFData),
         let cgImage = CGImage(

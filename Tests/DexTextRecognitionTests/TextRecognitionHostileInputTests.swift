@@ -70,7 +70,7 @@
       let image = try Self.solid(width: 2000, height: 1000)
       await #expect(
         throws: TextRecognitionError.imageTooLarge(
-          width: 2000, height: 1000, maxPixelCount: 1_000_000)
+          width: 2000, height: 1000, maximumPixelCount: 1_000_000)
       ) {
         try await Self.recognizer.recognizeText(
           in: image, options: TextRecognitionOptions(maximumPixelCount: 1_000_000))

@@ -46,7 +46,7 @@ import Foundation
     let start = clock.now
     if environment["DEX_BENCH_DECODE_ONLY"] != nil {  // decode + resample, no encode
       let pixels = try downscaler.decodePixels(
-        from: input, target: .fitting(maxDimension: maximumDimension), options: options.decoding)
+        from: input, target: .fitting(maximumDimension: maximumDimension), options: options.decoding)
       last = DownscaledImage(
         jpegData: Data(), pixelWidth: pixels.width, pixelHeight: pixels.height,
         sourceFormat: .jpeg, sourcePixelWidth: 0, sourcePixelHeight: 0, appliedOrientation: .up,

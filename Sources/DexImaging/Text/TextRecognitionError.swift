@@ -8,7 +8,7 @@ public enum TextRecognitionError: Error, Sendable, Hashable {
   /// A requested language has no data installed.
   case languageUnavailable(String)
   /// The image has more pixels than ``TextRecognitionOptions/maximumPixelCount``.
-  case imageTooLarge(width: Int, height: Int, maxPixelCount: Int)
+  case imageTooLarge(width: Int, height: Int, maximumPixelCount: Int)
   /// The options are out of range (an empty language list, a negative timeout).
   case invalidOptions(String)
   /// Recognition took longer than ``TextRecognitionOptions/timeout``.

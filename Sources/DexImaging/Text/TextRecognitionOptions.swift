@@ -12,7 +12,7 @@ public struct TextRecognitionOptions: Sendable, Hashable {
   /// ``TextRecognitionError/timedOut(after:)``.
   public var timeout: Duration
   /// The largest image, in pixels, that is recognised; larger ones are refused with
-  /// ``TextRecognitionError/imageTooLarge(width:height:maxPixelCount:)`` before any work.
+  /// ``TextRecognitionError/imageTooLarge(width:height:maximumPixelCount:)`` before any work.
   public var maximumPixelCount: Int
   /// Whether the engine first finds which way the text is turned (a quarter or half turn, as in a
   /// photo of a sideways plant tag) and reads it upright.

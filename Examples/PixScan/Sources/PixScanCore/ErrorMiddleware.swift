@@ -14,7 +14,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     } catch let error as HTTPError where error.status == .notFound {
       return PixScanRoutes.errorResponse(.notFound(request.uri.path))
     } catch let error as HTTPResponseError where error.status == .contentTooLarge {
-      return PixScanRoutes.errorResponse(.requestTooLarge(maxByteCount: maximumBodyByteCount))
+      return PixScanRoutes.errorResponse(.requestTooLarge(maximumByteCount: maximumBodyByteCount))
     } catch {
       return PixScanRoutes.errorResponse(.badRequest("the request could not be handled"))
     }

@@ -15,7 +15,7 @@ enum FileReading {
   ///
   /// - Throws: ``PixScanError/notFound(_:)`` for a missing file, a link or anything not a
   ///   regular file; ``PixScanError/outsideFolder(_:)`` when a component of `path` is a link;
-  ///   ``PixScanError/photoTooLarge(path:byteCount:maxByteCount:)``.
+  ///   ``PixScanError/photoTooLarge(path:byteCount:maximumByteCount:)``.
   static func read(
     _ sandbox: FolderSandbox, path: String, maximumByteCount: Int, maximumPathByteCount: Int = 4096
   ) async throws(PixScanError) -> Data {
@@ -58,7 +58,7 @@ enum FileReading {
     }
     guard prefixOnly || info.st_size <= maximumByteCount else {
       throw .photoTooLarge(
-        path: path, byteCount: Int64(info.st_size), maxByteCount: maximumByteCount)
+        path: path, byteCount: Int64(info.st_size), maximumByteCount: maximumByteCount)
     }
     // Read until the end, never past the limit (the file may grow while it is read).
     var data = Data(count: min(Int(info.st_size), maximumByteCount))

@@ -11,9 +11,9 @@ public enum PixScanError: Error, Sendable, Hashable {
   /// No photo at this path (or it is not a regular file, or not an image PixScan lists).
   case notFound(String)
   /// The file is larger than ``PixScanLimits/maximumPhotoByteCount``.
-  case photoTooLarge(path: String, byteCount: Int64, maxByteCount: Int)
+  case photoTooLarge(path: String, byteCount: Int64, maximumByteCount: Int)
   /// A request body is larger than ``PixScanLimits/maximumRequestBodyByteCount``.
-  case requestTooLarge(maxByteCount: Int)
+  case requestTooLarge(maximumByteCount: Int)
   /// A request is malformed (bad JSON, unknown action, out-of-range paging).
   case badRequest(String)
   /// The photo could not be decoded or downscaled.

@@ -244,13 +244,13 @@ public struct PixScanRoutes: Sendable {
   ) async throws(PixScanError) -> T {
     let maximum = limit.maximumRequestBodyByteCount
     if let length = request.headers[.contentLength].flatMap(Int.init), length > maximum {
-      throw .requestTooLarge(maxByteCount: maximum)
+      throw .requestTooLarge(maximumByteCount: maximum)
     }
     let buffer: ByteBuffer
     do {
       buffer = try await request.body.collect(upTo: maximum)
     } catch {
-      throw .requestTooLarge(maxByteCount: maximum)
+      throw .requestTooLarge(maximumByteCount: maximum)
     }
     do {
       return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))

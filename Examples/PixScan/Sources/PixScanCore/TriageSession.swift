@@ -593,7 +593,7 @@ public actor TriageSession {
         sandbox, path: photo.path, maximumByteCount: limits.maximumPhotoByteCount,
         maximumPathByteCount: limits.maximumPathByteCount)
       let pixels = try await imaging.decodePixels(
-        from: data, target: .fitting(maxDimension: limits.maximumRecognitionDimension),
+        from: data, target: .fitting(maximumDimension: limits.maximumRecognitionDimension),
         options: DecodingOptions(limits: limits.decoding))
       let text = try await recognizer.recognizeText(in: pixels)
       let entry = TextEntry(

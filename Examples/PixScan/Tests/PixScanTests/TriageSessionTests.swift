@@ -232,7 +232,7 @@ struct TriageSessionTests {
     #expect(progress.isTruncated)
     await #expect(
       throws: PixScanError.photoTooLarge(
-        path: "cat.jpg", byteCount: catBytes, maxByteCount: dogBytes)
+        path: "cat.jpg", byteCount: catBytes, maximumByteCount: dogBytes)
     ) {
       try await session.thumbnail(path: "cat.jpg", size: .small)
     }
