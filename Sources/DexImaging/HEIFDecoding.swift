@@ -11,7 +11,8 @@
   ///
   /// Orientation policy: the container's transformation properties are authoritative (HEIF,
   /// ISO/IEC 23008-12); an EXIF orientation tag inside the file is not applied on top, as
-  /// ImageIO, libvips and browsers do, so a photo is never rotated twice.
+  /// ImageIO, libvips and browsers do, so a photo is never rotated twice. Of the primary image's
+  /// `Exif` block only the date is used (``DownscaledImage/exifDate``), for HEIC and AVIF alike.
   enum HEIFDecoding {
     /// What libheif holds to decode the primary image: its planes (1.5 bytes a pixel for 8-bit
     /// 4:2:0, 3 for deeper samples) and the interleaved RGB or RGBA copy, at full size (HEVC and
@@ -71,6 +72,11 @@
       let shown = DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
       try checkLimits(shown, limits)
       try checkMemory(decodeByteCount(header), limits)
+      // The date only: libheif has already applied the container's orientation.
+      let exifDate =
+        EXIFReader.metadata(
+          exifSize: header.exif_size, reading: { EXIFReader.metadata(inHEIFExif: $0) }
+        ) { dex_heif_copy_exif(decoder, $0, $1) }.date
 
       let plan = DownscaleGeometry.plan(
         stored: shown, orientation: .up, target: target, gap: 1, supportsDCTScaling: false,
@@ -91,7 +97,7 @@
       else { throw .outOfMemory }
       return DecodedImage(
         image: image, format: format, storedSize: shown, orientation: .up, isPartial: false,
-        scaleNumerator: 8, isUpright: true)
+        scaleNumerator: 8, isUpright: true, exifDate: exifDate)
     }
   }
 #endif
