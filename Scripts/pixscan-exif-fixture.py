@@ -4,17 +4,20 @@
 Usage: Scripts/pixscan-exif-fixture.py [FOLDER]
 
 The pictures are drawn here with Pillow (shapes and a gradient, no source image), so they are
-the project's own work under its licence. Each is a baseline JPEG written by Pillow's own EXIF
-writer (libjpeg through Pillow), not by hand:
+the project's own work under its licence. The JPEGs are baseline JPEGs written by Pillow's own
+EXIF writer (libjpeg through Pillow), not by hand; the HEIC is written by libheif's encoder:
 
 - exif-date.jpg: DateTimeOriginal 2019:07:14 09:26:53 in the Exif IFD and a different DateTime
   2023:01:02 03:04:05 in IFD0 (so a reader that takes DateTime instead is caught), orientation 1.
 - exif-datetime-only.jpg: only DateTime 2021:02:28 23:59:58 in IFD0.
+- exif-date.heic: exif-date.jpg encoded by heif-enc (libheif-examples, x265), which carries the
+  JPEG's EXIF over into the primary image's `Exif` item (as an iPhone's HEIC holds it).
 
-Deterministic: the same Pillow version writes the same bytes.
+Deterministic: the same Pillow and heif-enc versions write the same bytes.
 """
 
 import os
+import subprocess
 import sys
 
 from PIL import ExifTags, Image, ImageDraw
@@ -49,6 +52,10 @@ def main():
     os.makedirs(folder, exist_ok=True)
     save(os.path.join(folder, "exif-date.jpg"), original="2019:07:14 09:26:53", datetime="2023:01:02 03:04:05")
     save(os.path.join(folder, "exif-datetime-only.jpg"), datetime="2021:02:28 23:59:58")
+    heic = os.path.join(folder, "exif-date.heic")
+    subprocess.run(["heif-enc", "-q", "90", "-o", heic, os.path.join(folder, "exif-date.jpg")],
+                   check=True, stdout=subprocess.DEVNULL)
+    print(f"wrote {heic} ({os.path.getsize(heic)} bytes)")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
     python3 Scripts/imaging-format-fixtures/make.py [work-dir]
     python3 Scripts/imaging-format-fixtures/make.py --overlays   # only the overlay files
     python3 Scripts/imaging-format-fixtures/make.py --orientations   # only heic-orientation-*.heic
+    python3 Scripts/imaging-format-fixtures/make.py --exif   # only heic-exif-date.heic, avif-exif-date.avif
 
 Source photo: "Evening Glow" by Ian Hex, 2560x1600.jpg from the Debian package
 plasma-workspace-wallpapers (4:5.27.5-2), licence LGPL-3 (its metadata.json); fetched with
@@ -24,7 +25,7 @@ import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "Tests", "DexImagingTests", "Resources", "formats")
-WORK = sys.argv[1] if len(sys.argv) > 1 else "/tmp/dex-format-fixtures"
+WORK = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("--") else "/tmp/dex-format-fixtures"
 W, H = 96, 60
 
 
@@ -47,6 +48,20 @@ def png(path, width, height, rows, channels, depth=8):
 def tiff_orientation(value):
     """A big-endian TIFF block whose IFD0 holds only Orientation = value (EXIF payload)."""
     return b"MM\x00\x2a" + struct.pack(">I", 8) + struct.pack(">H", 1) + struct.pack(">HHIHH", 0x0112, 3, 1, value, 0) + struct.pack(">I", 0)
+
+
+def tiff_dates(orientation, original, datetime):
+    """A big-endian TIFF block as cameras lay it out: IFD0 (Orientation, DateTime, the Exif IFD
+    pointer), the Exif IFD (DateTimeOriginal), then the two strings."""
+    entry = lambda tag, kind, count, value: struct.pack(">HHI", tag, kind, count) + value
+    exif_ifd = 8 + 2 + 3 * 12 + 4
+    strings = exif_ifd + 2 + 12 + 4
+    ifd0 = (entry(0x0112, 3, 1, struct.pack(">HH", orientation, 0))
+            + entry(0x0132, 2, 20, struct.pack(">I", strings))
+            + entry(0x8769, 4, 1, struct.pack(">I", exif_ifd)))
+    exif = struct.pack(">H", 1) + entry(0x9003, 2, 20, struct.pack(">I", strings + 20)) + struct.pack(">I", 0)
+    return (b"MM\x00\x2a" + struct.pack(">IH", 8, 3) + ifd0 + struct.pack(">I", 0) + exif
+            + datetime.encode() + b"\x00" + original.encode() + b"\x00")
 
 
 def box(kind, body):
@@ -202,7 +217,33 @@ def write_overlays():
             f.write(data)
 
 
+def write_exif_dates():
+    """heic-exif-date.heic and avif-exif-date.avif: source.png with an EXIF block holding
+    DateTimeOriginal 2019:07:14 09:26:53 and a different DateTime 2023:01:02 03:04:05, written by
+    the encoders into the primary image's `Exif` item. heif-enc reads it from a PNG eXIf chunk
+    (orientation set to 1; the item starts with TIFF header offset 0); avifenc is given it with
+    an "Exif\\0\\0" prefix and orientation 6, which it turns into an `irot` and keeps (offset 6),
+    so the AVIF shows 60 x 96 and must not be rotated again for its EXIF."""
+    os.makedirs(WORK, exist_ok=True)
+    o = lambda name: os.path.join(OUT, name)
+    source = open(o("source.png"), "rb").read()
+    assert source[12:16] == b"IHDR"
+    tiff = tiff_dates(1, "2019:07:14 09:26:53", "2023:01:02 03:04:05")
+    exif_chunk = struct.pack(">I", len(tiff)) + b"eXIf" + tiff + struct.pack(">I", zlib.crc32(b"eXIf" + tiff))
+    dated = os.path.join(WORK, "source-exif.png")
+    with open(dated, "wb") as f:
+        f.write(source[:33] + exif_chunk + source[33:])  # right after IHDR
+    run("heif-enc", "-q", 90, "-o", o("heic-exif-date.heic"), dated)
+    payload = os.path.join(WORK, "exif-date-6.exif")
+    with open(payload, "wb") as f:
+        f.write(b"Exif\x00\x00" + tiff_dates(6, "2019:07:14 09:26:53", "2023:01:02 03:04:05"))
+    run("avifenc", "-s", 6, "--min", 0, "--max", 10, "--exif", payload, o("source.png"), o("avif-exif-date.avif"))
+
+
 def main():
+    if sys.argv[1:] == ["--exif"]:
+        write_exif_dates()
+        return
     if sys.argv[1:] == ["--overlays"]:
         write_overlays()
         return
@@ -282,6 +323,7 @@ def main():
             f.write(data)
     write_overlays()
     write_orientations()
+    write_exif_dates()
     for name in sorted(os.listdir(OUT)):
         print(f"{name}: {os.path.getsize(os.path.join(OUT, name))} bytes")
 

@@ -33,6 +33,8 @@ struct dex_heif_decoder {
   struct heif_image_handle *handle;
   dex_heif_header header;
   int32_t have_header;
+  /// The primary image's first Exif metadata block (0 when it has none or it is too long).
+  heif_item_id exif_id;
   char message[DEX_MESSAGE_CAPACITY];
 };
 
@@ -113,6 +115,19 @@ static int64_t overlay_input_pixels(struct heif_context *context, heif_item_id p
   return pixels;
 }
 
+// The first `Exif` metadata block of the primary image and its length as libheif holds it (read
+// while the file was parsed, under the memory-block limit); none when it is longer than
+// DEX_MAX_EXIF_BYTES, so that nothing larger is ever copied out.
+static heif_item_id exif_block(const struct heif_image_handle *handle, int32_t *size) {
+  heif_item_id id = 0;
+  *size = 0;
+  if (heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) != 1) return 0;
+  const size_t length = heif_image_handle_get_metadata_size(handle, id);
+  if (length == 0 || length > DEX_MAX_EXIF_BYTES) return 0;
+  *size = (int32_t)length;
+  return id;
+}
+
 // MARK: Header
 
 int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t size,
@@ -171,6 +186,7 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   h.luma_bits = heif_image_handle_get_luma_bits_per_pixel(d->handle);
   h.overlay_input_pixels = overlay_input_pixels(d->context, primary);
   h.has_overlay = h.overlay_input_pixels > 0;
+  d->exif_id = exif_block(d->handle, &h.exif_size);
   *header = h;
   d->header = h;
   if (h.width <= 0 || h.height <= 0) {
@@ -211,6 +227,15 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   return DEX_STATUS_OK;
 }
 
+int32_t dex_heif_copy_exif(dex_heif_decoder *d, uint8_t *buffer, size_t capacity) {
+  if (!d || !d->have_header || !buffer || d->exif_id == 0) return DEX_STATUS_INVALID_ARGUMENT;
+  // libheif copies the whole block: its length is asked again and must fit.
+  const size_t length = heif_image_handle_get_metadata_size(d->handle, d->exif_id);
+  if (length == 0 || length > DEX_MAX_EXIF_BYTES || length > capacity)
+    return DEX_STATUS_INVALID_ARGUMENT;
+  return heif_status(d, heif_image_handle_get_metadata(d->handle, d->exif_id, buffer));
+}
+
 #else  // libheif older than 1.19: no security limits, so nothing is decoded.
 
 int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t size,
@@ -219,6 +244,11 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   if (!d || !header) return DEX_STATUS_INVALID_ARGUMENT;
   memset(header, 0, sizeof *header);
   (void)dex_heif_library_supported(d->message);
+  return DEX_STATUS_UNSUPPORTED;
+}
+
+int32_t dex_heif_copy_exif(dex_heif_decoder *d, uint8_t *buffer, size_t capacity) {
+  (void)d, (void)buffer, (void)capacity;
   return DEX_STATUS_UNSUPPORTED;
 }
 

@@ -28,8 +28,9 @@ public struct DownscaledImage: Sendable, Hashable {
   /// `true` when the input was truncated and ``DecodingOptions/allowsPartialImages`` let it through.
   public var isPartial: Bool
   /// The date the photo's EXIF states (DateTimeOriginal, else DateTime), so that an app can
-  /// show when it was taken; `nil` when there is none, it is malformed, or the format's decoder
-  /// does not read EXIF (JPEG, PNG and WebP do; HEIF and AVIF do not).
+  /// show when it was taken; `nil` when there is none or it is malformed. DexImaging reads it
+  /// from every format it decodes: JPEG (APP1), PNG (eXIf), WebP (EXIF chunk), and HEIF / HEIC /
+  /// AVIF (the primary image's `Exif` item, at most 8 MiB).
   public var exifDate: EXIFDate?
 
   /// Creates a result; conformances outside DexImaging (for example an ImageIO one) use this.

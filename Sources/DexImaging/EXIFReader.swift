@@ -1,6 +1,6 @@
 /// Reads what DexImaging uses of a photo's EXIF: the orientation tag (0x0112) and the date
 /// (DateTimeOriginal 0x9003 in the Exif IFD, else DateTime 0x0132 in IFD0), from a JPEG's APP1
-/// segment or a raw TIFF/EXIF block.
+/// segment, a raw TIFF/EXIF block (PNG's eXIf, WebP's EXIF) or a HEIF `Exif` item.
 ///
 /// Every read is bounds-checked and the walk is bounded: IFD0 and at most one Exif IFD (never a
 /// chain of IFDs, so a pointer loop cannot hold it), each wholly inside the block; anything
@@ -55,11 +55,14 @@ enum EXIFReader {
     return Metadata()
   }
 
-  /// The metadata in an EXIF (raw TIFF) block of `size` bytes that `copy` writes into a
-  /// buffer of that size (a decoder's copy-out call, returning a shim status); empty when there
-  /// is no block or it does not parse.
+  /// The metadata in an EXIF block of `size` bytes that `copy` writes into a buffer of that
+  /// size (a decoder's copy-out call, returning a shim status), read by `read` (a raw TIFF block
+  /// unless told otherwise); empty when there is no block, it cannot be copied or it does not
+  /// parse. The decoder bounds `size` before it is reported.
   static func metadata(
-    exifSize size: Int32, copy: (UnsafeMutablePointer<UInt8>, Int) -> Int32
+    exifSize size: Int32,
+    reading read: (UnsafeRawBufferPointer) -> Metadata = { metadata(inTIFF: $0) },
+    copy: (UnsafeMutablePointer<UInt8>, Int) -> Int32
   ) -> Metadata {
     guard size > 0 else { return Metadata() }
     var exif = [UInt8](repeating: 0, count: Int(size))
@@ -67,7 +70,18 @@ enum EXIFReader {
       buffer.baseAddress.map { copy($0, buffer.count) } ?? -1
     }
     guard ShimStatus(status) == .ok else { return Metadata() }
-    return exif.withUnsafeBytes { metadata(inTIFF: $0) }
+    return exif.withUnsafeBytes { read($0) }
+  }
+
+  /// The metadata in a HEIF `Exif` item's data (ISO/IEC 23008-12 Annex A): a 4-byte big-endian
+  /// offset from its end to the TIFF header (6 past an "Exif\0\0" prefix, 0 for a bare TIFF
+  /// block), then the EXIF payload. Empty when the block is shorter than the offset field or
+  /// the offset points past its end.
+  static func metadata(inHEIFExif block: UnsafeRawBufferPointer) -> Metadata {
+    guard block.count >= 4 else { return Metadata() }
+    let offset = block[0..<4].reduce(0) { $0 << 8 | Int($1) }
+    guard offset <= block.count - 4 else { return Metadata() }
+    return metadata(inTIFF: UnsafeRawBufferPointer(rebasing: block[(4 + offset)...]))
   }
 
   /// The orientation in IFD0 of a TIFF structure ("II*\0" or "MM\0*" header).

@@ -11,7 +11,8 @@
   ///
   /// Orientation policy: the container's transformation properties are authoritative (HEIF,
   /// ISO/IEC 23008-12); an EXIF orientation tag inside the file is not applied on top, as
-  /// ImageIO, libvips and browsers do, so a photo is never rotated twice.
+  /// ImageIO, libvips and browsers do, so a photo is never rotated twice. Of the primary image's
+  /// `Exif` block only the date is used (``DownscaledImage/exifDate``), for HEIC and AVIF alike.
   struct HEIFDecoding: ShimFormatDecoder {
     let decoder: OpaquePointer
     let header: dex_heif_header
@@ -81,9 +82,13 @@
       DownscaleGeometry.Size(width: Int(header.width), height: Int(header.height))
     }
 
-    /// None: the container's transforms are authoritative (see the type's policy).
+    /// The date of the primary image's `Exif` block, never its orientation: the container's
+    /// transforms are authoritative and libheif has applied them (see the type's policy).
     func metadata(of bytes: UnsafeRawBufferPointer) -> EXIFReader.Metadata {
-      EXIFReader.Metadata()
+      let exif = EXIFReader.metadata(
+        exifSize: header.exif_size, reading: { EXIFReader.metadata(inHEIFExif: $0) }
+      ) { dex_heif_copy_exif(decoder, $0, $1) }
+      return EXIFReader.Metadata(orientation: nil, date: exif.date)
     }
 
     func decodeByteCount(plan: DecodePlan, options: DecodingOptions) -> Int {

@@ -82,11 +82,19 @@
       #expect(pixels == localPixels)
     }
 
-    /// A JPEG's EXIF date crosses the process boundary with the rest of the answer.
-    @Test func theEXIFDateComesBackFromTheWorker() async throws {
-      let photo = [UInt8](try resource("photo.jpg"))
-      let segment = EXIFReaderTests.jpeg(withAPP1: EXIFReaderTests.dateTIFF(bigEndian: false))
-      let dated = Data(photo[0..<2] + segment.dropFirst(2).dropLast(2) + photo[2...])
+    /// The EXIF date of a JPEG (an APP1 segment put into photo.jpg), a HEIC and an AVIF (their
+    /// `Exif` items, read through libheif) crosses the process boundary with the rest of the
+    /// answer.
+    @Test(arguments: ["photo.jpg", "heic-exif-date.heic", "avif-exif-date.avif"])
+    func theEXIFDateComesBackFromTheWorker(_ name: String) async throws {
+      let dated: Data
+      if name == "photo.jpg" {
+        let photo = [UInt8](try resource(name))
+        let segment = EXIFReaderTests.jpeg(withAPP1: EXIFReaderTests.dateTIFF(bigEndian: false))
+        dated = Data(photo[0..<2] + segment.dropFirst(2).dropLast(2) + photo[2...])
+      } else {
+        dated = try resource(name, in: "Resources/formats")
+      }
       let decoder = Self.decoder()
       let options = DownscaleOptions(maximumDimension: 120)
       let isolated = try await Self.spawn { () throws(ImagingError) in

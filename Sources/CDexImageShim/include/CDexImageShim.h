@@ -43,6 +43,10 @@ enum {
 /// The most scans a JPEG may have: real progressive encoders write about ten, and every scan
 /// walks the whole coefficient buffer again, so thousands of tiny scans make decoding quadratic.
 #define DEX_MAX_JPEG_SCANS 100
+/// The longest EXIF block copied out of a file (HEIF's Exif item): the size libpng may hold for
+/// any one ancillary chunk (png.c's DEX_PNG_MAX_CHUNK_BYTES), an eXIf chunk among them. A longer
+/// block is not read (the image still decodes, without a date).
+#define DEX_MAX_EXIF_BYTES (8u << 20)
 
 /// What a JPEG header says.
 typedef struct {
@@ -154,6 +158,10 @@ typedef struct {
   int32_t has_overlay;
   /// For an overlay: the pixels of all its inputs' coded sizes, one per reference (0 otherwise).
   int64_t overlay_input_pixels;
+  /// Length of the primary image's first `Exif` metadata block as libheif holds it, its 4-byte
+  /// big-endian TIFF header offset included (ISO/IEC 23008-12 Annex A); 0 when there is none or
+  /// it is longer than DEX_MAX_EXIF_BYTES.
+  int32_t exif_size;
 } dex_heif_header;
 
 /// The caller's limits (DecodingLimits), which become libheif's security limits for the file.
@@ -187,6 +195,10 @@ int32_t dex_heif_library_supported(char *message);
 /// DEX_STATUS_UNSUPPORTED. The header is filled in as far as it was read.
 int32_t dex_heif_read_header(dex_heif_decoder *decoder, const uint8_t *data, size_t size,
                              const dex_heif_limits *limits, dex_heif_header *header);
+
+/// Copies the primary image's `Exif` block (exif_size bytes, offset prefix included, nothing
+/// parsed) into `buffer`; DEX_STATUS_INVALID_ARGUMENT when `capacity` is smaller than the block.
+int32_t dex_heif_copy_exif(dex_heif_decoder *decoder, uint8_t *buffer, size_t capacity);
 
 /// Decodes the primary image (transforms applied, high bit depths reduced to 8 bits), composites
 /// alpha on (bg_r, bg_g, bg_b) and resamples to dst_width x dst_height RGB8.

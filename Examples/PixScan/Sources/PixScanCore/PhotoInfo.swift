@@ -3,9 +3,9 @@ import DexImaging
 /// What the delete queue's enlarged preview shows of one photo: the file's size, the picture's
 /// upright dimensions, and when it was taken.
 ///
-/// The date is the photo's EXIF date (DateTimeOriginal, else DateTime) when its decoder reads one
-/// (JPEG, PNG, WebP), read by DexImaging on the decode that measures the dimensions; without it
-/// the page shows the file's modification time and says so.
+/// The date is the photo's EXIF date (DateTimeOriginal, else DateTime) when it has one (JPEG,
+/// PNG, WebP, HEIC and AVIF carry it), read by DexImaging on the decode that measures the
+/// dimensions; without it the page shows the file's modification time and says so.
 public struct PhotoInfo: Sendable, Hashable, Codable {
   /// The photo (path, size, modification time).
   public var photo: Photo

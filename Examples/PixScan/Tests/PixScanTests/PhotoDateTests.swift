@@ -5,14 +5,14 @@ import Testing
 @testable import PixScanCore
 
 /// The delete queue preview's date over HTTP: the EXIF date of a real JPEG (written by Pillow,
-/// see Resources/NOTICE.md), none for a photo without EXIF (the page then shows the file time),
-/// and none, without a crash, for hostile EXIF.
+/// see Resources/NOTICE.md) and of the same photo as a HEIC (its `Exif` item), none for a photo
+/// without EXIF (the page then shows the file time), and none, without a crash, for hostile EXIF.
 @Suite("PixScan: the preview's EXIF date")
 struct PhotoDateTests {
-  static func fixture(_ name: String) throws -> Data {
+  static func fixture(_ name: String, extension: String = "jpg") throws -> Data {
     guard
       let url = Bundle.module.url(
-        forResource: name, withExtension: "jpg", subdirectory: "Resources")
+        forResource: name, withExtension: `extension`, subdirectory: "Resources")
     else { throw CocoaError(.fileNoSuchFile) }
     return try Data(contentsOf: url)
   }
@@ -41,10 +41,16 @@ struct PhotoDateTests {
     answer.json?["exifDate"] as? [String: Any]
   }
 
+  /// Year, month, day, hour, minute and second of an answer's date.
+  static func fields(_ date: [String: Any]?) -> [Int?] {
+    ["year", "month", "day", "hour", "minute", "second"].map { date?[$0] as? Int }
+  }
+
   @Test func theTakenDateOfARealPhotoComesOverHTTP() async throws {
     let (folder, data) = (try TemporaryFolder(), try TemporaryFolder())
     try folder.write(try Self.fixture("exif-date"), to: "taken.jpg")
     try folder.write(try Self.fixture("exif-datetime-only"), to: "dated.jpg")
+    try folder.write(try Self.fixture("exif-date", extension: "heic"), to: "iphone.heic")
     try folder.addSamplePhotos([.cat])
     try await PixScanHTTPTests.withServer(folder, trash: data.file("Trash")) { send in
       let taken = try await send("GET", "/api/info?path=taken.jpg", nil)
@@ -52,10 +58,16 @@ struct PhotoDateTests {
       let date = Self.exifDate(taken)
       // DateTimeOriginal (2019-07-14 09:26:53), not the file's DateTime (2023-01-02).
       #expect(date?["tag"] as? String == "dateTimeOriginal")
-      #expect(
-        ["year", "month", "day", "hour", "minute", "second"].map { date?[$0] as? Int }
-          == [2019, 7, 14, 9, 26, 53])
+      #expect(Self.fields(date) == [2019, 7, 14, 9, 26, 53])
       #expect(taken.json?["pixelWidth"] as? Int == 320 && taken.json?["pixelHeight"] as? Int == 240)
+
+      // The same photo as a HEIC: the same date, from its Exif item.
+      let heic = try await send("GET", "/api/info?path=iphone.heic", nil)
+      #expect(heic.status == 200 && heic.json?["format"] as? String == "heif")
+      let heicDate = Self.exifDate(heic)
+      #expect(heicDate?["tag"] as? String == "dateTimeOriginal")
+      #expect(Self.fields(heicDate) == [2019, 7, 14, 9, 26, 53])
+      #expect(heic.json?["pixelWidth"] as? Int == 320 && heic.json?["pixelHeight"] as? Int == 240)
 
       let dated = Self.exifDate(try await send("GET", "/api/info?path=dated.jpg", nil))
       #expect(dated?["tag"] as? String == "dateTime")
