@@ -108,7 +108,7 @@ let package = Package(
       path: "DexProxy/Sources/dex-proxy"),
     .target(
       name: "DexProxyTesting",
-      dependencies: ["DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes],
+      dependencies: ["DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes, nioLocks],
       path: "DexProxy/Sources/DexProxyTesting"),
 
     // MARK: PixScan
@@ -143,7 +143,9 @@ let package = Package(
     .testTarget(
       name: "DexProxyTests",
       dependencies: [
-        "DexProxy", "DexProxyTesting", "DexExamplesTestSupport", dexKit, sdk("DexCloudServer"),
+        // `dex` is run as a child process by AskCommandTests (built beside the tests).
+        "dex", "DexProxy", "DexProxyTesting", "DexExamplesTestSupport", dexKit,
+        sdk("DexCloudServer"),
         sdk("DexModel"), logging, hummingbird, httpTypes, crypto, postgres, nioCore, nioPosix,
       ],
       path: "DexProxy/Tests/DexProxyTests",
@@ -167,7 +169,7 @@ let package = Package(
       name: "HTTPSupportTests",
       dependencies: [
         "HTTPSupport", "DexProxyTesting", "DexExamplesTestSupport", hummingbird, logging, metrics,
-        metricsTestKit,
+        metricsTestKit, nioCore,
       ],
       path: "HTTPSupport/Tests/HTTPSupportTests"),
   ],
