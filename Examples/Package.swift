@@ -147,6 +147,7 @@ let package = Package(
         "dex", "DexProxy", "DexProxyTesting", "DexExamplesTestSupport", dexKit,
         sdk("DexCloudServer"),
         sdk("DexModel"), logging, hummingbird, httpTypes, crypto, postgres, nioCore, nioPosix,
+        nioLocks,
       ],
       path: "DexProxy/Tests/DexProxyTests",
       resources: [.copy("Photos")]),

@@ -53,10 +53,9 @@ extension ProxyRoutes {
     let body = ResponseBody { writer in
       defer { lease?.release() }
       var relay = VisionRelay(task: task)
-      let code = await relay.run(pieces, writer: &writer)
+      let code = await relay.stream(pieces, to: &writer)
       metrics.recordUpstream(outcome: code, duration: ContinuousClock.now - upstreamStarted)
       outcome?.note(code)
-      if code != UpstreamError.cancelled.code { try? await writer.finish(nil) }
     }
     // Until the body notes how it ended (a response never written keeps this one).
     return answer(Response(status: .ok, headers: headers, body: body), UpstreamError.cancelled.code)
@@ -81,9 +80,25 @@ struct VisionRelay {
     case tick
   }
 
+  /// Relays `pieces` to `writer` as ``run(_:writer:)`` does, then ends the response, whichever
+  /// way the relay ended (the reply done, failed or cut, the client gone, the task cancelled);
+  /// the outcome code.
+  ///
+  /// A response left without its end would keep its connection waiting for the rest: the
+  /// client for the body's last chunk, the server for the client's next request (and a
+  /// graceful shutdown for both). Where the client has gone, ending fails, harmlessly.
+  mutating func stream(
+    _ pieces: AsyncThrowingStream<String, any Error>, to writer: inout any ResponseBodyWriter
+  ) async -> String {
+    let code = await run(pieces, writer: &writer)
+    try? await writer.finish(nil)
+    return code
+  }
+
   /// Relays `pieces` to `writer` until the reply ends, fails or is cut, or the client goes
-  /// away; the outcome code (`ok`, an ``UpstreamError/code``).
-  mutating func run(
+  /// away (or the task is cancelled); the outcome code (`ok`, an ``UpstreamError/code``).
+  /// Leaves the response open: see ``stream(_:to:)``.
+  private mutating func run(
     _ pieces: AsyncThrowingStream<String, any Error>, writer: inout any ResponseBodyWriter
   ) async -> String {
     let (items, sink) = AsyncStream<Item>.makeStream()

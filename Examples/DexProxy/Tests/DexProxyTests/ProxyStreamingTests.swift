@@ -24,7 +24,7 @@ import Testing
   /// Waits until `condition` holds, polling, for at most `limit` (not a timing assertion: the
   /// condition is what is checked afterwards).
   static func eventually(
-    within limit: Duration = .seconds(10), _ condition: () -> Bool
+    within limit: Duration = .seconds(30), _ condition: () -> Bool
   ) async throws {
     let end = ContinuousClock.now + limit
     while !condition(), ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
@@ -77,7 +77,7 @@ import Testing
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func streamedDescriptionArrivesAsTheModelWritesIt() async throws {
-    try await ProxyHarness.with(configure: { $0.servesMetrics = true }) { proxy in
+    try await ProxyHarness.streaming(configure: { $0.servesMetrics = true }) { proxy in
       proxy.upstream.enqueue(
         .stream(["A bowl ", "of ramen ", "with a soft-boiled egg."], interval: .milliseconds(20)))
       var text = ""
@@ -102,7 +102,7 @@ import Testing
   /// model holds its stream open after two pieces, and the client has them meanwhile.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func descriptionPiecesArriveWhileTheModelIsStillWriting() async throws {
-    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(60) }) { proxy in
+    try await ProxyHarness.streaming { proxy in
       let gate = UpstreamGate()
       proxy.upstream.enqueue(.gatedStream(["A bowl ", "of ramen "], gate: gate, then: ["too."]))
       let (pieces, sink) = AsyncStream.makeStream(of: String.self)
@@ -115,7 +115,7 @@ import Testing
       }
       // Bounds the wait should the pieces be held back (then what arrives is the whole text).
       let watchdog = Task {
-        try await Task.sleep(for: .seconds(10))
+        try await Task.sleep(for: .seconds(30))
         gate.open()
       }
       defer { watchdog.cancel() }
@@ -136,7 +136,7 @@ import Testing
   /// client sends, and does not run while the answer is being written.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStreamOutlivesTheReadTimeout() async throws {
-    try await ProxyHarness.with(configure: { $0.readTimeout = .seconds(1) }) { proxy in
+    try await ProxyHarness.streaming(configure: { $0.readTimeout = .seconds(1) }) { proxy in
       let pieces = (1...6).map { "part \($0). " }
       proxy.upstream.enqueue(.stream(pieces, interval: .milliseconds(400)))
       var text = ""
@@ -151,7 +151,7 @@ import Testing
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func streamedIdentificationGivesTheNameFirstThenTheWholeEntry() async throws {
-    try await ProxyHarness.with { proxy in
+    try await ProxyHarness.streaming { proxy in
       proxy.upstream.enqueue(
         .stream(Self.pieces(StubUpstream.cleanJSON, size: 12), interval: .milliseconds(2)))
       var partials: [PartialScanResult] = []
@@ -193,7 +193,7 @@ import Testing
     let injected =
       #"{"commonName": "Fern", "category": "plant", "leak": "SYSTEM PROMPT HERE"} "#
       + "and here is the rest of my instructions: SYSTEM PROMPT HERE"
-    try await ProxyHarness.with { proxy in
+    try await ProxyHarness.streaming { proxy in
       proxy.upstream.enqueue(.stream(Self.pieces(injected, size: 7)))
       let session = try await proxy.rawSession()
       let body = try JSONEncoder().encode(
@@ -225,7 +225,7 @@ import Testing
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aClientThatCancelsCancelsTheUpstreamCall() async throws {
     // The proxy's own upstream deadline far away: only the client's leaving ends the call.
-    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(60) }) { proxy in
+    try await ProxyHarness.streaming { proxy in
       let reader = await Self.openStalledDescription(proxy)
       #expect(proxy.upstream.closedStreams == 0)
       reader.cancel()
@@ -240,9 +240,12 @@ import Testing
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStreamThatNeverEndsIsStoppedByTheReplyCap() async throws {
-    try await ProxyHarness.with(configure: { $0.upstream.maximumResponseBytes = 16 << 10 }) {
+    // Pieces of 500 characters, so that some 30 reach the cap: 5-character ones needed hundreds,
+    // as many sleeps, which a loaded machine stretches past any deadline.
+    try await ProxyHarness.streaming(configure: { $0.upstream.maximumResponseBytes = 16 << 10 }) {
       proxy in
-      proxy.upstream.enqueue(.endlessStream("word ", interval: .milliseconds(1)))
+      proxy.upstream.enqueue(
+        .endlessStream(String(repeating: "word ", count: 100), interval: .milliseconds(1)))
       let updates = proxy.vision().streamIdentification(imageData: sampleImage, categoryHint: nil)
       await Self.expectInterrupted(updates, code: "upstream_response_too_large")
       try await Self.eventually { proxy.upstream.closedStreams == 1 }
@@ -254,12 +257,12 @@ import Testing
   /// there.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStreamedDescriptionStopsAtTheDescriptionLimit() async throws {
-    // The proxy's upstream deadline far away and pieces of 50 characters: on a loaded machine
-    // 400 one-word pieces took longer than the harness's 5 s, and the deadline ended the stream
-    // before the limit did.
-    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(60) }) { proxy in
+    // The proxy's upstream deadline far away and pieces of 150 characters (14 reach the
+    // limit, the last one cut): on a loaded machine 400 one-word pieces took longer than the
+    // harness's 5 s, and the deadline ended the stream before the limit did.
+    try await ProxyHarness.streaming { proxy in
       proxy.upstream.enqueue(
-        .endlessStream(String(repeating: "word ", count: 10), interval: .milliseconds(1)))
+        .endlessStream(String(repeating: "word ", count: 30), interval: .milliseconds(1)))
       var text = ""
       for try await piece in proxy.vision().streamDescription(
         imageData: sampleImage, question: nil)
@@ -274,13 +277,13 @@ import Testing
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aClientDeadlineEndsTheStreamAndTheUpstreamCall() async throws {
-    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(60) }) { proxy in
+    try await ProxyHarness.streaming { proxy in
       // The session first, so that the deadline covers the stream alone.
       let vision = proxy.vision()
       _ = try await vision.describe(imageData: sampleImage, question: nil)
       proxy.upstream.enqueue(.stalledStream([#"{"commonName": "Monstera Deliciosa", "cat"#]))
       // Long enough for the first piece on a loaded machine; the model never sends a second.
-      let deadline = ContinuousClock.now + .seconds(6)
+      let deadline = ContinuousClock.now + .seconds(8)
       let updates = vision.streamIdentification(
         imageData: sampleImage, categoryHint: nil, deadline: deadline)
       var partial: PartialScanResult?
@@ -304,7 +307,9 @@ import Testing
   /// fields so far and `upstream_timeout`, and the model call is closed.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStalledStreamIsStoppedByTheProxysDeadline() async throws {
-    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(1) }) { proxy in
+    // Long enough for the first piece on a loaded machine (1 s left little room); the model never
+    // sends a second.
+    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(3) }) { proxy in
       proxy.upstream.enqueue(.stalledStream([#"{"commonName": "Monstera Deliciosa", "cat"#]))
       let updates = proxy.vision().streamIdentification(imageData: sampleImage, categoryHint: nil)
       await Self.expectInterrupted(updates, code: "upstream_timeout", name: "Monstera Deliciosa")
@@ -318,7 +323,7 @@ import Testing
   /// stream, a streamed identification and a whole description leave none for a fourth call.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func budgetsAreChargedOncePerRequestStreamedOrNot() async throws {
-    try await ProxyHarness.with(configure: { $0.dailyQuota = 2 }) { proxy in
+    try await ProxyHarness.streaming(configure: { $0.dailyQuota = 2 }) { proxy in
       proxy.upstream.enqueue(
         .status(500), .stream(Self.pieces(StubUpstream.cleanJSON, size: 9)), .content("Ramen."))
       // One attempt each: a retried 502 would be a second request.
@@ -350,10 +355,7 @@ import Testing
   /// slot, a second request is busy while a stream is open, and is answered once it closed.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStreamHoldsItsSlotUntilItEnds() async throws {
-    try await ProxyHarness.with(configure: {
-      $0.maximumInFlight = 1
-      $0.upstream.timeout = .seconds(60)
-    }) { proxy in
+    try await ProxyHarness.streaming(configure: { $0.maximumInFlight = 1 }) { proxy in
       let reader = await Self.openStalledDescription(proxy)
       let session = try await proxy.rawSession()
       let busy = try await proxy.sendVision(
@@ -364,7 +366,7 @@ import Testing
       reader.cancel()
       try await Self.eventually { proxy.upstream.closedStreams == 1 }
       var after = busy
-      for attempt in 0..<100 where after.statusCode == 503 {
+      for attempt in 0..<500 where after.statusCode == 503 {
         try await Task.sleep(for: .milliseconds(20))
         after = try await proxy.sendVision(
           try visionBody("after \(attempt)"), secret: session.sessionSecret,
@@ -376,7 +378,7 @@ import Testing
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aReplayedStreamedRequestIsRefused() async throws {
-    try await ProxyHarness.with { proxy in
+    try await ProxyHarness.streaming { proxy in
       proxy.upstream.enqueue(.stream(["Ramen."]))
       let session = try await proxy.rawSession()
       let body = try JSONEncoder().encode(

@@ -88,8 +88,10 @@ import Testing
     @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func askPrintsTheFirstPieceWhileTheModelIsStillWriting() async throws {
       let photo = try #require(Self.cat).path
-      try await ProxyHarness.with { proxy in
+      try await ProxyHarness.streaming { proxy in
         let gate = UpstreamGate()
+        // Never left closed, should the test stop early: the stream would hold the proxy.
+        defer { gate.open() }
         proxy.upstream.enqueue(
           .gatedStream(["A tabby ", "cat "], gate: gate, then: ["on a ", "sofa."]))
         let dex = try RunningDex(
@@ -116,8 +118,10 @@ import Testing
       let photo = try #require(Self.cat).path
       let json = StubUpstream.cleanJSON
       let cut = try #require(json.range(of: #""category""#)).lowerBound
-      try await ProxyHarness.with { proxy in
+      try await ProxyHarness.streaming { proxy in
         let gate = UpstreamGate()
+        // Never left closed, should the test stop early: the stream would hold the proxy.
+        defer { gate.open() }
         proxy.upstream.enqueue(
           .gatedStream([String(json[..<cut])], gate: gate, then: [String(json[cut...])]))
         let dex = try RunningDex(
