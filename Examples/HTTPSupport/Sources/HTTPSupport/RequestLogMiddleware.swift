@@ -12,7 +12,7 @@ import NIOConcurrencyHelpers
 /// `NotFound` when none matched), `status`, `outcome` (``RequestOutcome``) and `duration_ms`,
 /// on the request's logger (which carries Hummingbird's request id): `refusalLevel` for 4xx,
 /// `warning` for 5xx, `level` otherwise; a streamed reply (``RequestOutcome/streamed()``) when its
-/// body ends. Never the raw path or query, a header, a body, the method or the address, so no
+/// body ends (and a streamed body that returns without ending its response has it ended here). Never the raw path or query, a header, a body, the method or the address, so no
 /// key, token, signature or photo name a client sends reaches the log.
 ///
 /// Hummingbird's own `LogRequestsMiddleware` logs the raw URI (with its query) and its
@@ -62,7 +62,12 @@ public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
       let body = response.body
       streamed.body = ResponseBody(contentLength: body.contentLength) { writer in
         defer { observation.run() }
-        try await body.write(writer)
+        let end = EndTrackingWriter.End()
+        try await body.write(EndTrackingWriter(writer, end: end))
+        // A body that returned without ending its response (it stopped early) still ends it:
+        // otherwise the client would wait for the rest and the connection for a next request.
+        // A body that threw is left to Hummingbird, which closes the connection.
+        if !end.isEnded { try? await writer.finish(nil) }
       }
       return streamed
     } catch {

@@ -31,7 +31,8 @@ public enum RequestOutcome {
   /// It exists for a streamed reply, whose handler returns before the reply is written: logged
   /// at the handler's return, its duration and outcome would be those of its first byte. The
   /// request is logged when the body has been written, has failed, or was never written (the
-  /// client left first), whichever comes first, once.
+  /// client left first), whichever comes first, once. A body that returns without ending its
+  /// response (`finish`), because it stopped early, has the response ended for it.
   public static func streamed() -> Stream? {
     guard let slot = current else { return nil }
     slot.isStreamed = true

@@ -32,7 +32,9 @@ struct ServerSetupTests {
 
   /// Runs a server with the key guard and three routes, logging into `logs` and counting into
   /// `metrics`, and calls `body` with its port.
-  /// `GET /stream` writes `first`, then waits for `gate` before writing `last`.
+  /// `GET /stream` writes `first`, then waits for `gate` before writing `last`; `/unended`
+  /// writes `first` and returns without ending its response; `/stream-thrown` throws after
+  /// asking for a streamed log line.
   static func withServer(
     logs: LogCapture, metrics: TestMetrics, gate: AsyncStream<Void> = AsyncStream { $0.finish() },
     _ body: (Int) async throws -> Void
@@ -66,6 +68,20 @@ struct ServerSetupTests {
                 outcome?.note("streamed")
                 try await writer.finish(nil)
               })
+          }
+          // Streamed bodies that go wrong (ServerSetupTests+Streaming.swift).
+          router.get("/unended") { _, _ in
+            _ = RequestOutcome.streamed()
+            return Response(
+              status: .ok,
+              body: ResponseBody { writer in
+                // Stops without ending its response.
+                try await writer.write(ByteBuffer(string: "first\n"))
+              })
+          }
+          router.get("/stream-thrown") { _, _ -> Response in
+            _ = RequestOutcome.streamed()
+            throw Failure()
           }
         },
         logger: logs.logger("setup-test"),
