@@ -108,7 +108,9 @@ let package = Package(
       path: "DexProxy/Sources/dex-proxy"),
     .target(
       name: "DexProxyTesting",
-      dependencies: ["DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes, nioLocks],
+      dependencies: [
+        "DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes, nioLocks, lifecycle,
+      ],
       path: "DexProxy/Sources/DexProxyTesting"),
 
     // MARK: PixScan

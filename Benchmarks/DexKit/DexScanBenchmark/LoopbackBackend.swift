@@ -12,7 +12,7 @@ import Logging
 struct LoopbackBackend: Sendable {
   let vision: DexVisionService
   private let upstream: StubUpstream
-  private let proxyTask: Task<Void, any Error>
+  private let proxy: LoopbackServer.Running
 
   struct StartFailed: Error {}
 
@@ -46,16 +46,15 @@ struct LoopbackBackend: Sendable {
       rateLimit: RateLimit(burst: 10_000, refillPerSecond: 10_000),
       // The budgets are not what is measured: off (a run makes thousands of calls).
       dailyQuota: nil, addressDailyQuota: nil, dailyBudget: nil)
-    let proxyPort: Int
-    let proxyTask: Task<Void, any Error>
+    let proxy: LoopbackServer.Running
     do {
-      (proxyPort, proxyTask) = try await LoopbackServer.startProxy(configuration, logger: quiet)
+      proxy = try await LoopbackServer.startProxy(configuration, logger: quiet)
     } catch {
       await upstream.stop()
       throw error
     }
-    guard let baseURL = URL(string: "http://127.0.0.1:\(proxyPort)") else {
-      proxyTask.cancel()
+    guard let baseURL = URL(string: "http://127.0.0.1:\(proxy.port)") else {
+      await proxy.stop()
       await upstream.stop()
       throw StartFailed()
     }
@@ -65,12 +64,11 @@ struct LoopbackBackend: Sendable {
       logger: quiet)
     return LoopbackBackend(
       vision: DexVisionService(client: client, logger: quiet), upstream: upstream,
-      proxyTask: proxyTask)
+      proxy: proxy)
   }
 
   func stop() async {
-    proxyTask.cancel()
-    _ = try? await proxyTask.value
+    await proxy.stop()
     await upstream.stop()
   }
 }

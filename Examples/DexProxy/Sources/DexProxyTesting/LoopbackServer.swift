@@ -1,6 +1,7 @@
 import DexProxy
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// Starts Hummingbird applications on 127.0.0.1 at a free port, for the real HTTP servers that
 /// DexCloud's loopback tests, the proxy's tests and the scan benchmark talk to.
@@ -11,37 +12,100 @@ public enum LoopbackServer {
     public init() {}
   }
 
+  /// A server started by ``LoopbackServer``: its port, and the one way to stop it.
+  ///
+  /// Stopping is a graceful shutdown, never a cancellation of the serving task: a Hummingbird
+  /// server whose task is cancelled drops the connections it has accepted but not yet handed
+  /// to a handler, and NIO traps on each ("Deinited NIOAsyncWriter without calling finish()",
+  /// swift-nio issue 2637), which ends the whole test process when a client connects just as
+  /// a test ends.
+  public struct Running: Sendable {
+    /// The port the server listens on, on 127.0.0.1.
+    public let port: Int
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+
+    fileprivate init(port: Int, group: ServiceGroup, task: Task<Void, any Error>) {
+      self.port = port
+      self.group = group
+      self.task = task
+    }
+
+    /// Stops accepting, lets the requests in flight end and waits for the server to end.
+    ///
+    /// A connection that is still open after `grace` (a client that neither sends nor closes)
+    /// is cut by cancelling the server: by then the server has stopped accepting, so no
+    /// accepted connection is left unhandled.
+    public func stop(grace: Duration = .seconds(10)) async {
+      await group.triggerGracefulShutdown()
+      let task = self.task
+      await withTaskGroup(of: Void.self) { waiting in
+        waiting.addTask { _ = await task.result }
+        waiting.addTask { try? await Task.sleep(for: grace) }
+        await waiting.next()
+        waiting.cancelAll()
+      }
+      task.cancel()
+      _ = await task.result
+    }
+  }
+
   /// Runs the application `make` builds (it must call the given closure with its bound port
-  /// once it listens) and returns that port and the task serving it; cancel the task to stop
-  /// the server. Throws ``StartFailed`` instead of waiting forever when the server ends before
-  /// it listens.
+  /// once it listens) and returns it running; stop it with ``Running/stop(grace:)``. Throws
+  /// ``StartFailed`` instead of waiting forever when the server ends before it listens.
   @available(macOS 14, iOS 17, tvOS 17, *)
   public static func start(
     _ make: (_ onServerRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol
-  ) async throws -> (port: Int, task: Task<Void, any Error>) {
+  ) async throws -> Running {
     let (ports, ready) = AsyncStream.makeStream(of: Int.self)
     let app = make { port in
       ready.yield(port)
       ready.finish()
     }
+    var quiet = Logger(label: "dexkit.testing.loopback")
+    quiet.logLevel = .critical
+    let group = ServiceGroup(
+      configuration: .init(
+        services: [.init(service: app)], gracefulShutdownSignals: [], cancellationSignals: [],
+        logger: quiet))
     let task = Task {
       defer { ready.finish() }
-      try await app.runService(gracefulShutdownSignals: [])
+      try await group.run()
     }
     var port = 0
     for await value in ports { port = value }
+    let server = Running(port: port, group: group, task: task)
     guard port > 0 else {
-      task.cancel()
+      await server.stop()
       throw StartFailed()
     }
-    return (port, task)
+    return server
+  }
+
+  /// Runs `make`'s application like `start(_:)`, calls `body` with its port and always
+  /// stops it gracefully, also when `body` throws.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  public static func with<T>(
+    _ make: (_ onServerRunning: @escaping @Sendable (Int) async -> Void) ->
+      some ApplicationProtocol,
+    _ body: (_ port: Int) async throws -> T
+  ) async throws -> T {
+    let server = try await start(make)
+    do {
+      let result = try await body(server.port)
+      await server.stop()
+      return result
+    } catch {
+      await server.stop()
+      throw error
+    }
   }
 
   /// Runs `router` on 127.0.0.1 (port 0: the kernel picks one) with a quiet logger.
   @available(macOS 14, iOS 17, tvOS 17, *)
   public static func start(
     _ router: Router<BasicRequestContext>, label: String
-  ) async throws -> (port: Int, task: Task<Void, any Error>) {
+  ) async throws -> Running {
     var quiet = Logger(label: label)
     quiet.logLevel = .critical
     return try await start { onServerRunning in
@@ -56,7 +120,7 @@ public enum LoopbackServer {
   @available(macOS 14, iOS 17, tvOS 17, *)
   public static func startProxy(
     _ configuration: ProxyConfiguration, logger: Logger
-  ) async throws -> (port: Int, task: Task<Void, any Error>) {
+  ) async throws -> Running {
     var configuration = configuration
     configuration.host = "127.0.0.1"
     configuration.port = 0
@@ -73,12 +137,9 @@ public enum LoopbackServer {
   public static func withProxies<T: Sendable>(
     _ configuration: ProxyConfiguration, loggers: [Logger], _ body: ([Int]) async throws -> T
   ) async throws -> T {
-    var servers: [(port: Int, task: Task<Void, any Error>)] = []
+    var servers: [Running] = []
     func stopAll() async {
-      for server in servers {
-        server.task.cancel()
-        _ = try? await server.task.value
-      }
+      for server in servers { await server.stop() }
     }
     do {
       for logger in loggers {

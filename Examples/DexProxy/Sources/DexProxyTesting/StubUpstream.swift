@@ -80,7 +80,7 @@ public final class StubUpstream: @unchecked Sendable {
   private var streamsClosedEarly = 0
   /// The port the server listens on, once started.
   public private(set) var port = 0
-  private var task: Task<Void, any Error>?
+  private var server: LoopbackServer.Running?
 
   /// Creates a stopped server.
   public init() {}
@@ -109,13 +109,13 @@ public final class StubUpstream: @unchecked Sendable {
       self.record(Data(body.readableBytesView), authorization: request.headers[.authorization])
       return try await self.respond(self.next())
     }
-    (port, task) = try await LoopbackServer.start(router, label: "stub-upstream")
+    let server = try await LoopbackServer.start(router, label: "stub-upstream")
+    (port, self.server) = (server.port, server)
   }
 
   /// Stops the server and waits for it to end.
   public func stop() async {
-    task?.cancel()
-    _ = try? await task?.value
+    await server?.stop()
   }
 
   private func record(_ body: Data, authorization: String?) {

@@ -248,9 +248,11 @@ struct ApiClientTests {
         maximumElapsed: .seconds(20))
       let client = makeClient(server, retryPolicy: policy)
       _ = try await vision(client)
-      server.state.enqueue([.delay(.seconds(2)), .delay(.seconds(2))], for: "/vision")
+      // Each attempt's timeout long enough for the request to arrive on a loaded machine
+      // (the count below is of arrivals), each reply held longer than that.
+      server.state.enqueue([.delay(.seconds(4)), .delay(.seconds(4))], for: "/vision")
       let error = await expectedError {
-        _ = try await client.send(Endpoints.vision, body: Self.body, timeout: .milliseconds(400))
+        _ = try await client.send(Endpoints.vision, body: Self.body, timeout: .seconds(2))
       }
       #expect(error?.kind == .timedOut)
       #expect(server.state.count("/vision") == 3)

@@ -114,7 +114,7 @@ struct TestServer: Sendable {
   /// Everything the server-side verifier logged.
   let logs: LogCapture
   let authenticator: RequestAuthenticator
-  private let task: Task<Void, any Error>
+  private let server: LoopbackServer.Running
 
   var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
@@ -178,14 +178,13 @@ struct TestServer: Sendable {
       return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "landed")))
     }
 
-    let (port, task) = try await LoopbackServer.start(router, label: "test-server")
+    let server = try await LoopbackServer.start(router, label: "test-server")
     return TestServer(
-      port: port, state: state, logs: logs, authenticator: authenticator, task: task)
+      port: server.port, state: state, logs: logs, authenticator: authenticator, server: server)
   }
 
   func stop() async {
-    task.cancel()
-    _ = try? await task.value
+    await server.stop()
   }
 
   // MARK: Handlers

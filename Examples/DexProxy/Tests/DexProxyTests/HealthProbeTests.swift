@@ -32,22 +32,28 @@ final class CountingStore: SharedReplayStore, @unchecked Sendable {
   @Test func healthProbesTheStoreAtMostOnceASecond() async throws {
     let upstream = StubUpstream()
     try await upstream.start()
-    defer { Task { await upstream.stop() } }
     let store = CountingStore()
     var quiet = Logger(label: "health-test")
     quiet.logLevel = .critical
     let configuration = ProxyHarness.configuration(upstreamPort: upstream.port)
-    let (port, task) = try await LoopbackServer.start { onServerRunning in
-      DexProxyApplication.make(
-        configuration: configuration, replayCache: store, logger: quiet,
-        onServerRunning: onServerRunning)
+    let statuses: [Int]
+    do {
+      statuses = try await LoopbackServer.with { onServerRunning in
+        DexProxyApplication.make(
+          configuration: configuration, replayCache: store, logger: quiet,
+          onServerRunning: onServerRunning)
+      } _: { port in
+        let harness = ProxyHarness(port: port, upstream: upstream, logs: LogCapture())
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+          for _ in 0..<50 { group.addTask { try await harness.send("GET", "/health").statusCode } }
+          return try await group.reduce(into: []) { $0.append($1) }
+        }
+      }
+    } catch {
+      await upstream.stop()
+      throw error
     }
-    defer { task.cancel() }
-    let harness = ProxyHarness(port: port, upstream: upstream, logs: LogCapture())
-    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-      for _ in 0..<50 { group.addTask { try await harness.send("GET", "/health").statusCode } }
-      return try await group.reduce(into: []) { $0.append($1) }
-    }
+    await upstream.stop()
     #expect(statuses.allSatisfy { $0 == 200 })
     #expect(statuses.count == 50)
     // One probe a second at most: a few even on a slow host, never one per call.

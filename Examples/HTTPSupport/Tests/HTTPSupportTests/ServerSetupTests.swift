@@ -43,7 +43,7 @@ struct ServerSetupTests {
       metrics: RequestMetrics(
         requests: "test_requests_total", duration: "test_request_duration_seconds",
         factory: metrics))
-    let (port, task) = try await LoopbackServer.start { onServerRunning in
+    let server = try await LoopbackServer.start { onServerRunning in
       ServerSetup.application(
         ServerSettings(name: "setup-test", host: "127.0.0.1", port: 0, readTimeout: .seconds(10)),
         context: BasicRequestContext.self, requestLog: requestLog,
@@ -89,13 +89,12 @@ struct ServerSetupTests {
         onServerRunning: onServerRunning)
     }
     do {
-      try await body(port)
+      try await body(server.port)
     } catch {
-      task.cancel()
+      await server.stop()
       throw error
     }
-    task.cancel()
-    _ = try? await task.value
+    await server.stop()
   }
 
   /// `GET target` with the key header (or a wrong key), sent as is: the status.

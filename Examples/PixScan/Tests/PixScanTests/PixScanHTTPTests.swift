@@ -70,11 +70,12 @@ struct PixScanHTTPTests {
       imaging: imaging, recognizer: recognizer,
       trash: FreedesktopTrash(directory: trash), logger: quiet)
     let page = try PixScanPage.html()
-    let (port, task) = try await LoopbackServer.start { onServerRunning in
+    let server = try await LoopbackServer.start { onServerRunning in
       PixScanServer.application(
         session: session, page: page, port: 0, token: token, logger: serverLogger,
         metrics: metrics ?? MetricsSystem.factory, onServerRunning: onServerRunning)
     }
+    let port = server.port
     func send(_ method: String, _ path: String, _ json: String?) async throws -> Answer {
       var headers = [("Host", "127.0.0.1:\(port)"), ("X-PixScan-Token", token.value)]
       if json != nil { headers.append(("Content-Type", "application/json")) }
@@ -83,11 +84,10 @@ struct PixScanHTTPTests {
     do {
       try await body(send, port)
     } catch {
-      task.cancel()
+      await server.stop()
       throw error
     }
-    task.cancel()
-    _ = try? await task.value
+    await server.stop()
   }
 
   @Test func thePageTheStateAndASwipe() async throws {

@@ -33,7 +33,8 @@ struct ProxyHarness: Sendable {
         current: ServerKey(id: "k1", secret: SigningSecret(serverSecretText)!)!),
       upstream: UpstreamConfiguration(
         baseURL: URL(string: "http://127.0.0.1:\(upstreamPort)/v1/")!, model: "gpt-test",
-        apiKey: APIKey(apiKeyText), timeout: .seconds(5)),
+        // Far: tests of the deadline set their own (a loaded machine must not cut a reply).
+        apiKey: APIKey(apiKeyText), timeout: .seconds(30)),
       host: "127.0.0.1", port: 0, maximumBodyBytes: 256 << 10,
       rateLimit: RateLimit(burst: 100, refillPerSecond: 50),
       // Off unless a test sets them: a shared store's counts outlive a test.
@@ -82,11 +83,11 @@ struct ProxyHarness: Sendable {
     ApiClient(
       configuration: DexCloudConfiguration(
         baseURL: baseURL, bootstrapKey: Self.bootstrapKey, subject: "proxy-test-install",
-        requestTimeout: .seconds(10),
+        requestTimeout: .seconds(45),
         retryPolicy: RetryPolicy(
           maximumAttempts: maximumAttempts, initialBackoff: .milliseconds(5),
           maximumBackoff: .milliseconds(20), maximumRetryAfter: .seconds(2),
-          maximumElapsed: .seconds(20)),
+          maximumElapsed: .seconds(90)),
         maximumRequestBodyBytes: 1 << 20),
       logger: logs.logger("client"))
   }
