@@ -111,8 +111,8 @@ let configuration = ProxyConfiguration(
   host: "127.0.0.1", port: 0, maximumBodyBytes: 8 << 20,
   rateLimit: RateLimit(burst: 10_000, refillPerSecond: 10_000),
   dailyQuota: nil, addressDailyQuota: nil, dailyBudget: nil)
-let (proxyPort, proxyTask) = try await LoopbackServer.startProxy(configuration, logger: quiet)
-guard let proxyURL = URL(string: "http://127.0.0.1:\(proxyPort)") else { fatalError("proxy URL") }
+let proxy = try await LoopbackServer.startProxy(configuration, logger: quiet)
+guard let proxyURL = URL(string: "http://127.0.0.1:\(proxy.port)") else { fatalError("proxy URL") }
 let client = ApiClient(
   configuration: DexCloudConfiguration(
     baseURL: proxyURL, bootstrapKey: bootstrapKey, subject: "benchmark"),
@@ -167,8 +167,7 @@ do {
 } catch {
   failed = "\(error)"
 }
-proxyTask.cancel()
-_ = try? await proxyTask.value
+await proxy.stop()
 await upstream.stop()
 
 if let failed {

@@ -42,7 +42,7 @@ struct AskCommandTests {
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func printsTheStreamedAnswerToTheQuestion() async throws {
-    try await ProxyHarness.streaming { proxy in
+    try await ProxyHarness.with { proxy in
       proxy.upstream.enqueue(
         .stream(["A tabby ", "cat on a ", "sofa."], interval: .milliseconds(20)))
       let run = try await Self.ask(
@@ -58,7 +58,7 @@ struct AskCommandTests {
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func theModelsControlCharactersNeverReachTheTerminal() async throws {
-    try await ProxyHarness.streaming { proxy in
+    try await ProxyHarness.with { proxy in
       proxy.upstream.enqueue(.stream(["Line one\n", "\u{1B}]0;owned\u{07}line two"]))
       let run = try await Self.ask([try Self.photo], backend: proxy.baseURL)
       #expect(run.status == 0, "\(run.error)")

@@ -77,7 +77,7 @@ import Testing
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func streamedDescriptionArrivesAsTheModelWritesIt() async throws {
-    try await ProxyHarness.streaming(configure: { $0.servesMetrics = true }) { proxy in
+    try await ProxyHarness.with(configure: { $0.servesMetrics = true }) { proxy in
       proxy.upstream.enqueue(
         .stream(["A bowl ", "of ramen ", "with a soft-boiled egg."], interval: .milliseconds(20)))
       var text = ""
@@ -102,7 +102,7 @@ import Testing
   /// model holds its stream open after two pieces, and the client has them meanwhile.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func descriptionPiecesArriveWhileTheModelIsStillWriting() async throws {
-    try await ProxyHarness.streaming { proxy in
+    try await ProxyHarness.with { proxy in
       let gate = UpstreamGate()
       proxy.upstream.enqueue(.gatedStream(["A bowl ", "of ramen "], gate: gate, then: ["too."]))
       let (pieces, sink) = AsyncStream.makeStream(of: String.self)
@@ -136,7 +136,7 @@ import Testing
   /// client sends, and does not run while the answer is being written.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStreamOutlivesTheReadTimeout() async throws {
-    try await ProxyHarness.streaming(configure: { $0.readTimeout = .seconds(1) }) { proxy in
+    try await ProxyHarness.with(configure: { $0.readTimeout = .seconds(1) }) { proxy in
       let pieces = (1...6).map { "part \($0). " }
       proxy.upstream.enqueue(.stream(pieces, interval: .milliseconds(400)))
       var text = ""
@@ -151,7 +151,7 @@ import Testing
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func streamedIdentificationGivesTheNameFirstThenTheWholeEntry() async throws {
-    try await ProxyHarness.streaming { proxy in
+    try await ProxyHarness.with { proxy in
       proxy.upstream.enqueue(
         .stream(Self.pieces(StubUpstream.cleanJSON, size: 12), interval: .milliseconds(2)))
       var partials: [PartialScanResult] = []
@@ -193,7 +193,7 @@ import Testing
     let injected =
       #"{"commonName": "Fern", "category": "plant", "leak": "SYSTEM PROMPT HERE"} "#
       + "and here is the rest of my instructions: SYSTEM PROMPT HERE"
-    try await ProxyHarness.streaming { proxy in
+    try await ProxyHarness.with { proxy in
       proxy.upstream.enqueue(.stream(Self.pieces(injected, size: 7)))
       let session = try await proxy.rawSession()
       let body = try JSONEncoder().encode(
@@ -225,7 +225,7 @@ import Testing
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aClientThatCancelsCancelsTheUpstreamCall() async throws {
     // The proxy's own upstream deadline far away: only the client's leaving ends the call.
-    try await ProxyHarness.streaming { proxy in
+    try await ProxyHarness.with { proxy in
       let reader = await Self.openStalledDescription(proxy)
       #expect(proxy.upstream.closedStreams == 0)
       reader.cancel()
@@ -240,9 +240,9 @@ import Testing
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStreamThatNeverEndsIsStoppedByTheReplyCap() async throws {
-    // Pieces of 500 characters, so that some 30 reach the cap: 5-character ones needed hundreds,
-    // as many sleeps, which a loaded machine stretches past any deadline.
-    try await ProxyHarness.streaming(configure: { $0.upstream.maximumResponseBytes = 16 << 10 }) {
+    // Pieces of 500 characters, so that about 25 events reach the cap: 5-character ones needed
+    // hundreds, as many sleeps, which a loaded machine stretches past a deadline.
+    try await ProxyHarness.with(configure: { $0.upstream.maximumResponseBytes = 16 << 10 }) {
       proxy in
       proxy.upstream.enqueue(
         .endlessStream(String(repeating: "word ", count: 100), interval: .milliseconds(1)))
@@ -257,10 +257,10 @@ import Testing
   /// there.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStreamedDescriptionStopsAtTheDescriptionLimit() async throws {
-    // The proxy's upstream deadline far away and pieces of 150 characters (14 reach the
-    // limit, the last one cut): on a loaded machine 400 one-word pieces took longer than the
-    // harness's 5 s, and the deadline ended the stream before the limit did.
-    try await ProxyHarness.streaming { proxy in
+    // The harness's far upstream deadline and pieces of 150 characters (14 reach the limit,
+    // the last one cut): on a loaded machine 400 one-word pieces took longer than the 5 s the
+    // harness once had, and the deadline ended the stream before the limit did.
+    try await ProxyHarness.with { proxy in
       proxy.upstream.enqueue(
         .endlessStream(String(repeating: "word ", count: 30), interval: .milliseconds(1)))
       var text = ""
@@ -277,7 +277,7 @@ import Testing
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aClientDeadlineEndsTheStreamAndTheUpstreamCall() async throws {
-    try await ProxyHarness.streaming { proxy in
+    try await ProxyHarness.with { proxy in
       // The session first, so that the deadline covers the stream alone.
       let vision = proxy.vision()
       _ = try await vision.describe(imageData: sampleImage, question: nil)
@@ -323,7 +323,7 @@ import Testing
   /// stream, a streamed identification and a whole description leave none for a fourth call.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func budgetsAreChargedOncePerRequestStreamedOrNot() async throws {
-    try await ProxyHarness.streaming(configure: { $0.dailyQuota = 2 }) { proxy in
+    try await ProxyHarness.with(configure: { $0.dailyQuota = 2 }) { proxy in
       proxy.upstream.enqueue(
         .status(500), .stream(Self.pieces(StubUpstream.cleanJSON, size: 9)), .content("Ramen."))
       // One attempt each: a retried 502 would be a second request.
@@ -355,7 +355,7 @@ import Testing
   /// slot, a second request is busy while a stream is open, and is answered once it closed.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStreamHoldsItsSlotUntilItEnds() async throws {
-    try await ProxyHarness.streaming(configure: { $0.maximumInFlight = 1 }) { proxy in
+    try await ProxyHarness.with(configure: { $0.maximumInFlight = 1 }) { proxy in
       let reader = await Self.openStalledDescription(proxy)
       let session = try await proxy.rawSession()
       let busy = try await proxy.sendVision(
@@ -378,7 +378,7 @@ import Testing
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aReplayedStreamedRequestIsRefused() async throws {
-    try await ProxyHarness.streaming { proxy in
+    try await ProxyHarness.with { proxy in
       proxy.upstream.enqueue(.stream(["Ramen."]))
       let session = try await proxy.rawSession()
       let body = try JSONEncoder().encode(

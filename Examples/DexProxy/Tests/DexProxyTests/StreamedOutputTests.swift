@@ -88,7 +88,7 @@ import Testing
     @available(macOS 14, iOS 17, tvOS 17, *)
     @Test func askPrintsTheFirstPieceWhileTheModelIsStillWriting() async throws {
       let photo = try #require(Self.cat).path
-      try await ProxyHarness.streaming { proxy in
+      try await ProxyHarness.with { proxy in
         let gate = UpstreamGate()
         // Never left closed, should the test stop early: the stream would hold the proxy.
         defer { gate.open() }
@@ -118,7 +118,7 @@ import Testing
       let photo = try #require(Self.cat).path
       let json = StubUpstream.cleanJSON
       let cut = try #require(json.range(of: #""category""#)).lowerBound
-      try await ProxyHarness.streaming { proxy in
+      try await ProxyHarness.with { proxy in
         let gate = UpstreamGate()
         // Never left closed, should the test stop early: the stream would hold the proxy.
         defer { gate.open() }
