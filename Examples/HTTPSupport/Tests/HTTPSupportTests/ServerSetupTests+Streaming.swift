@@ -56,7 +56,8 @@ extension ServerSetupTests {
     try await Self.withServer(logs: logs, metrics: metrics) { port in
       #expect(try await Self.get("/stream-thrown", port: port) == 500)
       #expect(logs.handledRequests(route: "/stream-thrown") == 1)
-      #expect(logs.handledRequests(route: "/stream-thrown", status: 500, outcome: "status_500") == 1)
+      #expect(
+        logs.handledRequests(route: "/stream-thrown", status: 500, outcome: "status_500") == 1)
       let counter = try metrics.expectCounter(
         "test_requests_total",
         [("route", "/stream-thrown"), ("status", "5xx"), ("outcome", "status_500")])
