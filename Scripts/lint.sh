@@ -78,6 +78,16 @@ for name, _ in codes:
 if errors:
     sys.exit("error: C status codes:\n" + "\n".join(errors))
 PY
+# The largest side is written in Swift (DecodingLimits.largestDimension, which the portable
+# build reads without the C shim) and in C (DEX_MAX_IMAGE_SIDE, the shim's own clamp): the same.
+swift_side=$(sed -n 's/.*public static let largestDimension = \([0-9_]*\).*/\1/p' \
+  Sources/DexImaging/DecodingLimits.swift | tr -d _)
+c_side=$(sed -n 's/^#define DEX_MAX_IMAGE_SIDE \([0-9]*\).*/\1/p' \
+  Sources/CDexImageShim/include/CDexImageShim.h)
+if [ -z "$swift_side" ] || [ "$swift_side" != "$c_side" ]; then
+  echo "error: DecodingLimits.largestDimension ($swift_side) and DEX_MAX_IMAGE_SIDE ($c_side) differ" >&2
+  exit 1
+fi
 # The Apple sketch in Extending DexKit is the code AppleSketchesTests compiles.
 python3 Scripts/apple-sketches.py
 # The privacy manifests are property lists, and each declares reasons for what it lists.
