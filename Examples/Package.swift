@@ -109,7 +109,7 @@ let package = Package(
     .target(
       name: "DexProxyTesting",
       dependencies: [
-        "DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes, nioLocks, lifecycle,
+        "DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes, lifecycle,
       ],
       path: "DexProxy/Sources/DexProxyTesting"),
 
@@ -145,11 +145,8 @@ let package = Package(
     .testTarget(
       name: "DexProxyTests",
       dependencies: [
-        // `dex` is run as a child process by AskCommandTests (built beside the tests).
-        "dex", "DexProxy", "DexProxyTesting", "DexExamplesTestSupport", dexKit,
-        sdk("DexCloudServer"),
+        "DexProxy", "DexProxyTesting", "DexExamplesTestSupport", dexKit, sdk("DexCloudServer"),
         sdk("DexModel"), logging, hummingbird, httpTypes, crypto, postgres, nioCore, nioPosix,
-        nioLocks,
       ],
       path: "DexProxy/Tests/DexProxyTests",
       resources: [.copy("Photos")]),
@@ -172,7 +169,7 @@ let package = Package(
       name: "HTTPSupportTests",
       dependencies: [
         "HTTPSupport", "DexProxyTesting", "DexExamplesTestSupport", hummingbird, logging, metrics,
-        metricsTestKit, nioCore,
+        metricsTestKit,
       ],
       path: "HTTPSupport/Tests/HTTPSupportTests"),
   ],
