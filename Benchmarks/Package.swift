@@ -10,6 +10,7 @@
 //   DexCloud/run.sh                 DexCloudBench beside Python's hmac
 //   DexProxy/run.sh                 dex-proxy-load: two proxies, in-memory store beside PostgreSQL
 //   DexProxy/paired.sh              dex-proxy-load against a baseline build, ABBA rounds
+//   DexProxyStreaming/run.sh        dex-proxy-streaming-bench: streamed beside whole replies
 
 import PackageDescription
 
@@ -62,6 +63,10 @@ let package = Package(
       name: "dex-proxy-load",
       dependencies: [sdk("DexCloud")] + loopbackProxy,
       path: "DexProxy", exclude: ["run.sh", "paired.sh"]),
+    .executableTarget(
+      name: "dex-proxy-streaming-bench",
+      dependencies: [sdk("DexCloud"), sdk("DexModel")] + loopbackProxy,
+      path: "DexProxyStreaming", exclude: ["run.sh"]),
     .executableTarget(
       name: "DexCloudBench", dependencies: [sdk("DexCloud"), sdk("DexCloudServer")],
       path: "DexCloud", exclude: ["run.sh", "peer.py"]),

@@ -109,7 +109,7 @@ let package = Package(
     .target(
       name: "DexProxyTesting",
       dependencies: [
-        "DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes, lifecycle,
+        "DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes, nioLocks, lifecycle,
       ],
       path: "DexProxy/Sources/DexProxyTesting"),
 
@@ -145,8 +145,11 @@ let package = Package(
     .testTarget(
       name: "DexProxyTests",
       dependencies: [
-        "DexProxy", "DexProxyTesting", "DexExamplesTestSupport", dexKit, sdk("DexCloudServer"),
+        // `dex` is run as a child process by AskCommandTests (built beside the tests).
+        "dex", "DexProxy", "DexProxyTesting", "DexExamplesTestSupport", dexKit,
+        sdk("DexCloudServer"),
         sdk("DexModel"), logging, hummingbird, httpTypes, crypto, postgres, nioCore, nioPosix,
+        nioLocks,
       ],
       path: "DexProxy/Tests/DexProxyTests",
       resources: [.copy("Photos")]),
@@ -169,7 +172,7 @@ let package = Package(
       name: "HTTPSupportTests",
       dependencies: [
         "HTTPSupport", "DexProxyTesting", "DexExamplesTestSupport", hummingbird, logging, metrics,
-        metricsTestKit,
+        metricsTestKit, nioCore,
       ],
       path: "HTTPSupport/Tests/HTTPSupportTests"),
   ],

@@ -12,7 +12,7 @@ struct Dex: AsyncParsableCommand {
       --backend/--bootstrap-key, DEX_CLOUD_BASE_URL/DEX_CLOUD_BOOTSTRAP_KEY, or a config file.
       """,
     subcommands: [
-      ScanCommand.self, ListCommand.self, ShowCommand.self, DeleteCommand.self,
+      ScanCommand.self, AskCommand.self, ListCommand.self, ShowCommand.self, DeleteCommand.self,
       ExportCommand.self, ImportCommand.self,
     ],
     defaultSubcommand: nil

@@ -14,18 +14,8 @@ struct DexCLI {
   }
 
   init() throws {
-    var candidates: [URL] = []
-    #if os(Linux)
-      if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-        candidates.append(URL(fileURLWithPath: path).deletingLastPathComponent())
-      }
-    #endif
-    for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-      candidates.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    let found = candidates.map { $0.appendingPathComponent("dex") }
-      .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    executable = try #require(found, "dex not built next to the tests: \(candidates)")
+    executable = try #require(
+      BuiltExecutable.named("dex"), "dex not built next to the tests: \(BuiltExecutable.folders)")
     store = FileManager.default.temporaryDirectory
       .appendingPathComponent("dex-cli-\(UUID().uuidString)", isDirectory: true)
   }

@@ -10,4 +10,9 @@ extension LogCapture {
         && $0.hasSuffix(" status=\(status)")
     }.count
   }
+
+  /// How many `Request handled` lines are for `route`, whatever their status and outcome.
+  public func handledRequests(route: String) -> Int {
+    handledRequests.filter { $0.contains(" route=\(route) ") }.count
+  }
 }

@@ -15,7 +15,7 @@ import NIOHTTP1
 public struct AsyncHTTPClientTransport: HTTPTransport {
   /// The largest response body accepted (default 2 MiB).
   public let maximumResponseBytes: Int
-  private let client: HTTPClient
+  let client: HTTPClient
 
   /// Creates a transport on `client` (AsyncHTTPClient's process-wide `HTTPClient.shared` by
   /// default, which needs no shutdown).
@@ -31,32 +31,50 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
   public func send(_ request: TransportRequest, timeout: Duration) async throws -> TransportResponse
   {
     try Task.checkCancellation()
+    let deadline = NIODeadline.now() + .nanoseconds(timeout.nanoseconds)
+    do {
+      let response = try await client.execute(Self.outgoing(request), deadline: deadline)
+      let body = try await response.body.collect(upTo: maximumResponseBytes)
+      return TransportResponse(
+        statusCode: Int(response.status.code), headers: Self.headers(of: response),
+        body: Data(body.readableBytesView))
+    } catch {
+      throw mapped(error)
+    }
+  }
+
+  static func outgoing(_ request: TransportRequest) -> HTTPClientRequest {
     var outgoing = HTTPClientRequest(url: request.url.absoluteString)
     outgoing.method = HTTPMethod(rawValue: request.method)
     for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
     if !request.body.isEmpty {
       outgoing.body = .bytes(ByteBuffer(bytes: request.body))
     }
-    let deadline = NIODeadline.now() + .nanoseconds(timeout.nanoseconds)
-    do {
-      let response = try await client.execute(outgoing, deadline: deadline)
-      let body = try await response.body.collect(upTo: maximumResponseBytes)
-      var headers: [String: String] = [:]
-      for header in response.headers { headers[header.name] = header.value }
-      return TransportResponse(
-        statusCode: Int(response.status.code), headers: headers,
-        body: Data(body.readableBytesView))
-    } catch is NIOTooManyBytesError {
-      throw DexCloudError(
+    return outgoing
+  }
+
+  static func headers(of response: HTTPClientResponse) -> [String: String] {
+    var headers: [String: String] = [:]
+    for header in response.headers { headers[header.name] = header.value }
+    return headers
+  }
+
+  /// `error` as the ``DexCloud/DexCloudError`` the transport throws.
+  func mapped(_ error: any Error) -> DexCloudError {
+    switch error {
+    case let error as DexCloudError:
+      return error
+    case is NIOTooManyBytesError:
+      return DexCloudError(
         kind: .payloadTooLarge, message: "The response body is over \(maximumResponseBytes) bytes.")
-    } catch let error as HTTPClientError where error == .deadlineExceeded {
-      throw DexCloudError(kind: .timedOut, message: "The upstream did not answer in time.")
-    } catch is CancellationError {
-      throw DexCloudError(kind: .cancelled, message: "The request was cancelled.")
-    } catch let error as HTTPClientError where error == .cancelled {
-      throw DexCloudError(kind: .cancelled, message: "The request was cancelled.")
-    } catch {
-      throw DexCloudError(kind: .network, message: "The connection failed (\(type(of: error))).")
+    case let error as HTTPClientError where error == .deadlineExceeded:
+      return DexCloudError(kind: .timedOut, message: "The upstream did not answer in time.")
+    case is CancellationError:
+      return DexCloudError(kind: .cancelled, message: "The request was cancelled.")
+    case let error as HTTPClientError where error == .cancelled:
+      return DexCloudError(kind: .cancelled, message: "The request was cancelled.")
+    default:
+      return DexCloudError(kind: .network, message: "The connection failed (\(type(of: error))).")
     }
   }
 }

@@ -19,9 +19,12 @@ struct ChatCompletionRequest: Encodable {
   var model: String
   var messages: [Message]
   var maxTokens: Int
+  /// `true` for a streamed reply (Server-Sent Events of ``ChatCompletionChunk``); omitted
+  /// otherwise.
+  var stream: Bool?
 
   enum CodingKeys: String, CodingKey {
-    case model, messages
+    case model, messages, stream
     case maxTokens = "max_tokens"
   }
 }
@@ -55,4 +58,22 @@ struct ChatCompletionResponse: Decodable {
   }
 
   var choices: [Choice]
+}
+
+/// One event of a streamed chat completion: the first choice's `delta`, whose `content` (or
+/// `refusal`) is the next piece of the message.
+struct ChatCompletionChunk: Decodable {
+  struct Choice: Decodable { var delta: Delta? }
+  struct Delta: Decodable {
+    var content: String?
+    var refusal: String?
+  }
+
+  var choices: [Choice]?
+
+  /// The piece of text this event adds.
+  var text: String {
+    guard let delta = choices?.first?.delta else { return "" }
+    return (delta.content ?? "") + (delta.refusal ?? "")
+  }
 }

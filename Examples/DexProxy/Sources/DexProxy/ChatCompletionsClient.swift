@@ -14,8 +14,8 @@ import Logging
 public struct ChatCompletionsClient: Sendable {
   /// The endpoint, model and key.
   public let configuration: UpstreamConfiguration
-  private let transport: any HTTPTransport
-  private let logger: Logger
+  let transport: any HTTPTransport
+  let logger: Logger
 
   /// Creates a client.
   public init(
@@ -42,24 +42,12 @@ public struct ChatCompletionsClient: Sendable {
   public func complete(
     _ prompt: ProxyPrompt, image: String
   ) async throws(UpstreamError) -> VisionResponse {
-    guard let url = configuration.chatCompletionsURL else { throw .unreachable }
-    let body = try encode(prompt, image: image)
-    var headers = ["content-type": "application/json", "accept": "application/json"]
-    if let key = configuration.apiKey { headers["authorization"] = "Bearer \(key.value)" }
+    let request = try request(prompt, image: image, stream: false)
     let response: TransportResponse
     do {
-      response = try await transport.send(
-        TransportRequest(method: "POST", url: url, headers: headers, body: body),
-        timeout: configuration.timeout)
-    } catch let error as DexCloudError {
-      logger.warning("Upstream call failed", metadata: ["kind": "\(error.kind.rawValue)"])
-      switch error.kind {
-      case .timedOut: throw .timedOut
-      case .payloadTooLarge: throw .responseTooLarge
-      default: throw .unreachable
-      }
+      response = try await transport.send(request, timeout: configuration.timeout)
     } catch {
-      throw .unreachable
+      throw upstreamError(error)
     }
     guard (200..<300).contains(response.statusCode) else {
       logger.warning("Upstream refused", metadata: ["status": "\(response.statusCode)"])
@@ -75,7 +63,36 @@ public struct ChatCompletionsClient: Sendable {
     return VisionResponse(role: message.role ?? "assistant", content: content)
   }
 
-  private func encode(_ prompt: ProxyPrompt, image: String) throws(UpstreamError) -> Data {
+  /// The signed-for-upstream request: `stream: true` asks for Server-Sent Events.
+  func request(
+    _ prompt: ProxyPrompt, image: String, stream: Bool
+  ) throws(UpstreamError) -> TransportRequest {
+    guard let url = configuration.chatCompletionsURL else { throw .unreachable }
+    let body = try encode(prompt, image: image, stream: stream)
+    var headers = [
+      "content-type": "application/json",
+      "accept": stream ? "text/event-stream" : "application/json",
+    ]
+    if let key = configuration.apiKey { headers["authorization"] = "Bearer \(key.value)" }
+    return TransportRequest(method: "POST", url: url, headers: headers, body: body)
+  }
+
+  /// A transport failure as the proxy reports it (logged by kind only).
+  func upstreamError(_ error: any Error) -> UpstreamError {
+    if let error = error as? UpstreamError { return error }
+    guard let error = error as? DexCloudError else { return .unreachable }
+    logger.warning("Upstream call failed", metadata: ["kind": "\(error.kind.rawValue)"])
+    switch error.kind {
+    case .timedOut: return .timedOut
+    case .payloadTooLarge: return .responseTooLarge
+    case .cancelled: return .cancelled
+    default: return .unreachable
+    }
+  }
+
+  private func encode(
+    _ prompt: ProxyPrompt, image: String, stream: Bool
+  ) throws(UpstreamError) -> Data {
     let mime = image.hasPrefix("iVBORw0KGgo") ? "image/png" : "image/jpeg"
     var user: [ChatCompletionRequest.Part] = []
     if let question = prompt.question,
@@ -90,7 +107,8 @@ public struct ChatCompletionsClient: Sendable {
         .init(role: "system", content: [.init(type: "text", text: prompt.instructions)]),
         .init(role: "user", content: user),
       ],
-      maxTokens: min(configuration.maximumTokens, prompt.maximumTokens ?? .max))
+      maxTokens: min(configuration.maximumTokens, prompt.maximumTokens ?? .max),
+      stream: stream ? true : nil)
     let encoder = JSONEncoder()
     encoder.outputFormatting = .withoutEscapingSlashes
     do {

@@ -200,6 +200,11 @@ struct ProxyRoutes: Sendable {
     if let refusal = await chargeThenRecord(charges, on: budgetDate, verified, context: context) {
       return refusal
     }
+    if body.stream == true {
+      return await streamedVision(
+        prompt, task: body.task, image: body.image, charges: charges, budgetDate: budgetDate,
+        context: context)
+    }
     let upstreamStarted = ContinuousClock.now
     do {
       let reply: VisionResponse
@@ -441,8 +446,10 @@ struct ProxyRoutes: Sendable {
         code: "busy", headers: headers)
       return answer(response, "busy")
     }
-    defer { pool.leave(address: address) }
-    return await handler()
+    // A streamed reply takes the slot over (``InFlightSlot``) and releases it when it ends.
+    let slot = InFlightSlot { [pool] in pool.leave(address: address) }
+    defer { slot.handlerReturned() }
+    return await InFlightSlot.$current.withValue(slot) { await handler() }
   }
 
   /// The client's address as the budgets count it (an IPv6 address by its /64).
@@ -493,7 +500,7 @@ struct ProxyRoutes: Sendable {
 
   /// `response`, with `outcome` noted for the request log (``RequestLogMiddleware`` logs and
   /// counts every answer once; no route logs itself).
-  private func answer(_ response: Response, _ outcome: String) -> Response {
+  func answer(_ response: Response, _ outcome: String) -> Response {
     RequestOutcome.note(outcome)
     return response
   }

@@ -16,6 +16,8 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The upstream's reply passed ``UpstreamConfiguration/maximumResponseBytes`` while it
   /// streamed; the proxy stopped reading it.
   case responseTooLarge
+  /// The call was cancelled: the client of a streamed reply went away.
+  case cancelled
 
   /// The HTTP status the proxy answers with: 504 for a timeout, otherwise 502.
   public var httpStatus: Int {
@@ -34,7 +36,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .unreachable, .rateLimited: true
     case .status(let status): (500..<600).contains(status)
-    case .timedOut, .invalidResponse, .responseTooLarge: false
+    case .timedOut, .invalidResponse, .responseTooLarge, .cancelled: false
     }
   }
 
@@ -47,6 +49,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     case .status: "upstream_error"
     case .invalidResponse: "upstream_invalid_response"
     case .responseTooLarge: "upstream_response_too_large"
+    case .cancelled: "client_closed"
     }
   }
 
@@ -59,6 +62,7 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     case .status(let status): "The model service answered HTTP \(status)."
     case .invalidResponse: "The model service sent a response the proxy could not read."
     case .responseTooLarge: "The model service sent a response larger than the proxy accepts."
+    case .cancelled: "The client went away; the model call was cancelled."
     }
   }
 }

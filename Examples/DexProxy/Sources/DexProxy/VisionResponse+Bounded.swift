@@ -12,7 +12,8 @@ extension VisionResponse {
   /// What the app gets of the model's answer to a `task` request.
   ///
   /// An identification comes back as the fields the app reads, re-encoded from what
-  /// ``DexModel/ScanResult/init(jsonString:)`` parsed (each field bounded by it); an answer it
+  /// ``DexModel/ScanResult/init(jsonString:)`` parsed (each field bounded by it), as
+  /// `content` for clients that parse it and typed, as `entry`; an answer it
   /// cannot read (a refusal, or whatever a prompt injection made the model write) comes back
   /// cut to ``maximumUnreadableCharacters``, so that the app still sees a refusal as one. A
   /// description is cut at ``maximumDescriptionCharacters``.
@@ -22,7 +23,8 @@ extension VisionResponse {
       if let result = try? ScanResult(jsonString: content),
         let data = try? JSONEncoder().encode(result)
       {
-        return VisionResponse(role: role, content: String(decoding: data, as: UTF8.self))
+        return VisionResponse(
+          role: role, content: String(decoding: data, as: UTF8.self), entry: result)
       }
       return VisionResponse(
         role: role, content: String(content.prefix(Self.maximumUnreadableCharacters)))

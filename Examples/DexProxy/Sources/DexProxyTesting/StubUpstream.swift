@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 
 /// What the stub model server answers to one `/v1/chat/completions` request.
 public enum UpstreamReply: Sendable {
@@ -13,6 +14,33 @@ public enum UpstreamReply: Sendable {
   case status(Int)
   /// Waits, then answers with the wrapped reply.
   indirect case slow(Duration, UpstreamReply)
+  /// 200 `text/event-stream`: each piece as a chat-completion chunk's `delta.content`, one
+  /// every `interval`, then `[DONE]` (what OpenAI sends for `stream: true`).
+  case stream([String], interval: Duration = .zero)
+  /// 200 `text/event-stream` that never ends: `piece` every `interval`, forever.
+  case endlessStream(String, interval: Duration)
+  /// 200 `text/event-stream` that sends `pieces`, then no more content, never ending: a model
+  /// that stalls. It writes a comment line (`: stalled`, which carries no text) every 50 ms,
+  /// so that the stub notices when the other side hangs up (see ``StubUpstream/closedStreams``).
+  case stalledStream([String])
+  /// 200 `text/event-stream` that sends `pieces`, then holds the stream open (a `: held`
+  /// comment every 50 ms, no text) until `gate` opens, then sends `rest` and `[DONE]`: a test
+  /// can see what arrived while the model was still writing.
+  case gatedStream([String], gate: UpstreamGate, then: [String])
+}
+
+/// Where a ``UpstreamReply/gatedStream(_:gate:then:)`` waits: closed until ``open()``.
+public final class UpstreamGate: Sendable {
+  private let opened = NIOLockedValueBox(false)
+
+  /// A closed gate.
+  public init() {}
+
+  /// Lets every stream waiting here go on.
+  public func open() { opened.withLockedValue { $0 = true } }
+
+  /// Whether ``open()`` was called.
+  public var isOpen: Bool { opened.withLockedValue { $0 } }
 }
 
 /// One request the stub received, decoded from the Chat Completions JSON.
@@ -29,6 +57,8 @@ public struct UpstreamRecord: Sendable {
   public var text: String?
   /// The image part of the `user` message (a `data:` URL).
   public var imageURL: String?
+  /// The `stream` field (`true` when the proxy asked for Server-Sent Events).
+  public var stream: Bool?
 }
 
 /// A small OpenAI-compatible server on 127.0.0.1 (Hummingbird, port 0) answering scripted,
@@ -47,6 +77,7 @@ public final class StubUpstream: @unchecked Sendable {
   private var queue: [UpstreamReply] = []
   private var fallback: UpstreamReply = .content(StubUpstream.cleanJSON)
   private var records: [UpstreamRecord] = []
+  private var streamsClosedEarly = 0
   /// The port the server listens on, once started.
   public private(set) var port = 0
   private var server: LoopbackServer.Running?
@@ -62,6 +93,9 @@ public final class StubUpstream: @unchecked Sendable {
   public func setFallback(_ reply: UpstreamReply) { lock.withLock { fallback = reply } }
   /// Every request received so far.
   public var received: [UpstreamRecord] { lock.withLock { records } }
+  /// How many streamed replies ended because the other side went away (a write failed or the
+  /// request was cancelled) before the stub was done writing: cancellations that reached it.
+  public var closedStreams: Int { lock.withLock { streamsClosedEarly } }
 
   private func next() -> UpstreamReply {
     lock.withLock { queue.isEmpty ? fallback : queue.removeFirst() }
@@ -73,7 +107,7 @@ public final class StubUpstream: @unchecked Sendable {
     router.post("/v1/chat/completions") { request, _ -> Response in
       let body = try await request.body.collect(upTo: 32 << 20)
       self.record(Data(body.readableBytesView), authorization: request.headers[.authorization])
-      return try await Self.respond(self.next())
+      return try await self.respond(self.next())
     }
     let server = try await LoopbackServer.start(router, label: "stub-upstream")
     (port, self.server) = (server.port, server)
@@ -89,6 +123,7 @@ public final class StubUpstream: @unchecked Sendable {
     if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
       record.model = object["model"] as? String
       record.maxTokens = object["max_tokens"] as? Int
+      record.stream = object["stream"] as? Bool
       for message in object["messages"] as? [[String: Any]] ?? [] {
         let system = message["role"] as? String == "system"
         for part in message["content"] as? [[String: Any]] ?? [] {
@@ -108,13 +143,13 @@ public final class StubUpstream: @unchecked Sendable {
     lock.withLock { records.append(record) }
   }
 
-  private static func respond(_ reply: UpstreamReply) async throws -> Response {
+  private func respond(_ reply: UpstreamReply) async throws -> Response {
     switch reply {
     case .content(let text, let finishReason):
-      return try completion(
+      return try Self.completion(
         message: ["role": "assistant", "content": text], finishReason: finishReason)
     case .refusal(let text):
-      return try completion(
+      return try Self.completion(
         message: ["role": "assistant", "content": NSNull(), "refusal": text], finishReason: "stop")
     case .status(let code):
       let body = #"{"error":{"message":"stub failure","type":"server_error","code":"stub"}}"#
@@ -127,7 +162,71 @@ public final class StubUpstream: @unchecked Sendable {
     case .slow(let delay, let then):
       try await Task.sleep(for: delay)
       return try await respond(then)
+    case .stream(let pieces, let interval):
+      return streaming { write in
+        for piece in pieces {
+          if interval > .zero { try await Task.sleep(for: interval) }
+          try await write(Self.chunk(piece))
+        }
+        try await write("data: [DONE]\n\n")
+      }
+    case .endlessStream(let piece, let interval):
+      return streaming { write in
+        while true {
+          try await Task.sleep(for: interval)
+          try await write(Self.chunk(piece))
+        }
+      }
+    case .gatedStream(let pieces, let gate, let rest):
+      return streaming { write in
+        for piece in pieces { try await write(Self.chunk(piece)) }
+        while !gate.isOpen {
+          try await Task.sleep(for: .milliseconds(50))
+          try await write(": held\n\n")
+        }
+        for piece in rest { try await write(Self.chunk(piece)) }
+        try await write("data: [DONE]\n\n")
+      }
+    case .stalledStream(let pieces):
+      return streaming { write in
+        for piece in pieces { try await write(Self.chunk(piece)) }
+        while true {
+          try await Task.sleep(for: .milliseconds(50))
+          try await write(": stalled\n\n")
+        }
+      }
     }
+  }
+
+  /// A `text/event-stream` response written by `body`; a write that fails, or a cancellation,
+  /// counts in ``closedStreams``.
+  private func streaming(
+    _ body: @escaping @Sendable (_ write: (String) async throws -> Void) async throws -> Void
+  ) -> Response {
+    var fields = HTTPFields()
+    fields[.contentType] = "text/event-stream"
+    return Response(
+      status: .ok, headers: fields,
+      body: ResponseBody { writer in
+        do {
+          try await body { text in try await writer.write(ByteBuffer(string: text)) }
+        } catch {
+          self.lock.withLock { self.streamsClosedEarly += 1 }
+          throw error
+        }
+        try await writer.finish(nil)
+      })
+  }
+
+  /// One chat-completion chunk event whose delta is `piece`.
+  private static func chunk(_ piece: String) throws -> String {
+    let object: [String: Any] = [
+      "id": "chatcmpl-stub123", "object": "chat.completion.chunk", "created": 1_763_784_000,
+      "model": "gpt-test-2026-01-01",
+      "choices": [["index": 0, "delta": ["content": piece], "finish_reason": NSNull()]],
+    ]
+    let data = try JSONSerialization.data(withJSONObject: object)
+    return "data: \(String(decoding: data, as: UTF8.self))\n\n"
   }
 
   private static func completion(message: [String: Any], finishReason: String) throws -> Response {

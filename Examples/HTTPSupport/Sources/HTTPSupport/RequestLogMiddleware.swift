@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 
 /// Logs and counts every request a server answers, once, whatever answered it: a route, a
 /// guard's refusal, a 404 for a path no route matches, or an error thrown through it.
@@ -10,7 +11,8 @@ import Logging
 /// with `route` (the pattern the route was registered with, `/items/{id}` for `/items/:id`,
 /// `NotFound` when none matched), `status`, `outcome` (``RequestOutcome``) and `duration_ms`,
 /// on the request's logger (which carries Hummingbird's request id): `refusalLevel` for 4xx,
-/// `warning` for 5xx, `level` otherwise. Never the raw path or query, a header, a body, the method or the address, so no
+/// `warning` for 5xx, `level` otherwise; a streamed reply (``RequestOutcome/streamed()``) when its
+/// body ends (and a streamed body that returns without ending its response has it ended here). Never the raw path or query, a header, a body, the method or the address, so no
 /// key, token, signature or photo name a client sends reaches the log.
 ///
 /// Hummingbird's own `LogRequestsMiddleware` logs the raw URI (with its query) and its
@@ -46,8 +48,28 @@ public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
       let response = try await RequestOutcome.$current.withValue(slot) {
         try await next(request, context)
       }
-      observe(context, status: Int(response.status.code), slot: slot, started: started)
-      return response
+      let status = Int(response.status.code)
+      guard slot.isStreamed else {
+        observe(context, status: status, slot: slot, started: started)
+        return response
+      }
+      // A streamed body is written after this returns: the request is observed when it ends
+      // (written, failed, or dropped unwritten), once.
+      let observation = Observation {
+        observe(context, status: status, slot: slot, started: started)
+      }
+      var streamed = response
+      let body = response.body
+      streamed.body = ResponseBody(contentLength: body.contentLength) { writer in
+        defer { observation.run() }
+        let end = EndTrackingWriter.End()
+        try await body.write(EndTrackingWriter(writer, end: end))
+        // A body that returned without ending its response (it stopped early) still ends it:
+        // otherwise the client would wait for the rest and the connection for a next request.
+        // A body that threw is left to Hummingbird, which closes the connection.
+        if !end.isEnded { try? await writer.finish(nil) }
+      }
+      return streamed
     } catch {
       // Answered by Hummingbird from the error: its status, else 500.
       let status = (error as? any HTTPResponseError).map { Int($0.status.code) } ?? 500
@@ -73,4 +95,24 @@ public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         "duration_ms": "\(tenths / 10).\(tenths % 10)",
       ])
   }
+}
+
+/// Runs an observation once: when asked, or when dropped unasked (a response body the server
+/// never wrote).
+private final class Observation: Sendable {
+  private let pending: NIOLockedValueBox<(@Sendable () -> Void)?>
+
+  init(_ body: @escaping @Sendable () -> Void) {
+    pending = NIOLockedValueBox(body)
+  }
+
+  func run() {
+    let body = pending.withLockedValue { pending in
+      defer { pending = nil }
+      return pending
+    }
+    body?()
+  }
+
+  deinit { run() }
 }

@@ -8,6 +8,10 @@ import NIOConcurrencyHelpers
 /// code with ``note(_:)``; a request whose handler notes none gets one from its status (`ok`
 /// below 400, `not_found` for 404, else `status_` and the code).
 ///
+/// A handler whose response body is written after it returns (a stream) calls
+/// ``streamed()``: the request is then logged and counted once, when its body ends, with the
+/// code the body notes last.
+///
 /// A code is a label value: it must come from a short, fixed set the server defines (an error
 /// code, never a client-supplied string, path, key or token).
 public enum RequestOutcome {
@@ -18,6 +22,29 @@ public enum RequestOutcome {
   /// nothing outside a request that ``RequestLogMiddleware`` observes.
   public static func note(_ code: String) {
     if let slot = current { slot.code = code }
+  }
+
+  /// Defers the current request's log line and count to the end of its response body, and
+  /// returns where that body notes its outcome; `nil` outside a request that
+  /// ``RequestLogMiddleware`` observes.
+  ///
+  /// It exists for a streamed reply, whose handler returns before the reply is written: logged
+  /// at the handler's return, its duration and outcome would be those of its first byte. The
+  /// request is logged when the body has been written, has failed, or was never written (the
+  /// client left first), whichever comes first, once. A body that returns without ending its
+  /// response (`finish`), because it stopped early, has the response ended for it.
+  public static func streamed() -> Stream? {
+    guard let slot = current else { return nil }
+    slot.isStreamed = true
+    return Stream(slot: slot)
+  }
+
+  /// Where a streamed response body notes its request's outcome (see ``streamed()``).
+  public struct Stream: Sendable {
+    fileprivate let slot: Slot
+
+    /// Notes `code` as the request's outcome; the last note before the body ends wins.
+    public func note(_ code: String) { slot.code = code }
   }
 
   /// The code for a request whose handler noted none, from its `status`.
@@ -31,12 +58,18 @@ public enum RequestOutcome {
 
   /// Where one request's code is kept while it is answered.
   final class Slot: Sendable {
-    private let storage = NIOLockedValueBox<String?>(nil)
+    private let storage = NIOLockedValueBox<(code: String?, isStreamed: Bool)>((nil, false))
 
     /// The code noted so far, if any.
     var code: String? {
-      get { storage.withLockedValue { $0 } }
-      set { storage.withLockedValue { $0 = newValue } }
+      get { storage.withLockedValue { $0.code } }
+      set { storage.withLockedValue { $0.code = newValue } }
+    }
+
+    /// Whether the request is logged when its response body ends (``streamed()``).
+    var isStreamed: Bool {
+      get { storage.withLockedValue { $0.isStreamed } }
+      set { storage.withLockedValue { $0.isStreamed = newValue } }
     }
   }
 }

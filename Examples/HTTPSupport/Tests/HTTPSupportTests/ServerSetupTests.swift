@@ -4,6 +4,7 @@ import HTTPSupport
 import Hummingbird
 import Logging
 import MetricsTestKit
+import NIOCore
 import Testing
 
 /// The set-up both servers share, on a real server on 127.0.0.1: every request (a route's
@@ -31,8 +32,12 @@ struct ServerSetupTests {
 
   /// Runs a server with the key guard and three routes, logging into `logs` and counting into
   /// `metrics`, and calls `body` with its port.
+  /// `GET /stream` writes `first`, then waits for `gate` before writing `last`; `/unended`
+  /// writes `first` and returns without ending its response; `/stream-thrown` throws after
+  /// asking for a streamed log line.
   static func withServer(
-    logs: LogCapture, metrics: TestMetrics, _ body: (Int) async throws -> Void
+    logs: LogCapture, metrics: TestMetrics, gate: AsyncStream<Void> = AsyncStream { $0.finish() },
+    _ body: (Int) async throws -> Void
   ) async throws {
     let requestLog = RequestLogMiddleware<BasicRequestContext>(
       metrics: RequestMetrics(
@@ -51,6 +56,33 @@ struct ServerSetupTests {
           router.get("/items/:id") { _, _ in "item" }
           router.get("/bad") { _, _ -> String in throw HTTPError(.badRequest) }
           router.get("/broken") { _, _ -> String in throw Failure() }
+          router.get("/stream") { _, _ in
+            let outcome = RequestOutcome.streamed()
+            RequestOutcome.note("started")
+            return Response(
+              status: .ok,
+              body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: "first\n"))
+                for await _ in gate { break }
+                try await writer.write(ByteBuffer(string: "last\n"))
+                outcome?.note("streamed")
+                try await writer.finish(nil)
+              })
+          }
+          // Streamed bodies that go wrong (ServerSetupTests+Streaming.swift).
+          router.get("/unended") { _, _ in
+            _ = RequestOutcome.streamed()
+            return Response(
+              status: .ok,
+              body: ResponseBody { writer in
+                // Stops without ending its response.
+                try await writer.write(ByteBuffer(string: "first\n"))
+              })
+          }
+          router.get("/stream-thrown") { _, _ -> Response in
+            _ = RequestOutcome.streamed()
+            throw Failure()
+          }
         },
         logger: logs.logger("setup-test"),
         startupMetadata: { _ in ["extra": "stated"] },
@@ -123,6 +155,44 @@ struct ServerSetupTests {
         #expect(!text.contains(secret), "the secret reached \(text.prefix(40))…")
         #expect(!text.contains(Self.key), "the key reached \(text.prefix(40))…")
       }
+    }
+  }
+
+  /// A streamed reply is logged and counted once, when its body ends, with the outcome its body
+  /// noted: nothing while the body is held open.
+  @Test func aStreamedReplyIsLoggedOnceWhenItEnds() async throws {
+    let logs = LogCapture()
+    let metrics = TestMetrics()
+    let (gate, open) = AsyncStream.makeStream(of: Void.self)
+    try await Self.withServer(logs: logs, metrics: metrics, gate: gate) { port in
+      let connection = try RawConnection(port: port)
+      defer { connection.close() }
+      let request =
+        "GET /stream HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        + "X-Test-Key: \(Self.key)\r\n\r\n"
+      #expect(connection.send(request))
+      // The head and the first piece have arrived; the body waits at the gate.
+      var received = ""
+      while !received.contains("first") {
+        guard case .bytes(let bytes) = try await offThePool({ connection.read() }) else { break }
+        received += String(decoding: bytes, as: UTF8.self)
+      }
+      #expect(received.hasPrefix("HTTP/1.1 200"))
+      #expect(logs.handledRequests(route: "/stream") == 0)
+      open.yield()
+      while case .bytes(let bytes) = try await offThePool({ connection.read() }) {
+        received += String(decoding: bytes, as: UTF8.self)
+      }
+      #expect(received.contains("last"))
+      for _ in 0..<500 where logs.handledRequests(route: "/stream") == 0 {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      #expect(logs.handledRequests(route: "/stream") == 1)
+      #expect(logs.handledRequests(route: "/stream", status: 200, outcome: "streamed") == 1)
+      let counter = try metrics.expectCounter(
+        "test_requests_total", [("route", "/stream"), ("status", "2xx"), ("outcome", "streamed")])
+      #expect(counter.totalValue == 1)
+      #expect(metrics.counters.map(\.totalValue).reduce(0, +) == 1)
     }
   }
 
