@@ -23,12 +23,34 @@ import Foundation
       public let standardError: Data
     }
 
+    /// A child that had not ended within its time limit: it was killed (`SIGKILL`) and the test
+    /// gets this error instead of waiting forever.
+    ///
+    /// `stillRunning` tells a child that hung (true) from one that had ended without Foundation
+    /// reporting its end (false: a zombie, or gone), which is a different fault.
+    public struct TimedOut: Error, CustomStringConvertible {
+      /// The program's file name.
+      public let program: String
+      /// The time limit that passed.
+      public let timeLimit: Duration
+      /// Whether the child was still running (not a zombie) when the limit passed.
+      public let stillRunning: Bool
+      /// Its standard error up to then.
+      public let standardError: String
+
+      public var description: String {
+        "\(program) did not end within \(timeLimit) (\(stillRunning ? "still running, killed" : "ended, but its end was never reported")); standard error: \(standardError.suffix(2000))"
+      }
+    }
+
     /// Runs `executable` with `arguments`, feeding it `input` on standard input, and returns once
     /// it has exited. `environment` replaces the inherited one when given; `directory` is the
-    /// working directory (the caller's when `nil`).
+    /// working directory (the caller's when `nil`). A child still running after `timeLimit` is
+    /// killed and ``TimedOut`` thrown: a test never waits for a child without a bound.
     public static func run(
       _ executable: URL, arguments: [String], environment: [String: String]? = nil,
-      input: Data = Data(), in workingDirectory: URL? = nil
+      input: Data = Data(), in workingDirectory: URL? = nil,
+      timeLimit: Duration = .seconds(300)
     ) async throws -> Outcome {
       let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("dex-child-\(UUID().uuidString)", isDirectory: true)
@@ -57,22 +79,83 @@ import Foundation
       process.standardInput = stdin
       process.standardOutput = stdout
       process.standardError = stderr
+      let ending = Ending()
+      let watchdog = Task.detached {
+        try await Task.sleep(for: timeLimit)
+        let pid = process.processIdentifier
+        let stillRunning = Self.isRunning(pid)
+        if stillRunning { kill(pid, SIGKILL) }
+        let errors = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
+        ending.resume(
+          with: .failure(
+            TimedOut(
+              program: executable.lastPathComponent, timeLimit: timeLimit,
+              stillRunning: stillRunning, standardError: errors)))
+      }
+      defer { watchdog.cancel() }
       let (status, signalled) = try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<(Int32, Bool), any Error>) in
+        ending.set(continuation)
         process.terminationHandler = { process in
-          continuation.resume(
-            returning: (process.terminationStatus, process.terminationReason == .uncaughtSignal))
+          ending.resume(
+            with: .success(
+              (process.terminationStatus, process.terminationReason == .uncaughtSignal)))
         }
         do {
           try process.run()
         } catch {
           process.terminationHandler = nil
-          continuation.resume(throwing: error)
+          ending.resume(with: .failure(error))
         }
       }
       return Outcome(
         status: status, killedBySignal: signalled, standardOutput: try Data(contentsOf: outURL),
         standardError: try Data(contentsOf: errURL))
+    }
+
+    /// Whether `pid` is a live process (not a zombie): its state in `/proc` on Linux.
+    private static func isRunning(_ pid: Int32) -> Bool {
+      #if os(Linux)
+        guard
+          let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")")
+        else { return false }
+        return !stat[close...].dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+      #else
+        return kill(pid, 0) == 0
+      #endif
+    }
+
+    /// The one resumption of a run's continuation: by the termination handler, a failed start
+    /// or the watchdog, whichever comes first.
+    private final class Ending: @unchecked Sendable {
+      private let lock = NSLock()
+      private var continuation: CheckedContinuation<(Int32, Bool), any Error>?
+      private var early: Result<(Int32, Bool), any Error>?
+
+      func set(_ continuation: CheckedContinuation<(Int32, Bool), any Error>) {
+        lock.lock()
+        if let early {
+          lock.unlock()
+          continuation.resume(with: early)
+          return
+        }
+        self.continuation = continuation
+        lock.unlock()
+      }
+
+      func resume(with result: Result<(Int32, Bool), any Error>) {
+        lock.lock()
+        if let continuation {
+          self.continuation = nil
+          early = .failure(CancellationError())  // any later resumption is dropped
+          lock.unlock()
+          continuation.resume(with: result)
+          return
+        }
+        if early == nil { early = result }
+        lock.unlock()
+      }
     }
   }
 #endif

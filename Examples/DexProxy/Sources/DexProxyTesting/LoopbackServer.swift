@@ -1,4 +1,5 @@
 import DexProxy
+import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -35,18 +36,53 @@ public enum LoopbackServer {
     ///
     /// A connection that is still open after `grace` (a client that neither sends nor closes)
     /// is cut by cancelling the server: by then the server has stopped accepting, so no
-    /// accepted connection is left unhandled.
-    public func stop(grace: Duration = .seconds(10)) async {
+    /// accepted connection is left unhandled (and a line on standard error names its port). A
+    /// server that has not ended `grace` after that (a handler that ignores cancellation) is left
+    /// behind, with another such line, so that a stop never waits without a bound.
+    ///
+    /// - Returns: whether the server ended.
+    @discardableResult
+    public func stop(grace: Duration = .seconds(10)) async -> Bool {
       await group.triggerGracefulShutdown()
-      let task = self.task
-      await withTaskGroup(of: Void.self) { waiting in
-        waiting.addTask { _ = await task.result }
-        waiting.addTask { try? await Task.sleep(for: grace) }
-        await waiting.next()
-        waiting.cancelAll()
-      }
+      if await ended(within: grace) { return true }
+      // A client that keeps its connection open (a trickle, a stalled stream): cut it.
+      Self.note("port \(port) still serves \(grace) after its graceful shutdown; cancelling it")
       task.cancel()
-      _ = await task.result
+      if await ended(within: grace) { return true }
+      Self.note("port \(port) still serves \(grace) after its cancellation; left running")
+      return false
+    }
+
+    /// A line on standard error about a stop that took longer than it should.
+    private static func note(_ text: String) {
+      FileHandle.standardError.write(Data("LoopbackServer: \(text)\n".utf8))
+    }
+
+    /// Whether the server's task ends within `limit`.
+    ///
+    /// Awaiting a task's result cannot be cancelled, so the wait runs in a task of its own
+    /// rather than in a task group (whose scope would wait for it however the race ended): a
+    /// server that does not end leaves only that waiter behind.
+    private func ended(within limit: Duration) async -> Bool {
+      let task = self.task
+      let (outcomes, outcome) = AsyncStream.makeStream(of: Bool.self)
+      let waiter = Task {
+        _ = await task.result
+        outcome.yield(true)
+      }
+      let timer = Task {
+        try? await Task.sleep(for: limit)
+        outcome.yield(false)
+      }
+      var first = false
+      for await ended in outcomes {
+        first = ended
+        break
+      }
+      timer.cancel()
+      outcome.finish()
+      _ = waiter
+      return first
     }
   }
 

@@ -62,12 +62,18 @@
       /// Every worker a request was handed to so far.
       var seen: Set<pid_t> { state.withLock { $0.seen } }
 
-      /// The worker stopped since ``arm()``, once there is one.
+      /// No worker was handed a request within a minute of ``arm()``.
+      struct NoWorkerStopped: Error {}
+
+      /// The worker stopped since ``arm()``, once there is one (at most a minute: a request that
+      /// never reaches a worker fails the test instead of hanging it).
       func stopped() async throws -> pid_t {
-        while true {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
           if let pid = state.withLock({ $0.stopped }) { return pid }
           try await Task.sleep(for: .milliseconds(10))
         }
+        throw NoWorkerStopped()
       }
 
       func handOver(_ pid: pid_t) {

@@ -1,0 +1,98 @@
+import DexExamplesTestSupport
+import DexProxyTesting
+import Foundation
+import Hummingbird
+import Synchronization
+import Testing
+
+/// `LoopbackServer.Running.stop` is bounded: every test server stops through it, so a request
+/// that outlasts the grace period must not keep a test (and the whole suite) waiting.
+@Suite struct LoopbackServerTests {
+  /// Whether the held request's handler has started.
+  final class Started: Sendable {
+    private let value = Atomic(false)
+    func mark() { value.store(true, ordering: .relaxed) }
+    var isSet: Bool { value.load(ordering: .relaxed) }
+  }
+
+  /// A server whose one route (`/hold`) marks `started` and then waits in `hold`.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  static func server(
+    started: Started, hold: @escaping @Sendable () async -> Void
+  ) async throws -> LoopbackServer.Running {
+    let router = Router()
+    router.get("hold") { _, _ -> String in
+      started.mark()
+      await hold()
+      return "released"
+    }
+    return try await LoopbackServer.start(router, label: "loopback-stop-test")
+  }
+
+  /// Sends `GET /hold` on `connection` and waits (at most 30 s) until the handler runs.
+  static func holdARequest(
+    on connection: RawConnection, started: Started
+  )
+    async throws
+  {
+    #expect(connection.send("GET /hold HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !started.isSet, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    try #require(started.isSet, "the handler never ran")
+  }
+
+  /// `stop(grace:)`'s answer, or `nil` when it has not returned within a minute (it waits on
+  /// a handler that never ends).
+  static func stopWithin(_ server: LoopbackServer.Running, grace: Duration) async -> Bool? {
+    let (answers, answer) = AsyncStream.makeStream(of: Bool?.self)
+    let stopping = Task { answer.yield(await server.stop(grace: grace)) }
+    let limit = Task {
+      try? await Task.sleep(for: .seconds(60))
+      answer.yield(nil)
+    }
+    defer { limit.cancel() }
+    _ = stopping
+    for await first in answers { return first }
+    return nil
+  }
+
+  /// A request whose handler waits an hour (cancellably) is cut by cancellation once the grace
+  /// period has passed: the server ends and the stop says so.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aRequestThatOutlastsTheGracePeriodIsCancelled() async throws {
+    let started = Started()
+    let server = try await Self.server(started: started) {
+      try? await Task.sleep(for: .seconds(3600))
+    }
+    let connection = try RawConnection(port: server.port)
+    defer { connection.close() }
+    try await Self.holdARequest(on: connection, started: started)
+    #expect(await Self.stopWithin(server, grace: .seconds(1)) == true)
+  }
+
+  /// A handler that ignores cancellation (a continuation resumed only after 20 s) cannot end
+  /// the server in time: the stop gives up after its second grace period and says so, rather
+  /// than waiting for it.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aHandlerThatIgnoresCancellationIsLeftBehind() async throws {
+    let started = Started()
+    let server = try await Self.server(started: started) {
+      await withCheckedContinuation { (resumed: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { resumed.resume() }
+      }
+    }
+    let connection = try RawConnection(port: server.port)
+    defer { connection.close() }
+    try await Self.holdARequest(on: connection, started: started)
+    #expect(await Self.stopWithin(server, grace: .seconds(1)) == false)
+  }
+
+  /// A server with no request in flight ends within the grace period.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func anIdleServerEndsGracefully() async throws {
+    let server = try await Self.server(started: Started()) {}
+    #expect(await Self.stopWithin(server, grace: .seconds(10)) == true)
+  }
+}
