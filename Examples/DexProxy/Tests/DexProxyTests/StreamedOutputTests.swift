@@ -18,6 +18,9 @@ import Testing
       let errorFile: URL
       let home: URL
       let exit: Task<Int32, Never>
+      /// Kills `dex` still running after two minutes, so that a read waiting for its output
+      /// ends (the pipe closes) instead of hanging the test.
+      let watchdog: Task<Void, Never>
 
       /// Starts `dex arguments` against `backend`, offline of the machine's own settings.
       init(_ arguments: [String], backend: URL) throws {
@@ -56,6 +59,12 @@ import Testing
           return -1
         }
         try process.run()
+        watchdog = Task { [process] in
+          guard (try? await Task.sleep(for: .seconds(120))) != nil, process.isRunning else {
+            return
+          }
+          kill(process.processIdentifier, SIGKILL)
+        }
       }
 
       /// Reads standard output, off the cooperative pool, until what was read so far satisfies
@@ -76,6 +85,7 @@ import Testing
       /// Waits for the exit; the status and standard error.
       func finish() async throws -> (status: Int32, error: String) {
         let status = await exit.value
+        watchdog.cancel()
         let error = String(decoding: try Data(contentsOf: errorFile), as: UTF8.self)
         try? FileManager.default.removeItem(at: home)
         return (status, error)
