@@ -7,7 +7,11 @@ sha256, the path inside it (`archive.rcc!member` for a file inside a Qt resource
 photo's sha256, its licence, the DexCategory a person expects (labelled by looking at it;
 `scene` = a landscape with no subject, left out of accuracy) and its split. The split is
 deterministic and stratified: within each expected category, photos sorted by sha256 alternate
-tune, heldout, tune, ... The held-out half is never used to fit anything.
+tune, heldout, tune, ... The held-out half is never used to fit anything. A third split, `plain`,
+holds photos cut out on a transparent or plain background (product-like shots, photos with their
+background removed): it is a test set only, left out of the random split, the folds by source, the
+shipped fit and `cross-validate`, and `report` judges it with the shipped form fitted on every other
+photo with a subject (`compare` likewise, per precision).
 
   pip install numpy scipy pillow onnx onnxruntime
   python3 Scripts/classifier-evalset.py fetch  /work/evaldata/set   # apt-get download / pip download, verify
@@ -77,6 +81,9 @@ SWIFT_OUT = {"float32": os.path.join(ROOT, "Sources", "DexImaging", "Classifier"
 SWIFT_NAME = {"float32": "fitted", "int8": "fittedInt8"}
 FIXTURES = os.path.join(ROOT, "Tests", "DexImagingTests", "Classifier", "Fixtures", "reference.json")
 FORBIDDEN = ("tuxpaint-stamps", "lomiri-wallpapers", "mate-backgrounds")
+# The split of photos cut out on a transparent or plain background: a test set only, never part of
+# any fit (the random split, the folds by source and the shipped calibration leave it out).
+PLAIN = "plain"
 CATEGORIES = ["plant", "animal", "fish", "bird", "insect", "reptile", "mineral", "fungus", "food",
               "pokemon", "object", "unknown"]
 
@@ -93,6 +100,11 @@ def read_manifest():
             rows.append(dict(source=source, source_sha=source_sha, path=path, sha=sha,
                              licence=licence, expected=expected, split=split))
     return rows
+
+
+def fitting_rows(rows):
+    """The rows that calibrations are fitted and judged on: all but the plain-background split."""
+    return [r for r in rows if r["split"] != PLAIN]
 
 
 def sha256(path_or_bytes):
@@ -545,6 +557,8 @@ def report(dest, write, precision="float32", mirror=False):
     missing = len(read_manifest()) - len(rows)
     if missing:
         print(f"warning: {missing} photos without logits")
+    plain = [r for r in rows if r["split"] == PLAIN and r["expected"] != "scene"]
+    rows = fitting_rows(rows)
     probs = lambda r: softmax(np.array(cache[r["sha"]]["logits"]))
     subject = [r for r in rows if r["expected"] != "scene"]
     tune = [r for r in subject if r["split"] == "tune"]
@@ -664,6 +678,10 @@ def report(dest, write, precision="float32", mirror=False):
     print(f"\nshipped: fitted on all {len(subject)} photos with a subject ("
           + ", ".join(f"{c} {n}" for c, n in counts.items()) + f"), naming threshold {shipped_threshold}")
     line("  (its fit on the same photos, not a test)", subject, shipped, shipped_threshold)
+    if plain:
+        print(f"\nplain backgrounds (split {PLAIN!r}, never fitted on), judged by the shipped fit above:")
+        report_wrong(line(f"  plain (threshold {shipped_threshold})", plain, shipped,
+                          shipped_threshold, per_category=True))
     b, t, t1 = shipped
     print("fitted log weights:", {c: round(float(v), 3) for c, v in zip(CATEGORIES, b)},
           "temperature", round(t, 3), "class temperature", t1)
@@ -679,7 +697,7 @@ def cross_validate(dest, folds=5):
     cats = class_categories()
     matrix = class_mass_matrix(cats)
     cache = json.load(open(os.path.join(dest, "logits.json")))
-    subject = [r for r in read_manifest() if r["sha"] in cache and r["expected"] != "scene"]
+    subject = [r for r in fitting_rows(read_manifest()) if r["sha"] in cache and r["expected"] != "scene"]
     tune = [r for r in subject if r["split"] == "tune"]
     logits = np.array([cache[r["sha"]]["logits"] for r in tune])
     targets = [r["expected"] for r in tune]
@@ -722,7 +740,7 @@ def fixtures(dest, precision="float32"):
     cats = class_categories()
     matrix = class_mass_matrix(cats)
     cache = json.load(open(logits_path(dest, precision)))
-    subject = [r for r in read_manifest() if r["sha"] in cache and r["expected"] != "scene"]
+    subject = [r for r in fitting_rows(read_manifest()) if r["sha"] in cache and r["expected"] != "scene"]
     b, t, t1 = fit_class_temperature(np.array([cache[r["sha"]]["logits"] for r in subject]),
                                      [r["expected"] for r in subject], matrix, 0.01, CLASS_TEMPERATURE)
     fitted = (np.round(b, 6), round(t, 6), round(t1, 6))  # as write_swift writes them
@@ -781,8 +799,9 @@ def compare(dest):
     cats = class_categories()
     matrix = class_mass_matrix(cats)
     caches = {p: json.load(open(logits_path(dest, p))) for p in ("float32", "int8")}
-    subject = [r for r in read_manifest() if r["expected"] != "scene"
-               and all(r["sha"] in c for c in caches.values())]
+    every = [r for r in read_manifest() if r["expected"] != "scene" and all(r["sha"] in c for c in caches.values())]
+    subject = fitting_rows(every)
+    plain = [r for r in every if r["split"] == PLAIN]
     decided = {}
     for precision, cache in caches.items():
         logits = lambda rs: np.array([cache[r["sha"]]["logits"] for r in rs])
@@ -790,16 +809,20 @@ def compare(dest):
                    [r for r in subject if r["split"] == "heldout"])]
         splits += [(f"fold {name}", [r for r in subject if source_group(r) != name],
                     [r for r in subject if source_group(r) == name]) for name, _ in SOURCE_GROUPS]
+        splits += [("plain", subject, plain)] if plain else []
         for title, fit_on, test_on in splits:
             calibration = fit_class_temperature(logits(fit_on), [r["expected"] for r in fit_on], matrix, 0.01,
                                                 CLASS_TEMPERATURE)
             q = calibrated_logits(logits(test_on), matrix, calibration)
-            split = "random" if title.startswith("random") else "source"
+            split = "random" if title.startswith("random") else PLAIN if title == PLAIN else "source"
             for r, row in zip(test_on, q):
                 decided[(precision, split, r["sha"])] = (CATEGORIES[int(np.argmax(row))], float(row.max()))
-    for split, title in (("random", "random split, held-out"), ("source", "by source, 5 folds pooled")):
+    for split, title in (("random", "random split, held-out"), ("source", "by source, 5 folds pooled"),
+                         (PLAIN, "plain backgrounds (fitted on every other photo with a subject)")):
+        rows = [r for r in every if ("float32", split, r["sha"]) in decided]
+        if not rows:
+            continue
         print(f"{title}:")
-        rows = [r for r in subject if ("float32", split, r["sha"]) in decided]
         for precision in ("float32", "int8"):
             out = [(r, *decided[(precision, split, r["sha"])]) for r in rows]
             right = sum(c == r["expected"] for r, c, _ in out)
@@ -813,14 +836,16 @@ def compare(dest):
             print(f"    {r['source'].split('=')[0]} {r['path'].rsplit('/', 1)[-1]} ({r['expected']}): "
                   f"float32 {a[0]} {a[1]:.2f}, int8 {b[0]} {b[1]:.2f}")
     best = lambda p, r: int(np.argmax(caches[p][r["sha"]]["logits"]))
-    rows = [r for r in read_manifest() if all(r["sha"] in c for c in caches.values())]
-    same = sum(best("float32", r) == best("int8", r) for r in rows)
-    moved = [r for r in rows if cats[best("float32", r)] != cats[best("int8", r)]]
-    print(f"best class: the same on {same}/{len(rows)} photos; in another category on {len(moved)}")
     labels = label_names()
-    for r in moved:
-        print(f"    {r['source'].split('=')[0]} {r['path'].rsplit('/', 1)[-1]}: {labels[best('float32', r)]} "
-              f"({cats[best('float32', r)]}) -> {labels[best('int8', r)]} ({cats[best('int8', r)]})")
+    every = [r for r in read_manifest() if all(r["sha"] in c for c in caches.values())]
+    for rows, title in ((fitting_rows(every), "best class"), ([r for r in every if r["split"] == PLAIN],
+                                                              "best class, plain backgrounds")):
+        same = sum(best("float32", r) == best("int8", r) for r in rows)
+        moved = [r for r in rows if cats[best("float32", r)] != cats[best("int8", r)]]
+        print(f"{title}: the same on {same}/{len(rows)} photos; in another category on {len(moved)}")
+        for r in moved:
+            print(f"    {r['source'].split('=')[0]} {r['path'].rsplit('/', 1)[-1]}: {labels[best('float32', r)]} "
+                  f"({cats[best('float32', r)]}) -> {labels[best('int8', r)]} ({cats[best('int8', r)]})")
 
 
 def main():
