@@ -19,6 +19,7 @@ photo with a subject (`compare` likewise, per precision).
   python3 Scripts/classifier-evalset.py logits /work/evaldata/set --precision int8   # the Swift engine's
   python3 Scripts/classifier-evalset.py report /work/evaldata/set [--precision int8] [--write]
   python3 Scripts/classifier-evalset.py compare /work/evaldata/set   # int8 against f32, photo by photo
+  python3 Scripts/classifier-evalset.py report /work/evaldata/set --tta mirror   # test-time augmentation
   python3 Scripts/classifier-evalset.py fixtures /work/evaldata/set [--precision int8]
   python3 Scripts/classifier-evalset.py cross-validate /work/evaldata/set   # how the ridge was chosen (a few minutes)
 
@@ -39,6 +40,11 @@ are of fits that did not see their test photos); `fixtures` prints that calibrat
 the test fixtures' reference logits (Tests/DexImagingTests/Classifier/Fixtures/reference.json)
 and, after `logits`, for the demo's photo and DexKitTesting's sample photos: the values the
 Swift tests pin.
+
+`logits` caches five views of each photo (views(): the scanner's centre crop, its mirror image, the
+whole photo on a white square, two corner crops); `report --tta NAME` and `compare --tta NAME`
+average the logits of the views TTA[NAME] before calibration, fitting and judging as without it
+(measured only: nothing is written with it).
 
 `--precision int8` judges the network as DexKit's own engine runs it in 8-bit arithmetic:
 `logits --precision int8` builds Benchmarks' ClassifierBench (release), hands it the same
@@ -208,6 +214,32 @@ def load_rgb(ref, path):
     return np.asarray(image.resize(size, Image.LANCZOS), dtype=np.uint8)
 
 
+def views(ref, rgb):
+    """The network inputs for test-time augmentation, by the name they are cached under: the
+    scanner's own (centre crop), its mirror image, the whole photo on a white square (nothing
+    cropped: a cut-out keeps its edges) and two corner crops of the scanner's size."""
+    import numpy as np
+    h, w, _ = rgb.shape
+    _, _, side = ref.crop_box(w, h)
+
+    def resized(square):
+        m = ref.resample_weights(square.shape[0], ref.INPUT_SIZE)
+        rows = np.einsum("oi,iwc->owc", m, square.astype(np.float64))
+        return ((np.einsum("oi,hic->hoc", m, rows) - 127.0) / 128.0).astype(np.float32)
+
+    x = ref.preprocess(rgb)
+    canvas = np.full((max(w, h), max(w, h), 3), 255, dtype=np.uint8)
+    canvas[(max(w, h) - h) // 2:(max(w, h) - h) // 2 + h, (max(w, h) - w) // 2:(max(w, h) - w) // 2 + w] = rgb
+    return {"logits": x, "flip": np.ascontiguousarray(x[:, ::-1]), "pad": resized(canvas),
+            "crop_a": resized(rgb[:side, :side]), "crop_b": resized(rgb[h - side:, w - side:])}
+
+
+VIEWS = ("logits", "flip", "pad", "crop_a", "crop_b")
+# What `report --tta` averages (logits, before calibration): the names of views().
+TTA = {"mirror": ("logits", "flip"), "pad": ("logits", "pad"), "crops": ("logits", "crop_a", "crop_b"),
+       "mirror+crops": ("logits", "flip", "crop_a", "crop_b"), "all": ("logits", "flip", "pad", "crop_a", "crop_b")}
+
+
 def logits(dest):
     import importlib.util
     import numpy as np
@@ -223,11 +255,12 @@ def logits(dest):
     cache = json.load(open(cache_path)) if os.path.exists(cache_path) else {}
     run = lambda a: session.run(None, {"input": a.transpose(2, 0, 1)[None].astype(np.float32)})[0][0]
     for row in read_manifest():
-        if row["sha"] in cache:
+        known = cache.setdefault(row["sha"], {})
+        if all(kind in known for kind in VIEWS):
             continue
-        x = ref.preprocess(load_rgb(ref, os.path.join(dest, "images", row["sha"])))
-        cache[row["sha"]] = {"logits": [round(float(v), 4) for v in run(x)],
-                             "flip": [round(float(v), 4) for v in run(np.ascontiguousarray(x[:, ::-1]))]}
+        for kind, x in views(ref, load_rgb(ref, os.path.join(dest, "images", row["sha"]))).items():
+            if kind not in known:
+                known[kind] = [round(float(v), 4) for v in run(x)]
     with open(cache_path, "w") as f:
         json.dump(cache, f)
     print(f"{len(cache)} logits in {cache_path}")
@@ -264,9 +297,9 @@ def swift_logits(dest, precision, binary=None):
         binary = os.path.join(ROOT, "Benchmarks", ".build", "release", "ClassifierBench")
     keys, inputs = [], []
     for row in read_manifest():
-        x = ref.preprocess(load_rgb(ref, os.path.join(dest, "images", row["sha"])))
-        keys += [(row["sha"], "logits"), (row["sha"], "flip")]
-        inputs += [x, np.ascontiguousarray(x[:, ::-1])]
+        for kind, x in views(ref, load_rgb(ref, os.path.join(dest, "images", row["sha"]))).items():
+            keys.append((row["sha"], kind))
+            inputs.append(x)
     extra = []
     for folder in (os.path.join(ROOT, "Examples", "dex", "Resources"), os.path.join(ROOT, "Sources", "DexKitTesting", "SamplePhotos")):
         for name in sorted(os.listdir(folder)):
@@ -543,16 +576,24 @@ def choose_naming_threshold(decide_named, tune):
     return NAMING_THRESHOLDS[-1]
 
 
-def report(dest, write, precision="float32", mirror=False):
+def averaged(cache, tta):
+    """Each photo's logits averaged over the views TTA[tta] (unchanged without tta)."""
+    if not tta:
+        return cache
+    kinds = TTA[tta]
+    return {k: {"logits": [sum(vs) / len(kinds) for vs in zip(*(v[kind] for kind in kinds))]}
+            for k, v in cache.items() if all(kind in v for kind in kinds)}
+
+
+def report(dest, write, precision="float32", tta=None):
     import numpy as np
     cats = class_categories()
     matrix = class_mass_matrix(cats)
     tree, labels = load_tree(), label_names()
     cache = json.load(open(logits_path(dest, precision)))
-    if mirror:  # test-time augmentation: the photo's and its mirror image's logits averaged
-        cache = {k: {"logits": [(a + b) / 2 for a, b in zip(v["logits"], v["flip"])]} for k, v in cache.items()}
+    cache = averaged(cache, tta)  # test-time augmentation: logits of several views averaged
     print(f"logits: {precision} ({'ONNX' if precision == 'float32' else 'the Swift engine'})"
-          + (", averaged with the mirror image's" if mirror else ""))
+          + (f", averaged over the views {', '.join(TTA[tta])}" if tta else ""))
     rows = [r for r in read_manifest() if r["sha"] in cache]
     missing = len(read_manifest()) - len(rows)
     if missing:
@@ -791,14 +832,14 @@ def write_swift(log_weights, temperature, class_temperature, count, naming_thres
     print(f"wrote {os.path.relpath(SWIFT_OUT[precision], ROOT)}")
 
 
-def compare(dest):
+def compare(dest, tta=None):
     """int8 against float32 on the five folds by source (each precision fitted on its own logits)
     and on the random split: coarse accuracy, confident (>= 0.7) and right, and every photo whose
     best class, or whose calibrated category, differs between the two."""
     import numpy as np
     cats = class_categories()
     matrix = class_mass_matrix(cats)
-    caches = {p: json.load(open(logits_path(dest, p))) for p in ("float32", "int8")}
+    caches = {p: averaged(json.load(open(logits_path(dest, p))), tta) for p in ("float32", "int8")}
     every = [r for r in read_manifest() if r["expected"] != "scene" and all(r["sha"] in c for c in caches.values())]
     subject = fitting_rows(every)
     plain = [r for r in every if r["split"] == PLAIN]
@@ -855,16 +896,16 @@ def main():
     parser.add_argument("--write", action="store_true", help="regenerate the Swift calibration constants")
     parser.add_argument("--precision", choices=["float32", "int8"], default="float32",
                         help="float32: ONNX's logits; int8: the Swift engine's (logits builds ClassifierBench)")
-    parser.add_argument("--mirror", action="store_true",
-                        help="report: average each photo's logits with its mirror image's (never written)")
+    parser.add_argument("--tta", choices=sorted(TTA),
+                        help="report, compare: average each photo's logits over these views (never written)")
     parser.add_argument("--binary", help="a built ClassifierBench for `logits --precision int8` (else built here)")
     args = parser.parse_args()
     if os.path.abspath(args.dest).startswith(ROOT + os.sep):
         raise SystemExit("keep the photos outside the repository")
     {"fetch": lambda: fetch(args.dest),
      "logits": lambda: logits(args.dest) if args.precision == "float32" else swift_logits(args.dest, args.precision, args.binary),
-     "report": lambda: report(args.dest, args.write and not args.mirror, args.precision, args.mirror),
-     "compare": lambda: compare(args.dest),
+     "report": lambda: report(args.dest, args.write and not args.tta, args.precision, args.tta),
+     "compare": lambda: compare(args.dest, args.tta),
      "fixtures": lambda: fixtures(args.dest, args.precision),
      "cross-validate": lambda: cross_validate(args.dest)}[args.command]()
 
