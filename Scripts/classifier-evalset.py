@@ -832,10 +832,16 @@ def write_swift(log_weights, temperature, class_temperature, count, naming_thres
     print(f"wrote {os.path.relpath(SWIFT_OUT[precision], ROOT)}")
 
 
+# compare's name for int8's logits judged by float32's calibration.
+F32_FIT = "int8 with the float32 fit"
+
+
 def compare(dest, tta=None):
     """int8 against float32 on the five folds by source (each precision fitted on its own logits)
     and on the random split: coarse accuracy, confident (>= 0.7) and right, and every photo whose
-    best class, or whose calibrated category, differs between the two."""
+    best class, or whose calibrated category, differs between the two; and int8's logits judged
+    by float32's fit (the calibration int8 had before it got its own), with how many photos that
+    moves."""
     import numpy as np
     cats = class_categories()
     matrix = class_mass_matrix(cats)
@@ -844,6 +850,7 @@ def compare(dest, tta=None):
     subject = fitting_rows(every)
     plain = [r for r in every if r["split"] == PLAIN]
     decided = {}
+    fitted = {}  # float32's calibration per split, to judge int8's logits with as well
     for precision, cache in caches.items():
         logits = lambda rs: np.array([cache[r["sha"]]["logits"] for r in rs])
         splits = [("random split (held-out)", [r for r in subject if r["split"] == "tune"],
@@ -854,17 +861,20 @@ def compare(dest, tta=None):
         for title, fit_on, test_on in splits:
             calibration = fit_class_temperature(logits(fit_on), [r["expected"] for r in fit_on], matrix, 0.01,
                                                 CLASS_TEMPERATURE)
-            q = calibrated_logits(logits(test_on), matrix, calibration)
+            fitted.setdefault(title, calibration)
             split = "random" if title.startswith("random") else PLAIN if title == PLAIN else "source"
-            for r, row in zip(test_on, q):
-                decided[(precision, split, r["sha"])] = (CATEGORIES[int(np.argmax(row))], float(row.max()))
+            judged = [(precision, calibration)] + ([(F32_FIT, fitted[title])] if precision == "int8" else [])
+            for name, used in judged:
+                q = calibrated_logits(logits(test_on), matrix, used)
+                for r, row in zip(test_on, q):
+                    decided[(name, split, r["sha"])] = (CATEGORIES[int(np.argmax(row))], float(row.max()))
     for split, title in (("random", "random split, held-out"), ("source", "by source, 5 folds pooled"),
                          (PLAIN, "plain backgrounds (fitted on every other photo with a subject)")):
         rows = [r for r in every if ("float32", split, r["sha"]) in decided]
         if not rows:
             continue
         print(f"{title}:")
-        for precision in ("float32", "int8"):
+        for precision in ("float32", "int8", F32_FIT):
             out = [(r, *decided[(precision, split, r["sha"])]) for r in rows]
             right = sum(c == r["expected"] for r, c, _ in out)
             confident = [c == r["expected"] for r, c, p in out if p >= 0.7]
@@ -872,7 +882,9 @@ def compare(dest, tta=None):
                   f"{sum(confident)}/{len(confident)} = {np.mean(confident):.3f}")
         moved = [(r, decided[("float32", split, r["sha"])], decided[("int8", split, r["sha"])]) for r in rows
                  if decided[("float32", split, r["sha"])][0] != decided[("int8", split, r["sha"])][0]]
-        print(f"  calibrated category differs on {len(moved)} photos:")
+        with_f32_fit = sum(decided[("float32", split, r["sha"])][0] != decided[(F32_FIT, split, r["sha"])][0]
+                           for r in rows)
+        print(f"  calibrated category differs on {len(moved)} photos ({with_f32_fit} with the float32 fit):")
         for r, a, b in moved:
             print(f"    {r['source'].split('=')[0]} {r['path'].rsplit('/', 1)[-1]} ({r['expected']}): "
                   f"float32 {a[0]} {a[1]:.2f}, int8 {b[0]} {b[1]:.2f}")
