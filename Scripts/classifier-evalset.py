@@ -7,7 +7,11 @@ sha256, the path inside it (`archive.rcc!member` for a file inside a Qt resource
 photo's sha256, its licence, the DexCategory a person expects (labelled by looking at it;
 `scene` = a landscape with no subject, left out of accuracy) and its split. The split is
 deterministic and stratified: within each expected category, photos sorted by sha256 alternate
-tune, heldout, tune, ... The held-out half is never used to fit anything.
+tune, heldout, tune, ... The held-out half is never used to fit anything. A third split, `plain`,
+holds photos cut out on a transparent or plain background (product-like shots, photos with their
+background removed): it is a test set only, left out of the random split, the folds by source, the
+shipped fit and `cross-validate`, and `report` judges it with the shipped form fitted on every other
+photo with a subject (`compare` likewise, per precision).
 
   pip install numpy scipy pillow onnx onnxruntime
   python3 Scripts/classifier-evalset.py fetch  /work/evaldata/set   # apt-get download / pip download, verify
@@ -15,6 +19,7 @@ tune, heldout, tune, ... The held-out half is never used to fit anything.
   python3 Scripts/classifier-evalset.py logits /work/evaldata/set --precision int8   # the Swift engine's
   python3 Scripts/classifier-evalset.py report /work/evaldata/set [--precision int8] [--write]
   python3 Scripts/classifier-evalset.py compare /work/evaldata/set   # int8 against f32, photo by photo
+  python3 Scripts/classifier-evalset.py report /work/evaldata/set --tta mirror   # test-time augmentation
   python3 Scripts/classifier-evalset.py fixtures /work/evaldata/set [--precision int8]
   python3 Scripts/classifier-evalset.py cross-validate /work/evaldata/set   # how the ridge was chosen (a few minutes)
 
@@ -35,6 +40,11 @@ are of fits that did not see their test photos); `fixtures` prints that calibrat
 the test fixtures' reference logits (Tests/DexImagingTests/Classifier/Fixtures/reference.json)
 and, after `logits`, for the demo's photo and DexKitTesting's sample photos: the values the
 Swift tests pin.
+
+`logits` caches five views of each photo (views(): the scanner's centre crop, its mirror image, the
+whole photo on a white square, two corner crops); `report --tta NAME` and `compare --tta NAME`
+average the logits of the views TTA[NAME] before calibration, fitting and judging as without it
+(measured only: nothing is written with it).
 
 `--precision int8` judges the network as DexKit's own engine runs it in 8-bit arithmetic:
 `logits --precision int8` builds Benchmarks' ClassifierBench (release), hands it the same
@@ -77,6 +87,9 @@ SWIFT_OUT = {"float32": os.path.join(ROOT, "Sources", "DexImaging", "Classifier"
 SWIFT_NAME = {"float32": "fitted", "int8": "fittedInt8"}
 FIXTURES = os.path.join(ROOT, "Tests", "DexImagingTests", "Classifier", "Fixtures", "reference.json")
 FORBIDDEN = ("tuxpaint-stamps", "lomiri-wallpapers", "mate-backgrounds")
+# The split of photos cut out on a transparent or plain background: a test set only, never part of
+# any fit (the random split, the folds by source and the shipped calibration leave it out).
+PLAIN = "plain"
 CATEGORIES = ["plant", "animal", "fish", "bird", "insect", "reptile", "mineral", "fungus", "food",
               "pokemon", "object", "unknown"]
 
@@ -93,6 +106,11 @@ def read_manifest():
             rows.append(dict(source=source, source_sha=source_sha, path=path, sha=sha,
                              licence=licence, expected=expected, split=split))
     return rows
+
+
+def fitting_rows(rows):
+    """The rows that calibrations are fitted and judged on: all but the plain-background split."""
+    return [r for r in rows if r["split"] != PLAIN]
 
 
 def sha256(path_or_bytes):
@@ -196,6 +214,32 @@ def load_rgb(ref, path):
     return np.asarray(image.resize(size, Image.LANCZOS), dtype=np.uint8)
 
 
+def views(ref, rgb):
+    """The network inputs for test-time augmentation, by the name they are cached under: the
+    scanner's own (centre crop), its mirror image, the whole photo on a white square (nothing
+    cropped: a cut-out keeps its edges) and two corner crops of the scanner's size."""
+    import numpy as np
+    h, w, _ = rgb.shape
+    _, _, side = ref.crop_box(w, h)
+
+    def resized(square):
+        m = ref.resample_weights(square.shape[0], ref.INPUT_SIZE)
+        rows = np.einsum("oi,iwc->owc", m, square.astype(np.float64))
+        return ((np.einsum("oi,hic->hoc", m, rows) - 127.0) / 128.0).astype(np.float32)
+
+    x = ref.preprocess(rgb)
+    canvas = np.full((max(w, h), max(w, h), 3), 255, dtype=np.uint8)
+    canvas[(max(w, h) - h) // 2:(max(w, h) - h) // 2 + h, (max(w, h) - w) // 2:(max(w, h) - w) // 2 + w] = rgb
+    return {"logits": x, "flip": np.ascontiguousarray(x[:, ::-1]), "pad": resized(canvas),
+            "crop_a": resized(rgb[:side, :side]), "crop_b": resized(rgb[h - side:, w - side:])}
+
+
+VIEWS = ("logits", "flip", "pad", "crop_a", "crop_b")
+# What `report --tta` averages (logits, before calibration): the names of views().
+TTA = {"mirror": ("logits", "flip"), "pad": ("logits", "pad"), "crops": ("logits", "crop_a", "crop_b"),
+       "mirror+crops": ("logits", "flip", "crop_a", "crop_b"), "all": ("logits", "flip", "pad", "crop_a", "crop_b")}
+
+
 def logits(dest):
     import importlib.util
     import numpy as np
@@ -211,11 +255,12 @@ def logits(dest):
     cache = json.load(open(cache_path)) if os.path.exists(cache_path) else {}
     run = lambda a: session.run(None, {"input": a.transpose(2, 0, 1)[None].astype(np.float32)})[0][0]
     for row in read_manifest():
-        if row["sha"] in cache:
+        known = cache.setdefault(row["sha"], {})
+        if all(kind in known for kind in VIEWS):
             continue
-        x = ref.preprocess(load_rgb(ref, os.path.join(dest, "images", row["sha"])))
-        cache[row["sha"]] = {"logits": [round(float(v), 4) for v in run(x)],
-                             "flip": [round(float(v), 4) for v in run(np.ascontiguousarray(x[:, ::-1]))]}
+        for kind, x in views(ref, load_rgb(ref, os.path.join(dest, "images", row["sha"]))).items():
+            if kind not in known:
+                known[kind] = [round(float(v), 4) for v in run(x)]
     with open(cache_path, "w") as f:
         json.dump(cache, f)
     print(f"{len(cache)} logits in {cache_path}")
@@ -252,9 +297,9 @@ def swift_logits(dest, precision, binary=None):
         binary = os.path.join(ROOT, "Benchmarks", ".build", "release", "ClassifierBench")
     keys, inputs = [], []
     for row in read_manifest():
-        x = ref.preprocess(load_rgb(ref, os.path.join(dest, "images", row["sha"])))
-        keys += [(row["sha"], "logits"), (row["sha"], "flip")]
-        inputs += [x, np.ascontiguousarray(x[:, ::-1])]
+        for kind, x in views(ref, load_rgb(ref, os.path.join(dest, "images", row["sha"]))).items():
+            keys.append((row["sha"], kind))
+            inputs.append(x)
     extra = []
     for folder in (os.path.join(ROOT, "Examples", "dex", "Resources"), os.path.join(ROOT, "Sources", "DexKitTesting", "SamplePhotos")):
         for name in sorted(os.listdir(folder)):
@@ -531,20 +576,30 @@ def choose_naming_threshold(decide_named, tune):
     return NAMING_THRESHOLDS[-1]
 
 
-def report(dest, write, precision="float32", mirror=False):
+def averaged(cache, tta):
+    """Each photo's logits averaged over the views TTA[tta] (unchanged without tta)."""
+    if not tta:
+        return cache
+    kinds = TTA[tta]
+    return {k: {"logits": [sum(vs) / len(kinds) for vs in zip(*(v[kind] for kind in kinds))]}
+            for k, v in cache.items() if all(kind in v for kind in kinds)}
+
+
+def report(dest, write, precision="float32", tta=None):
     import numpy as np
     cats = class_categories()
     matrix = class_mass_matrix(cats)
     tree, labels = load_tree(), label_names()
     cache = json.load(open(logits_path(dest, precision)))
-    if mirror:  # test-time augmentation: the photo's and its mirror image's logits averaged
-        cache = {k: {"logits": [(a + b) / 2 for a, b in zip(v["logits"], v["flip"])]} for k, v in cache.items()}
+    cache = averaged(cache, tta)  # test-time augmentation: logits of several views averaged
     print(f"logits: {precision} ({'ONNX' if precision == 'float32' else 'the Swift engine'})"
-          + (", averaged with the mirror image's" if mirror else ""))
+          + (f", averaged over the views {', '.join(TTA[tta])}" if tta else ""))
     rows = [r for r in read_manifest() if r["sha"] in cache]
     missing = len(read_manifest()) - len(rows)
     if missing:
         print(f"warning: {missing} photos without logits")
+    plain = [r for r in rows if r["split"] == PLAIN and r["expected"] != "scene"]
+    rows = fitting_rows(rows)
     probs = lambda r: softmax(np.array(cache[r["sha"]]["logits"]))
     subject = [r for r in rows if r["expected"] != "scene"]
     tune = [r for r in subject if r["split"] == "tune"]
@@ -664,6 +719,10 @@ def report(dest, write, precision="float32", mirror=False):
     print(f"\nshipped: fitted on all {len(subject)} photos with a subject ("
           + ", ".join(f"{c} {n}" for c, n in counts.items()) + f"), naming threshold {shipped_threshold}")
     line("  (its fit on the same photos, not a test)", subject, shipped, shipped_threshold)
+    if plain:
+        print(f"\nplain backgrounds (split {PLAIN!r}, never fitted on), judged by the shipped fit above:")
+        report_wrong(line(f"  plain (threshold {shipped_threshold})", plain, shipped,
+                          shipped_threshold, per_category=True))
     b, t, t1 = shipped
     print("fitted log weights:", {c: round(float(v), 3) for c, v in zip(CATEGORIES, b)},
           "temperature", round(t, 3), "class temperature", t1)
@@ -679,7 +738,7 @@ def cross_validate(dest, folds=5):
     cats = class_categories()
     matrix = class_mass_matrix(cats)
     cache = json.load(open(os.path.join(dest, "logits.json")))
-    subject = [r for r in read_manifest() if r["sha"] in cache and r["expected"] != "scene"]
+    subject = [r for r in fitting_rows(read_manifest()) if r["sha"] in cache and r["expected"] != "scene"]
     tune = [r for r in subject if r["split"] == "tune"]
     logits = np.array([cache[r["sha"]]["logits"] for r in tune])
     targets = [r["expected"] for r in tune]
@@ -722,7 +781,7 @@ def fixtures(dest, precision="float32"):
     cats = class_categories()
     matrix = class_mass_matrix(cats)
     cache = json.load(open(logits_path(dest, precision)))
-    subject = [r for r in read_manifest() if r["sha"] in cache and r["expected"] != "scene"]
+    subject = [r for r in fitting_rows(read_manifest()) if r["sha"] in cache and r["expected"] != "scene"]
     b, t, t1 = fit_class_temperature(np.array([cache[r["sha"]]["logits"] for r in subject]),
                                      [r["expected"] for r in subject], matrix, 0.01, CLASS_TEMPERATURE)
     fitted = (np.round(b, 6), round(t, 6), round(t1, 6))  # as write_swift writes them
@@ -773,34 +832,49 @@ def write_swift(log_weights, temperature, class_temperature, count, naming_thres
     print(f"wrote {os.path.relpath(SWIFT_OUT[precision], ROOT)}")
 
 
-def compare(dest):
+# compare's name for int8's logits judged by float32's calibration.
+F32_FIT = "int8 with the float32 fit"
+
+
+def compare(dest, tta=None):
     """int8 against float32 on the five folds by source (each precision fitted on its own logits)
     and on the random split: coarse accuracy, confident (>= 0.7) and right, and every photo whose
-    best class, or whose calibrated category, differs between the two."""
+    best class, or whose calibrated category, differs between the two; and int8's logits judged
+    by float32's fit (the calibration int8 had before it got its own), with how many photos that
+    moves."""
     import numpy as np
     cats = class_categories()
     matrix = class_mass_matrix(cats)
-    caches = {p: json.load(open(logits_path(dest, p))) for p in ("float32", "int8")}
-    subject = [r for r in read_manifest() if r["expected"] != "scene"
-               and all(r["sha"] in c for c in caches.values())]
+    caches = {p: averaged(json.load(open(logits_path(dest, p))), tta) for p in ("float32", "int8")}
+    every = [r for r in read_manifest() if r["expected"] != "scene" and all(r["sha"] in c for c in caches.values())]
+    subject = fitting_rows(every)
+    plain = [r for r in every if r["split"] == PLAIN]
     decided = {}
+    fitted = {}  # float32's calibration per split, to judge int8's logits with as well
     for precision, cache in caches.items():
         logits = lambda rs: np.array([cache[r["sha"]]["logits"] for r in rs])
         splits = [("random split (held-out)", [r for r in subject if r["split"] == "tune"],
                    [r for r in subject if r["split"] == "heldout"])]
         splits += [(f"fold {name}", [r for r in subject if source_group(r) != name],
                     [r for r in subject if source_group(r) == name]) for name, _ in SOURCE_GROUPS]
+        splits += [("plain", subject, plain)] if plain else []
         for title, fit_on, test_on in splits:
             calibration = fit_class_temperature(logits(fit_on), [r["expected"] for r in fit_on], matrix, 0.01,
                                                 CLASS_TEMPERATURE)
-            q = calibrated_logits(logits(test_on), matrix, calibration)
-            split = "random" if title.startswith("random") else "source"
-            for r, row in zip(test_on, q):
-                decided[(precision, split, r["sha"])] = (CATEGORIES[int(np.argmax(row))], float(row.max()))
-    for split, title in (("random", "random split, held-out"), ("source", "by source, 5 folds pooled")):
+            fitted.setdefault(title, calibration)
+            split = "random" if title.startswith("random") else PLAIN if title == PLAIN else "source"
+            judged = [(precision, calibration)] + ([(F32_FIT, fitted[title])] if precision == "int8" else [])
+            for name, used in judged:
+                q = calibrated_logits(logits(test_on), matrix, used)
+                for r, row in zip(test_on, q):
+                    decided[(name, split, r["sha"])] = (CATEGORIES[int(np.argmax(row))], float(row.max()))
+    for split, title in (("random", "random split, held-out"), ("source", "by source, 5 folds pooled"),
+                         (PLAIN, "plain backgrounds (fitted on every other photo with a subject)")):
+        rows = [r for r in every if ("float32", split, r["sha"]) in decided]
+        if not rows:
+            continue
         print(f"{title}:")
-        rows = [r for r in subject if ("float32", split, r["sha"]) in decided]
-        for precision in ("float32", "int8"):
+        for precision in ("float32", "int8", F32_FIT):
             out = [(r, *decided[(precision, split, r["sha"])]) for r in rows]
             right = sum(c == r["expected"] for r, c, _ in out)
             confident = [c == r["expected"] for r, c, p in out if p >= 0.7]
@@ -808,19 +882,23 @@ def compare(dest):
                   f"{sum(confident)}/{len(confident)} = {np.mean(confident):.3f}")
         moved = [(r, decided[("float32", split, r["sha"])], decided[("int8", split, r["sha"])]) for r in rows
                  if decided[("float32", split, r["sha"])][0] != decided[("int8", split, r["sha"])][0]]
-        print(f"  calibrated category differs on {len(moved)} photos:")
+        with_f32_fit = sum(decided[("float32", split, r["sha"])][0] != decided[(F32_FIT, split, r["sha"])][0]
+                           for r in rows)
+        print(f"  calibrated category differs on {len(moved)} photos ({with_f32_fit} with the float32 fit):")
         for r, a, b in moved:
             print(f"    {r['source'].split('=')[0]} {r['path'].rsplit('/', 1)[-1]} ({r['expected']}): "
                   f"float32 {a[0]} {a[1]:.2f}, int8 {b[0]} {b[1]:.2f}")
     best = lambda p, r: int(np.argmax(caches[p][r["sha"]]["logits"]))
-    rows = [r for r in read_manifest() if all(r["sha"] in c for c in caches.values())]
-    same = sum(best("float32", r) == best("int8", r) for r in rows)
-    moved = [r for r in rows if cats[best("float32", r)] != cats[best("int8", r)]]
-    print(f"best class: the same on {same}/{len(rows)} photos; in another category on {len(moved)}")
     labels = label_names()
-    for r in moved:
-        print(f"    {r['source'].split('=')[0]} {r['path'].rsplit('/', 1)[-1]}: {labels[best('float32', r)]} "
-              f"({cats[best('float32', r)]}) -> {labels[best('int8', r)]} ({cats[best('int8', r)]})")
+    every = [r for r in read_manifest() if all(r["sha"] in c for c in caches.values())]
+    for rows, title in ((fitting_rows(every), "best class"), ([r for r in every if r["split"] == PLAIN],
+                                                              "best class, plain backgrounds")):
+        same = sum(best("float32", r) == best("int8", r) for r in rows)
+        moved = [r for r in rows if cats[best("float32", r)] != cats[best("int8", r)]]
+        print(f"{title}: the same on {same}/{len(rows)} photos; in another category on {len(moved)}")
+        for r in moved:
+            print(f"    {r['source'].split('=')[0]} {r['path'].rsplit('/', 1)[-1]}: {labels[best('float32', r)]} "
+                  f"({cats[best('float32', r)]}) -> {labels[best('int8', r)]} ({cats[best('int8', r)]})")
 
 
 def main():
@@ -830,16 +908,16 @@ def main():
     parser.add_argument("--write", action="store_true", help="regenerate the Swift calibration constants")
     parser.add_argument("--precision", choices=["float32", "int8"], default="float32",
                         help="float32: ONNX's logits; int8: the Swift engine's (logits builds ClassifierBench)")
-    parser.add_argument("--mirror", action="store_true",
-                        help="report: average each photo's logits with its mirror image's (never written)")
+    parser.add_argument("--tta", choices=sorted(TTA),
+                        help="report, compare: average each photo's logits over these views (never written)")
     parser.add_argument("--binary", help="a built ClassifierBench for `logits --precision int8` (else built here)")
     args = parser.parse_args()
     if os.path.abspath(args.dest).startswith(ROOT + os.sep):
         raise SystemExit("keep the photos outside the repository")
     {"fetch": lambda: fetch(args.dest),
      "logits": lambda: logits(args.dest) if args.precision == "float32" else swift_logits(args.dest, args.precision, args.binary),
-     "report": lambda: report(args.dest, args.write and not args.mirror, args.precision, args.mirror),
-     "compare": lambda: compare(args.dest),
+     "report": lambda: report(args.dest, args.write and not args.tta, args.precision, args.tta),
+     "compare": lambda: compare(args.dest, args.tta),
      "fixtures": lambda: fixtures(args.dest, args.precision),
      "cross-validate": lambda: cross_validate(args.dest)}[args.command]()
 
