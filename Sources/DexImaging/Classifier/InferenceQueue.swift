@@ -22,7 +22,8 @@ enum InferenceQueue {
   /// Runs `work` on one of the queues and returns its outcome; `work`'s `isCancelled` says
   /// whether the awaiting task was cancelled (the network asks it between layers).
   static func run<T: Sendable>(
-    _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool)
+    _ work:
+      @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool)
       throws(ClassifierError) -> T
   ) async throws(ClassifierError) -> T {
     let cancelled = Flag()
