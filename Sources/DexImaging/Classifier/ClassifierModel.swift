@@ -194,7 +194,18 @@ public final class ClassifierModel: Sendable {
   )
     throws(ClassifierError) -> [ClassificationLabel]
   {
-    rankedLabels(logits: try logits(for: image, threads: threads), limit: limit)
+    try rankedLabels(for: image, limit: limit, threads: threads) { Task.isCancelled }
+  }
+
+  /// ``rankedLabels(for:limit:threads:)`` asking `isCancelled` instead of the current task (for
+  /// an inference that runs off the task, on ``InferenceQueue``).
+  func rankedLabels(
+    for image: RGBImage, limit: Int, threads: Int, isCancelled: () -> Bool
+  ) throws(ClassifierError) -> [ClassificationLabel] {
+    let input = preprocessor.networkInput(from: image)
+    let logits = try network.logits(
+      forNormalizedInput: input, threads: threads, isCancelled: isCancelled)
+    return rankedLabels(logits: logits, limit: limit)
   }
 
   /// Softmax over `logits`, then the `limit` most probable classes, best first.

@@ -190,8 +190,13 @@ public struct ImageClassifier: ImageClassifying {
         width: image.width, height: image.height, minimumSide: configuration.minimumSide)
     }
     if Task.isCancelled { throw .cancelled }
-    let model = try loadModel()
-    return try model.rankedLabels(for: image, limit: limit, threads: configuration.threads)
+    // Off Swift's cooperative pool (see InferenceQueue): the network holds its thread for the
+    // whole inference.
+    let (loadModel, threads) = (loadModel, configuration.threads)
+    return try await InferenceQueue.run { isCancelled throws(ClassifierError) in
+      try loadModel().rankedLabels(
+        for: image, limit: limit, threads: threads, isCancelled: isCancelled)
+    }
   }
 
   /// Folds a few ranked labels into one guess, uncalibrated: probability summed per category, the

@@ -156,9 +156,11 @@ package final class EfficientNetLite0: Sendable {
   ///
   /// - Throws: ``ClassifierError/invalidInput(_:)`` for a wrongly sized input or one with a NaN or
   ///   an infinity,
-  ///   ``ClassifierError/cancelled`` when the current task is cancelled mid-way.
+  ///   ``ClassifierError/cancelled`` when `isCancelled` (by default: is the current task
+  ///   cancelled?) says so mid-way.
   package func logits(
-    forNormalizedInput input: [Float], threads: Int = 1
+    forNormalizedInput input: [Float], threads: Int = 1,
+    isCancelled: () -> Bool = { Task.isCancelled }
   ) throws(ClassifierError)
     -> [Float]
   {
@@ -169,9 +171,10 @@ package final class EfficientNetLite0: Sendable {
     if let bad = input.firstIndex(where: { !$0.isFinite }) {
       throw .invalidInput("value \(bad) is not a finite number")
     }
-    if Task.isCancelled { throw .cancelled }
+    if isCancelled() { throw .cancelled }
     switch compute {
-    case .portable(let network): return try network.logits(input, size: size)
+    case .portable(let network):
+      return try network.logits(input, size: size, isCancelled: isCancelled)
     #if os(Linux) && OneDNN
       case .oneDNN(let network): return try network.logits(input, threads: threads)
     #endif

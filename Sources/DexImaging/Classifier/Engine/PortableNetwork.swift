@@ -6,12 +6,14 @@
 struct PortableNetwork: Sendable {
   let network: NetworkLayers
 
-  /// The logits of a checked `size × size × 3` input.
-  func logits(_ input: [Float], size: Int) throws(ClassifierError) -> [Float] {
+  /// The logits of a checked `size × size × 3` input; `isCancelled` is asked before each layer.
+  func logits(
+    _ input: [Float], size: Int, isCancelled: () -> Bool = { Task.isCancelled }
+  ) throws(ClassifierError) -> [Float] {
     var activations: [[Float]] = []  // each layer's input, for the residual sums
     var (current, side) = (input, size)
     for layer in network.layers {
-      if Task.isCancelled { throw .cancelled }
+      if isCancelled() { throw .cancelled }
       activations.append(current)
       var (output, outputSide) = Self.convolution(current, side: side, layer: layer)
       if let from = layer.residualFrom {

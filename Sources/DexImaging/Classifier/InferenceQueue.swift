@@ -1,0 +1,66 @@
+import Dispatch
+import Foundation
+
+/// Where ``ImageClassifier`` runs the network: a few serial dispatch queues of its own (one per
+/// core), never Swift's cooperative pool.
+///
+/// An inference is hundreds of milliseconds of arithmetic on the calling thread (seconds on the
+/// portable path in a debug build, the path of every platform without oneDNN 2: Debian 13,
+/// Ubuntu 24.04, Apple's). The cooperative pool has one thread per core, so a few inferences
+/// run there held every thread: on a two-core machine two of them stalled every other task of
+/// the process (HTTP servers and clients in the same process timed out; found in a Debian 13
+/// run of the test suite). Each serial queue has a thread of its own when it has work, so the
+/// number of inferences running at once stays bounded by the core count, and a caller waits
+/// for its turn without holding a pool thread.
+enum InferenceQueue {
+  private static let queues: [DispatchQueue] =
+    (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map {
+      DispatchQueue(label: "DexImaging.Classifier.\($0)", qos: .userInitiated)
+    }
+  private static let turn = Turn()
+
+  /// Runs `work` on one of the queues and returns its outcome; `work`'s `isCancelled` says
+  /// whether the awaiting task was cancelled (the network asks it between layers).
+  static func run<T: Sendable>(
+    _ work:
+      @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool)
+      throws(ClassifierError) -> T
+  ) async throws(ClassifierError) -> T {
+    let cancelled = Flag()
+    let queue = queues[turn.next(below: queues.count)]
+    let outcome: Result<T, ClassifierError> = await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        queue.async {
+          continuation.resume(
+            returning: Result { () throws(ClassifierError) in
+              if cancelled.isSet { throw .cancelled }
+              return try work { cancelled.isSet }
+            })
+        }
+      }
+    } onCancel: {
+      cancelled.set()
+    }
+    return try outcome.get()
+  }
+
+  /// A flag set once, read from any thread.
+  private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+  }
+
+  /// The queues taken in turn.
+  private final class Turn: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func next(below limit: Int) -> Int {
+      lock.withLock {
+        defer { count = (count + 1) % limit }
+        return count
+      }
+    }
+  }
+}
