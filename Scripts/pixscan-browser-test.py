@@ -89,8 +89,11 @@ def card(driver):
 
 
 def wait_for(driver, condition, what, timeout=20):
+    # A list the page rebuilds (replaceChildren) can turn an element found by one poll stale
+    # before its text is read: that poll counts as "not yet", not as a failure of the wait.
     try:
-        WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d))
+        WebDriverWait(driver, timeout, poll_frequency=0.1,
+                      ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition(d))
         return True
     except Exception:
         print(f"  (timed out waiting for {what})")
