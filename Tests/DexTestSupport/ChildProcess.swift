@@ -127,34 +127,38 @@ import Foundation
     }
 
     /// The one resumption of a run's continuation: by the termination handler, a failed start
-    /// or the watchdog, whichever comes first.
+    /// or the watchdog, whichever comes first; later ones are dropped.
     private final class Ending: @unchecked Sendable {
       private let lock = NSLock()
       private var continuation: CheckedContinuation<(Int32, Bool), any Error>?
+      /// An outcome that came before the continuation was set.
       private var early: Result<(Int32, Bool), any Error>?
+      private var resumed = false
 
       func set(_ continuation: CheckedContinuation<(Int32, Bool), any Error>) {
-        lock.lock()
-        if let early {
-          lock.unlock()
-          continuation.resume(with: early)
-          return
+        let outcome: Result<(Int32, Bool), any Error>? = lock.withLock {
+          guard let early else {
+            self.continuation = continuation
+            return nil
+          }
+          resumed = true
+          return early
         }
-        self.continuation = continuation
-        lock.unlock()
+        if let outcome { continuation.resume(with: outcome) }
       }
 
       func resume(with result: Result<(Int32, Bool), any Error>) {
-        lock.lock()
-        if let continuation {
+        let waiting: CheckedContinuation<(Int32, Bool), any Error>? = lock.withLock {
+          guard !resumed else { return nil }
+          guard let continuation else {
+            if early == nil { early = result }
+            return nil
+          }
+          resumed = true
           self.continuation = nil
-          early = .failure(CancellationError())  // any later resumption is dropped
-          lock.unlock()
-          continuation.resume(with: result)
-          return
+          return continuation
         }
-        if early == nil { early = result }
-        lock.unlock()
+        waiting?.resume(with: result)
       }
     }
   }

@@ -66,7 +66,7 @@ public enum LoopbackServer {
     private func ended(within limit: Duration) async -> Bool {
       let task = self.task
       let (outcomes, outcome) = AsyncStream.makeStream(of: Bool.self)
-      let waiter = Task {
+      Task {
         _ = await task.result
         outcome.yield(true)
       }
@@ -81,7 +81,6 @@ public enum LoopbackServer {
       }
       timer.cancel()
       outcome.finish()
-      _ = waiter
       return first
     }
   }

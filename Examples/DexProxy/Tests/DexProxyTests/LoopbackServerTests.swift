@@ -29,31 +29,34 @@ import Testing
     return try await LoopbackServer.start(router, label: "loopback-stop-test")
   }
 
-  /// Sends `GET /hold` on `connection` and waits (at most 30 s) until the handler runs.
-  static func holdARequest(
-    on connection: RawConnection, started: Started
-  )
-    async throws
-  {
+  /// Starts a server whose `/hold` waits in `hold`, holds one request there (waiting at most
+  /// 30 s for its handler to run), then stops the server with a 1 s grace period: the stop's
+  /// answer (``stopWithin(_:grace:)``).
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  static func stopWhileHolding(_ hold: @escaping @Sendable () async -> Void) async throws -> Bool? {
+    let started = Started()
+    let server = try await server(started: started, hold: hold)
+    let connection = try RawConnection(port: server.port)
+    defer { connection.close() }
     #expect(connection.send("GET /hold HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
     let deadline = ContinuousClock.now + .seconds(30)
     while !started.isSet, ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(10))
     }
     try #require(started.isSet, "the handler never ran")
+    return await stopWithin(server, grace: .seconds(1))
   }
 
   /// `stop(grace:)`'s answer, or `nil` when it has not returned within a minute (it waits on
   /// a handler that never ends).
   static func stopWithin(_ server: LoopbackServer.Running, grace: Duration) async -> Bool? {
     let (answers, answer) = AsyncStream.makeStream(of: Bool?.self)
-    let stopping = Task { answer.yield(await server.stop(grace: grace)) }
+    Task { answer.yield(await server.stop(grace: grace)) }
     let limit = Task {
       try? await Task.sleep(for: .seconds(60))
       answer.yield(nil)
     }
     defer { limit.cancel() }
-    _ = stopping
     for await first in answers { return first }
     return nil
   }
@@ -62,14 +65,10 @@ import Testing
   /// period has passed: the server ends and the stop says so.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aRequestThatOutlastsTheGracePeriodIsCancelled() async throws {
-    let started = Started()
-    let server = try await Self.server(started: started) {
+    let ended = try await Self.stopWhileHolding {
       try? await Task.sleep(for: .seconds(3600))
     }
-    let connection = try RawConnection(port: server.port)
-    defer { connection.close() }
-    try await Self.holdARequest(on: connection, started: started)
-    #expect(await Self.stopWithin(server, grace: .seconds(1)) == true)
+    #expect(ended == true)
   }
 
   /// A handler that ignores cancellation (a continuation resumed only after 20 s) cannot end
@@ -77,16 +76,12 @@ import Testing
   /// than waiting for it.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aHandlerThatIgnoresCancellationIsLeftBehind() async throws {
-    let started = Started()
-    let server = try await Self.server(started: started) {
+    let ended = try await Self.stopWhileHolding {
       await withCheckedContinuation { (resumed: CheckedContinuation<Void, Never>) in
         DispatchQueue.global().asyncAfter(deadline: .now() + 20) { resumed.resume() }
       }
     }
-    let connection = try RawConnection(port: server.port)
-    defer { connection.close() }
-    try await Self.holdARequest(on: connection, started: started)
-    #expect(await Self.stopWithin(server, grace: .seconds(1)) == false)
+    #expect(ended == false)
   }
 
   /// A server with no request in flight ends within the grace period.
