@@ -12,10 +12,13 @@ struct ClientDeadlineTests {
 
   @Test("A deadline cuts the retries to those whose wait ends before it")
   func retriesEndAtTheDeadline() async throws {
-    // random 1: the waits are 20 s, 40 s, 80 s. The policy allows four attempts in 300 s.
+    // random 1: the waits are 1 000 s, 2 000 s, 4 000 s. The policy allows four attempts in
+    // 10 000 s. The sleeps are recorded, not slept, but the budget is read from the real clock,
+    // so the margins are wide: a loaded CI machine once spent over 10 s of a 30 s deadline
+    // before the first wait was weighed.
     let policy = RetryPolicy(
-      maximumAttempts: 4, initialBackoff: .seconds(20), maximumBackoff: .seconds(80),
-      maximumElapsed: .seconds(300))
+      maximumAttempts: 4, initialBackoff: .seconds(1_000), maximumBackoff: .seconds(4_000),
+      maximumElapsed: .seconds(10_000))
     let withoutDeadline = ScriptedTransport(Array(repeating: .respond(Self.unavailable), count: 4))
     let error = await expectedError {
       _ = try await ClientUnitTests.client(withoutDeadline, policy: policy).send(
@@ -24,17 +27,17 @@ struct ClientDeadlineTests {
     #expect(error?.statusCode == 503)
     #expect(withoutDeadline.sentCount == 4)
 
-    // A 30 s deadline: the 20 s wait fits, the 40 s one would end after it. (The recorded
-    // sleeps return at once, so only the budget arithmetic decides.)
+    // A 1 500 s deadline: the 1 000 s wait fits (with 500 s to spare), the 2 000 s one would end
+    // after it. (The recorded sleeps return at once, so only the budget arithmetic decides.)
     let transport = ScriptedTransport(Array(repeating: .respond(Self.unavailable), count: 4))
     let sleeper = SleepRecorder()
     let cut = await expectedError {
       _ = try await ClientUnitTests.client(transport, policy: policy, sleeper: sleeper).send(
-        Endpoints.vision, body: Data(), deadline: .now + .seconds(30))
+        Endpoints.vision, body: Data(), deadline: .now + .seconds(1_500))
     }
     #expect(cut?.statusCode == 503, "the last failure is reported, not hidden")
     #expect(transport.sentCount == 2)
-    #expect(sleeper.requested == [.seconds(20)])
+    #expect(sleeper.requested == [.seconds(1_000)])
   }
 
   @Test("No attempt's timeout outlasts the deadline")
