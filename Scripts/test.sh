@@ -75,9 +75,11 @@ else
 fi
 total=$((total + ${browser_passed:-0} + ${browser_failed:-0}))
 failures=$((failures + ${browser_failed:-0}))
+# Checks that did not run are named on the last line too, never left out of it unsaid.
+not_run="${browser_not_run:+ (PixScan browser checks not run)}"
 if ((${#failed_packages[@]})); then
   echo "Failed: ${failed_packages[*]}" >&2
-  echo "DexKit: $((total - failures)) passed, $((failures > 0 ? failures : 1)) failed"
+  echo "DexKit: $((total - failures)) passed, $((failures > 0 ? failures : 1)) failed$not_run"
   exit 1
 fi
-echo "DexKit: $total passed, 0 failed"
+echo "DexKit: $total passed, 0 failed$not_run"

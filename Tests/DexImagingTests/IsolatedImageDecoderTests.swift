@@ -97,9 +97,11 @@
       }
       let decoder = Self.decoder()
       let options = DownscaleOptions(maximumDimension: 120)
-      let isolated = try await Self.spawn { () throws(ImagingError) in
+      let result = await Self.spawn { () throws(ImagingError) in
         try decoder.downscale(dated, options: options)
-      }.value.get()
+      }.value
+      guard HEIFCapability.decodes(dated, giving: result) else { return }
+      let isolated = try result.get()
       #expect(isolated.exifDate == EXIFReaderTests.original)
       #expect(isolated == (try await ImageDownscaler().downscale(dated, options: options)))
     }
@@ -144,6 +146,8 @@
         let local = await Self.spawn { () throws(ImagingError) in
           try ImageDownscaler().downscale(data, options: options)
         }.value
+        // Where libheif is too old, every HEIF and AVIF file is its typed refusal, as in process.
+        _ = HEIFCapability.decodes(data, giving: isolated)
         switch (isolated, local) {
         case (.success(let a), .success(let b)):
           #expect(a.pixels?.pixels == b.pixels?.pixels && a.jpegData == b.jpegData, "\(name)")
