@@ -56,14 +56,16 @@ struct DexScannerStreamingTests {
   }
 
   @Test func aStalledStreamEndsAtTheDeadline() async throws {
-    // The deadline is long enough for the first piece to be read on a loaded 2-core machine
-    // (the whole suite runs at once), and far shorter than the hour the stream stalls for.
+    // The deadline must outlast reading the first piece, which takes milliseconds but waits
+    // for a thread of the heavy-work executor (shared with forward passes and big decodes while
+    // the whole suite runs on 2 cores): 30 s, not the 5 s that left a few seconds' slack; still
+    // far shorter than the hour the stream stalls for. The test waits it out.
     let vision = ScriptedVisionService(
       .streamed([.text(#"{"commonName": "Tabby Cat", "#), .pause(.seconds(3600))]))
     let scanner = DexScanner(
       classifier: FixedClassifier.blind, visionService: vision,
       downscaler: ScriptedDownscaler(),
-      configuration: .init(maximumDimension: 200, cloudTimeout: .seconds(5)))
+      configuration: .init(maximumDimension: 200, cloudTimeout: .seconds(30)))
     let final = await scanner.run(try SamplePhoto.cat.data)
     #expect(final.phase == .failed)
     #expect(final.error == .timedOut)

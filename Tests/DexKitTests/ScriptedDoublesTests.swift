@@ -87,8 +87,9 @@ struct ScriptedDoublesTests {
   @Test func aHangingRecognizerEndsWhenItsTaskIsCancelled() async throws {
     let recognizer = ScriptedTextRecognizer(.hang)
     let call = Task { try await recognizer.recognizeText(in: ScriptedDownscaler.grayPixels) }
-    // Polled for at most 10 s: the call is under way before it is cancelled.
-    for _ in 0..<1000 where await recognizer.images.isEmpty {
+    // Polled for at most 2 minutes (a loaded CI run can stall a task for over 10 s): the call
+    // is under way before it is cancelled.
+    for _ in 0..<12_000 where await recognizer.images.isEmpty {
       try await Task.sleep(for: .milliseconds(10))
     }
     call.cancel()

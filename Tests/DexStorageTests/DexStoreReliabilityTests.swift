@@ -46,10 +46,11 @@ struct DexStoreReliabilityTests {
         let logged = Self.lineCount(log)
         let process = try startCrashLoop(probe, store: storeDir, log: log)
         // Kill anywhere from during startup to well into the insert loop: every fourth round
-        // from the launch, the others once the probe is writing (a loaded machine can take
-        // longer to start it than any fixed delay).
+        // from the launch, the others once the probe has acknowledged two inserts (a loaded
+        // machine can take longer to start it than any fixed delay, and can write few in the
+        // random delay after: the 18 such rounds alone log the 36 inserts checked at the end).
         if !round.isMultiple(of: 4) {
-          try await Self.waitUntil { Self.lineCount(log) > logged }
+          try await Self.waitUntil { Self.lineCount(log) >= logged + 2 }
         }
         try await Task.sleep(
           for: .milliseconds(Int.random(in: 30...(round.isMultiple(of: 4) ? 700 : 350))))

@@ -259,9 +259,10 @@ struct ApiClientTests {
     }
   }
 
-  /// Polls `condition` every 5 ms for up to 10 s; false if it never held.
+  /// Polls `condition` every 5 ms for up to a minute (a loaded CI run can stall a task for over
+  /// 10 s); false if it never held.
   func eventually(_ condition: () -> Bool) async throws -> Bool {
-    for _ in 0..<2000 {
+    for _ in 0..<12_000 {
       if condition() { return true }
       try await Task.sleep(for: .milliseconds(5))
     }

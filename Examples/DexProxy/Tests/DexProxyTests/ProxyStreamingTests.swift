@@ -282,8 +282,10 @@ import Testing
       let vision = proxy.vision()
       _ = try await vision.describe(imageData: sampleImage, question: nil)
       proxy.upstream.enqueue(.stalledStream([#"{"commonName": "Monstera Deliciosa", "cat"#]))
-      // Long enough for the first piece on a loaded machine; the model never sends a second.
-      let deadline = ContinuousClock.now + .seconds(8)
+      // Long enough for the first piece (a signed request through the proxy to the stub and
+      // back: milliseconds, but a loaded CI run can stall a task for over 10 s); the model never
+      // sends a second, so the test waits it out.
+      let deadline = ContinuousClock.now + .seconds(30)
       let updates = vision.streamIdentification(
         imageData: sampleImage, categoryHint: nil, deadline: deadline)
       var partial: PartialScanResult?
@@ -307,9 +309,10 @@ import Testing
   /// fields so far and `upstream_timeout`, and the model call is closed.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aStalledStreamIsStoppedByTheProxysDeadline() async throws {
-    // Long enough for the first piece on a loaded machine (1 s left little room); the model never
-    // sends a second.
-    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(3) }) { proxy in
+    // Long enough for the first piece (milliseconds, but a loaded CI run can stall a task for
+    // over 10 s: 1 s, then 3 s, left little room); the model never sends a second, so the test
+    // waits it out.
+    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(30) }) { proxy in
       proxy.upstream.enqueue(.stalledStream([#"{"commonName": "Monstera Deliciosa", "cat"#]))
       let updates = proxy.vision().streamIdentification(imageData: sampleImage, categoryHint: nil)
       await Self.expectInterrupted(updates, code: "upstream_timeout", name: "Monstera Deliciosa")

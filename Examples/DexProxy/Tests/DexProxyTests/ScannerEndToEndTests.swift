@@ -76,8 +76,20 @@ struct ScannerEndToEndTests {
 
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aSlowUpstreamEndsTheScanAtTheTimeout() async throws {
-    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(30) }) { proxy in
-      proxy.upstream.setFallback(.slow(.seconds(12), .content(StubUpstream.cleanJSON)))
+    // The model holds its reply until the test opens the gate, after the scan (a watchdog opens
+    // it after 2 minutes, so that a scan that waits for the reply fails instead of hanging): no
+    // speed of the machine lets the reply come first. The proxy's own deadline is farther still.
+    try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(300) }) { proxy in
+      let gate = UpstreamGate()
+      proxy.upstream.setFallback(.gatedStream([], gate: gate, then: [StubUpstream.cleanJSON]))
+      let watchdog = Task {
+        try await Task.sleep(for: .seconds(120))
+        gate.open()
+      }
+      defer {
+        watchdog.cancel()
+        gate.open()
+      }
       let scanner = DexScanner(
         visionService: proxy.vision(), configuration: .init(cloudTimeout: .milliseconds(500)))
       // Timed from the local guess on, so that a loaded CI machine running the (debug-built)
@@ -90,9 +102,16 @@ struct ScannerEndToEndTests {
         final = state
       }
       let cloudPass = clock.now - (try #require(guessedAt))
-      #expect(cloudPass < .seconds(8), "the cloud pass ends at its 0.5 s timeout, not after 12 s")
+      // Answered while the model still held its reply, at the scan's own deadline.
+      #expect(!gate.isOpen, "the scan waited for the model's reply")
+      #expect(proxy.upstream.received.last?.stream == true, "the model was asked for a stream")
+      // Under the client's own 45 s request timeout, which would end a scan that ignored its
+      // deadline while the model still held its reply.
+      #expect(
+        cloudPass < .seconds(30), "the cloud pass ends at its 0.5 s timeout, not with the reply")
       #expect(final?.phase == .result)
       #expect(final?.isOffline == true)
+      #expect(final?.cloudError == .timedOut)
     }
   }
 }

@@ -4,14 +4,15 @@ import Testing
 /// The token bucket on its own: burst, refusal with a retry delay, refill, separate keys.
 @Suite struct TokenBucketRateLimiterTests {
   @Test func burstThenRefusalWithRetryAfter() async {
-    let limiter = TokenBucketRateLimiter(limit: RateLimit(burst: 2, refillPerSecond: 0.25))
+    // One token takes 1 000 s to come back at 0.001/s: a loaded CI run can pause a task for
+    // over 10 s, and at 0.25/s (4 s) such a pause refilled the bucket before the third call.
+    let limiter = TokenBucketRateLimiter(limit: RateLimit(burst: 2, refillPerSecond: 0.001))
     let started = ContinuousClock.now
     #expect(await limiter.acquire("a") == .allowed)
     #expect(await limiter.acquire("a") == .allowed)
-    // One token takes 4 s to come back at 0.25/s, less what has passed since (a loaded machine
-    // may pause between two calls).
+    // The wait asked for is the 1 000 s less what has passed since.
     let decision = await limiter.acquire("a")
-    #expect(Self.isLimited(decision, owing: 4, since: started), "\(decision)")
+    #expect(Self.isLimited(decision, owing: 1000, since: started), "\(decision)")
     #expect(await limiter.acquire("b") == .allowed)
   }
 

@@ -36,6 +36,9 @@ final class ConcurrencyLimiter: Sendable {
   /// The most that ever ran at once (for tests and statistics).
   var peak: Int { state.withLockedValue { $0.peak } }
 
+  /// How many wait in line now (for tests: they order their waiters by it, not by sleeping).
+  var waiting: Int { state.withLockedValue { $0.waiters.count } }
+
   /// Runs `work` once fewer than `width` others run.
   ///
   /// - Throws: ``PixScanError/cancelled`` when the task is cancelled while it waits, or what

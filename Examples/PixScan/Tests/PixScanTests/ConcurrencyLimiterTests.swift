@@ -29,15 +29,17 @@ import Testing
         return error
       }
     }
-    try await Task.sleep(for: .milliseconds(50))  // in line before the next one
+    // Each in line before the next one starts (a fixed sleep ordered them only on an idle
+    // machine: a loaded one can start a task later than the next).
+    #expect(await eventually { limiter.waiting == 1 })
     let second = Task {
       try await limiter.run { () async throws(PixScanError) in log.append("second") }
     }
-    try await Task.sleep(for: .milliseconds(50))
+    #expect(await eventually { limiter.waiting == 2 })
     let third = Task {
       try await limiter.run { () async throws(PixScanError) in log.append("third") }
     }
-    try await Task.sleep(for: .milliseconds(50))
+    #expect(await eventually { limiter.waiting == 3 })
     cancelled.cancel()
     // Left the line while the holder still holds the slot (bounded: a waiter that stayed in line
     // would only leave once the gate opens).
@@ -90,9 +92,10 @@ private final class LimiterLog: Sendable {
   func append(_ entry: String) { list.withLock { $0.append(entry) } }
 }
 
-/// Waits (a bounded number of times) until `condition` holds.
+/// Waits until `condition` holds, polling every 10 ms for at most a minute (a loaded CI run can
+/// stall a task for over 10 s).
 private func eventually(_ condition: () -> Bool) async -> Bool {
-  for _ in 0..<500 {
+  for _ in 0..<6000 {
     if condition() { return true }
     try? await Task.sleep(for: .milliseconds(10))
   }

@@ -122,8 +122,11 @@
       let data = try TemporaryFolder()
       try folder.addSamplePhotos([.cat, .dog, .fish])
       let stopper = WorkerStopper()
+      // The hung worker is killed at this deadline (the test waits it out), and every decode
+      // that must succeed, a fresh worker's start included, has it too: 30 s, as in DexImaging's
+      // tests (a fresh worker's decode took 0.65 s there under load; 5 s left too little).
       let decoder = IsolatedImageDecoder(
-        maximumWorkers: 1, timeout: .seconds(5), logger: stopper.logger)
+        maximumWorkers: 1, timeout: .seconds(30), logger: stopper.logger)
       try #require(
         decoder.workerExecutable != nil,
         "dex-decode-worker must be built beside the tests (swift build --build-tests of the root)")

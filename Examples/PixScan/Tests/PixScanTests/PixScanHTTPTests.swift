@@ -34,7 +34,9 @@ struct PixScanHTTPTests {
     request.method = .init(rawValue: method)
     for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
     if let body { request.body = .bytes(ByteBuffer(string: body)) }
-    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+    // Far beyond any answer's normal time: it must outlast a decode worker's 30 s deadline
+    // (PixScanDyingWorkerTests waits one out) on a loaded machine.
+    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
     let bytes = try await response.body.collect(upTo: 32 << 20)
     return Answer(
       status: Int(response.status.code),
