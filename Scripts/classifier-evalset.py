@@ -56,6 +56,13 @@ reports from those, `--write` then regenerates ClassifierCalibration+FittedInt8.
 side by side on the by-source folds: coarse accuracy, confident and right, and every photo whose
 best class moves to another category.
 
+`--model lite1|lite2` evaluates a larger member of the network's family in float32 (ONNX) with
+the same views, fits and reports: `logits --model NAME` converts its pinned PyPI wheel
+(Scripts/classifier-convert.py --model, into DEST/NAME/), exports DEST/NAME.onnx and caches
+logits-NAME.json; the photo is read at the short side the model's crop comes from (input + 32:
+272 for Lite1's 240, 292 for Lite2's 260; Lite0's 224 of 256). `report`, `compare` (f32 only: it
+judges LITE against Lite0 instead of int8) then read that cache; nothing is written with it.
+
 Photos are never taken from tuxpaint-stamps*, lomiri-wallpapers* or mate-backgrounds (kept for
 independent evaluation).
 """
@@ -79,6 +86,12 @@ TREE = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierReso
 # category and one temperature. Fixed, not fitted: fitting it too made the fit
 # over-parameterised (a class temperature of 0.018 against a category temperature of 50.8).
 CLASS_TEMPERATURE = 0.01
+# Where the fit's search for the category temperature starts (None: at 1, as the shipped fits
+# were made). `--fit-start-temperature` sets it: from 1, with the class temperature at 0.01, L-BFGS
+# can stop at a degenerate point (every photo at ~1.00, or a temperature of 1e8) on some folds of
+# other logits (Lite2's, int8's averaged over views); from 100, near where every fit ends, it
+# finds the same optimum for Lite0 and the proper one for those.
+FIT_START_TEMPERATURE = None
 NAMING_THRESHOLDS = (0.4, 0.5, 0.6, 0.7, 0.8)
 NATURAL = ("plant", "animal", "fish", "bird", "insect", "reptile", "fungus", "food")
 SWIFT_OUT = {"float32": os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "ClassifierCalibration+Fitted.swift"),
@@ -203,31 +216,33 @@ def fetch(dest):
     print(f"{len(read_manifest())} photos verified in {images}")
 
 
-def load_rgb(ref, path):
-    """Pixels as the scanner gets them: alpha on white, short side 256 (Lanczos)."""
+def load_rgb(ref, path, short=256):
+    """Pixels as the scanner gets them: alpha on white, short side 256 (Lanczos; `short` for a
+    larger model's input)."""
     import numpy as np
     from PIL import Image
     image = ref.opaque_rgb(Image.open(path))
     w, h = image.size
-    scale = 256 / min(w, h)
-    size = (max(256, round(w * scale)), max(256, round(h * scale)))
+    scale = short / min(w, h)
+    size = (max(short, round(w * scale)), max(short, round(h * scale)))
     return np.asarray(image.resize(size, Image.LANCZOS), dtype=np.uint8)
 
 
-def views(ref, rgb):
+def views(ref, rgb, size=224):
     """The network inputs for test-time augmentation, by the name they are cached under: the
     scanner's own (centre crop), its mirror image, the whole photo on a white square (nothing
-    cropped: a cut-out keeps its edges) and two corner crops of the scanner's size."""
+    cropped: a cut-out keeps its edges) and two corner crops of the scanner's size (`size`: the
+    model's input side)."""
     import numpy as np
     h, w, _ = rgb.shape
-    _, _, side = ref.crop_box(w, h)
+    _, _, side = ref.crop_box(w, h, size)
 
     def resized(square):
-        m = ref.resample_weights(square.shape[0], ref.INPUT_SIZE)
+        m = ref.resample_weights(square.shape[0], size)
         rows = np.einsum("oi,iwc->owc", m, square.astype(np.float64))
         return ((np.einsum("oi,hic->hoc", m, rows) - 127.0) / 128.0).astype(np.float32)
 
-    x = ref.preprocess(rgb)
+    x = ref.preprocess(rgb, size)
     canvas = np.full((max(w, h), max(w, h), 3), 255, dtype=np.uint8)
     canvas[(max(w, h) - h) // 2:(max(w, h) - h) // 2 + h, (max(w, h) - w) // 2:(max(w, h) - w) // 2 + w] = rgb
     return {"logits": x, "flip": np.ascontiguousarray(x[:, ::-1]), "pad": resized(canvas),
@@ -240,25 +255,49 @@ TTA = {"mirror": ("logits", "flip"), "pad": ("logits", "pad"), "crops": ("logits
        "mirror+crops": ("logits", "flip", "crop_a", "crop_b"), "all": ("logits", "flip", "pad", "crop_a", "crop_b")}
 
 
-def logits(dest):
+# The networks `--model` chooses: Lite0 (the package's resources) or a larger member of its family,
+# converted from its pinned wheel by Scripts/classifier-convert.py; its input side.
+MODELS = {"lite0": 224, "lite1": 240, "lite2": 260}
+
+
+def load_script(name, path):
     import importlib.util
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def onnx_model(dest, model="lite0"):
+    """DEST/MODEL.onnx, exported once (Lite1 and Lite2 converted into DEST/MODEL/ first), and the
+    reference module whose preprocessing feeds it."""
+    bench = load_script("bench", os.path.join("Benchmarks", "DexImaging-classifier", "bench.py"))
+    path = os.path.join(dest, model + ".onnx")
+    if os.path.exists(path):
+        return path, bench.reference_module()
+    if model == "lite0":
+        return path, bench.export_onnx(path)
+    convert = load_script("convert", os.path.join("Scripts", "classifier-convert.py"))
+    resources = os.path.join(dest, model)
+    if not os.path.exists(os.path.join(resources, convert.file_stem(model) + ".json")):
+        convert.convert_model(model, resources)
+    return path, bench.export_onnx(path, resources, convert.file_stem(model))
+
+
+def logits(dest, model="lite0"):
     import numpy as np
     import onnxruntime
-    spec = importlib.util.spec_from_file_location(
-        "bench", os.path.join(ROOT, "Benchmarks", "DexImaging-classifier", "bench.py"))
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    model_path = os.path.join(dest, "lite0.onnx")
-    ref = bench.export_onnx(model_path) if not os.path.exists(model_path) else bench.reference_module()
+    model_path, ref = onnx_model(dest, model)
+    size = MODELS[model]
     session = onnxruntime.InferenceSession(model_path, providers=["CPUExecutionProvider"])
-    cache_path = os.path.join(dest, "logits.json")
+    cache_path = logits_path(dest, "float32", model=model)
     cache = json.load(open(cache_path)) if os.path.exists(cache_path) else {}
     run = lambda a: session.run(None, {"input": a.transpose(2, 0, 1)[None].astype(np.float32)})[0][0]
     for row in read_manifest():
         known = cache.setdefault(row["sha"], {})
         if all(kind in known for kind in VIEWS):
             continue
-        for kind, x in views(ref, load_rgb(ref, os.path.join(dest, "images", row["sha"]))).items():
+        for kind, x in views(ref, load_rgb(ref, os.path.join(dest, "images", row["sha"]), size + 32), size).items():
             if kind not in known:
                 known[kind] = [round(float(v), 4) for v in run(x)]
     with open(cache_path, "w") as f:
@@ -269,16 +308,17 @@ def logits(dest):
     for folder in (os.path.join(ROOT, "Examples", "dex", "Resources"), os.path.join(ROOT, "Sources", "DexKitTesting", "SamplePhotos")):
         for name in sorted(os.listdir(folder)):
             if name.endswith(".jpg"):
-                x = ref.preprocess(load_rgb(ref, os.path.join(folder, name)))
+                x = ref.preprocess(load_rgb(ref, os.path.join(folder, name), size + 32), size)
                 extra.append({"name": os.path.relpath(os.path.join(folder, name), ROOT),
                               "logits": [round(float(v), 4) for v in run(x)]})
-    with open(os.path.join(dest, "extra-logits.json"), "w") as f:
+    with open(logits_path(dest, "float32", extra=True, model=model), "w") as f:
         json.dump(extra, f)
 
 
-def logits_path(dest, precision, extra=False):
-    """The cache of one precision's logits: ONNX's for float32, the Swift engine's for int8."""
-    suffix = "" if precision == "float32" else "-" + precision
+def logits_path(dest, precision, extra=False, model="lite0"):
+    """The cache of one precision's logits: ONNX's for float32, the Swift engine's for int8 (and a
+    larger model's, ONNX's, under its name)."""
+    suffix = ("" if precision == "float32" else "-" + precision) + ("" if model == "lite0" else "-" + model)
     return os.path.join(dest, ("extra-logits" if extra else "logits") + suffix + ".json")
 
 
@@ -477,7 +517,10 @@ def fit_class_temperature(logits, targets, matrix, ridge=0.01, class_temperature
         spread = -np.log(q + 1e-15).mean() if smoothing else 0.0
         return (1 - smoothing) * nll + smoothing * spread + ridge * (x[:k] ** 2).sum()
 
-    b, t, t1 = calibration(minimize(loss, np.zeros(k + 2), method="L-BFGS-B").x)
+    start = np.zeros(k + 2)
+    if FIT_START_TEMPERATURE:
+        start[k] = -np.log(FIT_START_TEMPERATURE)
+    b, t, t1 = calibration(minimize(loss, start, method="L-BFGS-B").x)
     return b, float(t), float(t1)
 
 
@@ -585,14 +628,15 @@ def averaged(cache, tta):
             for k, v in cache.items() if all(kind in v for kind in kinds)}
 
 
-def report(dest, write, precision="float32", tta=None):
+def report(dest, write, precision="float32", tta=None, model="lite0"):
     import numpy as np
     cats = class_categories()
     matrix = class_mass_matrix(cats)
     tree, labels = load_tree(), label_names()
-    cache = json.load(open(logits_path(dest, precision)))
+    cache = json.load(open(logits_path(dest, precision, model=model)))
     cache = averaged(cache, tta)  # test-time augmentation: logits of several views averaged
-    print(f"logits: {precision} ({'ONNX' if precision == 'float32' else 'the Swift engine'})"
+    print(f"logits: {precision} ({'ONNX' if precision == 'float32' else 'the Swift engine'}"
+          + ("" if model == "lite0" else f", EfficientNet-{model.capitalize()}") + ")"
           + (f", averaged over the views {', '.join(TTA[tta])}" if tta else ""))
     rows = [r for r in read_manifest() if r["sha"] in cache]
     missing = len(read_manifest()) - len(rows)
@@ -836,16 +880,19 @@ def write_swift(log_weights, temperature, class_temperature, count, naming_thres
 F32_FIT = "int8 with the float32 fit"
 
 
-def compare(dest, tta=None):
+def compare(dest, tta=None, model="lite0"):
     """int8 against float32 on the five folds by source (each precision fitted on its own logits)
     and on the random split: coarse accuracy, confident (>= 0.7) and right, and every photo whose
     best class, or whose calibrated category, differs between the two; and int8's logits judged
     by float32's fit (the calibration int8 had before it got its own), with how many photos that
-    moves."""
+    moves. With a larger `model`, its float32 logits take int8's place (no cross fit)."""
     import numpy as np
     cats = class_categories()
     matrix = class_mass_matrix(cats)
-    caches = {p: averaged(json.load(open(logits_path(dest, p))), tta) for p in ("float32", "int8")}
+    other = "int8" if model == "lite0" else model
+    caches = {"float32": averaged(json.load(open(logits_path(dest, "float32"))), tta),
+              other: averaged(json.load(open(logits_path(dest, "float32" if model != "lite0" else "int8",
+                                                         model=model))), tta)}
     every = [r for r in read_manifest() if r["expected"] != "scene" and all(r["sha"] in c for c in caches.values())]
     subject = fitting_rows(every)
     plain = [r for r in every if r["split"] == PLAIN]
@@ -874,31 +921,34 @@ def compare(dest, tta=None):
         if not rows:
             continue
         print(f"{title}:")
-        for precision in ("float32", "int8", F32_FIT):
+        for precision in ("float32", other) + ((F32_FIT,) if other == "int8" else ()):
             out = [(r, *decided[(precision, split, r["sha"])]) for r in rows]
             right = sum(c == r["expected"] for r, c, _ in out)
             confident = [c == r["expected"] for r, c, p in out if p >= 0.7]
             print(f"  {precision}: coarse {right}/{len(out)} = {right / len(out):.3f}; confident and right "
                   f"{sum(confident)}/{len(confident)} = {np.mean(confident):.3f}")
-        moved = [(r, decided[("float32", split, r["sha"])], decided[("int8", split, r["sha"])]) for r in rows
-                 if decided[("float32", split, r["sha"])][0] != decided[("int8", split, r["sha"])][0]]
-        with_f32_fit = sum(decided[("float32", split, r["sha"])][0] != decided[(F32_FIT, split, r["sha"])][0]
-                           for r in rows)
-        print(f"  calibrated category differs on {len(moved)} photos ({with_f32_fit} with the float32 fit):")
+        moved = [(r, decided[("float32", split, r["sha"])], decided[(other, split, r["sha"])]) for r in rows
+                 if decided[("float32", split, r["sha"])][0] != decided[(other, split, r["sha"])][0]]
+        if other == "int8":
+            with_f32_fit = sum(decided[("float32", split, r["sha"])][0] != decided[(F32_FIT, split, r["sha"])][0]
+                               for r in rows)
+            print(f"  calibrated category differs on {len(moved)} photos ({with_f32_fit} with the float32 fit):")
+        else:
+            print(f"  calibrated category differs on {len(moved)} photos:")
         for r, a, b in moved:
             print(f"    {r['source'].split('=')[0]} {r['path'].rsplit('/', 1)[-1]} ({r['expected']}): "
-                  f"float32 {a[0]} {a[1]:.2f}, int8 {b[0]} {b[1]:.2f}")
+                  f"float32 {a[0]} {a[1]:.2f}, {other} {b[0]} {b[1]:.2f}")
     best = lambda p, r: int(np.argmax(caches[p][r["sha"]]["logits"]))
     labels = label_names()
     every = [r for r in read_manifest() if all(r["sha"] in c for c in caches.values())]
     for rows, title in ((fitting_rows(every), "best class"), ([r for r in every if r["split"] == PLAIN],
                                                               "best class, plain backgrounds")):
-        same = sum(best("float32", r) == best("int8", r) for r in rows)
-        moved = [r for r in rows if cats[best("float32", r)] != cats[best("int8", r)]]
+        same = sum(best("float32", r) == best(other, r) for r in rows)
+        moved = [r for r in rows if cats[best("float32", r)] != cats[best(other, r)]]
         print(f"{title}: the same on {same}/{len(rows)} photos; in another category on {len(moved)}")
         for r in moved:
             print(f"    {r['source'].split('=')[0]} {r['path'].rsplit('/', 1)[-1]}: {labels[best('float32', r)]} "
-                  f"({cats[best('float32', r)]}) -> {labels[best('int8', r)]} ({cats[best('int8', r)]})")
+                  f"({cats[best('float32', r)]}) -> {labels[best(other, r)]} ({cats[best(other, r)]})")
 
 
 def main():
@@ -911,13 +961,26 @@ def main():
     parser.add_argument("--tta", choices=sorted(TTA),
                         help="report, compare: average each photo's logits over these views (never written)")
     parser.add_argument("--binary", help="a built ClassifierBench for `logits --precision int8` (else built here)")
+    parser.add_argument("--model", choices=sorted(MODELS), default="lite0",
+                        help="logits, report, compare: a larger EfficientNet-Lite in float32 (ONNX; never written)")
+    parser.add_argument("--fit-start-temperature", type=float, metavar="T",
+                        help="report, compare: start each fit's temperature search at T instead of 1 "
+                             "(FIT_START_TEMPERATURE; measured only, never written)")
     args = parser.parse_args()
+    if args.fit_start_temperature is not None:
+        if args.write or not args.fit_start_temperature > 0:
+            raise SystemExit("--fit-start-temperature takes a positive T and is measured only (no --write)")
+        global FIT_START_TEMPERATURE
+        FIT_START_TEMPERATURE = args.fit_start_temperature
     if os.path.abspath(args.dest).startswith(ROOT + os.sep):
         raise SystemExit("keep the photos outside the repository")
+    if args.model != "lite0" and (args.precision != "float32" or args.write
+                                  or args.command in ("fixtures", "cross-validate")):
+        raise SystemExit(f"--model {args.model} is measured only: float32, logits, report and compare, no --write")
     {"fetch": lambda: fetch(args.dest),
-     "logits": lambda: logits(args.dest) if args.precision == "float32" else swift_logits(args.dest, args.precision, args.binary),
-     "report": lambda: report(args.dest, args.write and not args.tta, args.precision, args.tta),
-     "compare": lambda: compare(args.dest, args.tta),
+     "logits": lambda: logits(args.dest, args.model) if args.precision == "float32" else swift_logits(args.dest, args.precision, args.binary),
+     "report": lambda: report(args.dest, args.write and not args.tta, args.precision, args.tta, args.model),
+     "compare": lambda: compare(args.dest, args.tta, args.model),
      "fixtures": lambda: fixtures(args.dest, args.precision),
      "cross-validate": lambda: cross_validate(args.dest)}[args.command]()
 

@@ -24,8 +24,10 @@ RESOURCES = os.path.join(ROOT, "Sources", "DexImaging", "Classifier", "Classifie
 INPUT_SIZE = 224
 
 
-def load_model(resources=RESOURCES):
-    with open(os.path.join(resources, "EfficientNetLite0.json")) as f:
+def load_model(resources=RESOURCES, stem="EfficientNetLite0"):
+    """The manifest and float32 tensors of `stem`.json and its weights (Lite1 and Lite2, from
+    Scripts/classifier-convert.py --model, have the same format)."""
+    with open(os.path.join(resources, stem + ".json")) as f:
         manifest = json.load(f)
     with open(os.path.join(resources, manifest["weights"]["file"]), "rb") as f:
         blob = f.read()
@@ -74,17 +76,19 @@ def resample_weights(in_size, out_size):
     return m
 
 
-def crop_box(width, height):
-    side = max(1, int(round(min(width, height) * INPUT_SIZE / 256)))
+def crop_box(width, height, size=INPUT_SIZE):
+    """The centre square the network sees: size / (size + 32) of the short side (224 of 256 for
+    Lite0; Lite1's 240 and Lite2's 260 likewise, their checkpoints' evaluation crop)."""
+    side = max(1, int(round(min(width, height) * size / (size + 32))))
     return (width - side) // 2, (height - side) // 2, side
 
 
-def preprocess(rgb):
-    """HxWx3 uint8 -> 224x224x3 float (normalised network input)."""
+def preprocess(rgb, size=INPUT_SIZE):
+    """HxWx3 uint8 -> size x size x 3 float (normalised network input; 224 for Lite0)."""
     h, w, _ = rgb.shape
-    x0, y0, side = crop_box(w, h)
+    x0, y0, side = crop_box(w, h, size)
     crop = rgb[y0:y0 + side, x0:x0 + side].astype(np.float64)
-    m = resample_weights(side, INPUT_SIZE)
+    m = resample_weights(side, size)
     rows = np.einsum("oi,iwc->owc", m, crop)       # vertical pass
     out = np.einsum("oi,hic->hoc", m, rows)       # horizontal pass
     return ((out - 127.0) / 128.0).astype(np.float32)
@@ -123,7 +127,7 @@ def relu6(x):
 
 
 def forward(model, x):
-    """x: 224x224x3 normalised float -> 1000 logits (float64)."""
+    """x: 224x224x3 (the model's input size) normalised float -> 1000 logits (float64)."""
     manifest, t = model
     x = relu6(conv2d(x.astype(np.float64), t["stem.weight"], t["stem.bias"], 2))
     for i, block in enumerate(manifest["architecture"]["blocks"]):

@@ -46,14 +46,16 @@ def reference_module():
     return module
 
 
-def export_onnx(path):
-    """Writes the converted weights as an NCHW ONNX graph with static TF-SAME pads."""
+def export_onnx(path, resources=None, stem="EfficientNetLite0"):
+    """Writes the converted weights (the package's Lite0 unless `resources` names a folder of
+    Scripts/classifier-convert.py --model output) as an NCHW ONNX graph with static TF-SAME pads."""
     import numpy as np
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     ref = reference_module()
-    manifest, t = ref.load_model()
+    manifest, t = ref.load_model(resources or ref.RESOURCES, stem)
+    input_size = manifest["preprocessing"]["inputSize"]
     nodes, inits = [], []
     counter = [0]
 
@@ -82,7 +84,7 @@ def export_onnx(path):
     lo, hi = "zero", "six"
     inits.append(numpy_helper.from_array(np.array(0, dtype=np.float32), lo))
     inits.append(numpy_helper.from_array(np.array(6, dtype=np.float32), hi))
-    x, size = conv("input", t["stem.weight"].transpose(3, 2, 0, 1), t["stem.bias"], 2, 224)
+    x, size = conv("input", t["stem.weight"].transpose(3, 2, 0, 1), t["stem.bias"], 2, input_size)
     for i, block in enumerate(manifest["architecture"]["blocks"]):
         inp = x
         if block["expand"] != 1:
@@ -102,8 +104,8 @@ def export_onnx(path):
     nodes.append(helper.make_node("Gemm", ["flat", init(t["classifier.weight"], "fc_w"),
                                            init(t["classifier.bias"], "fc_b")], ["logits"]))
     graph = helper.make_graph(
-        nodes, "efficientnet_lite0",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 224, 224])],
+        nodes, manifest["model"].replace("-", "_"),
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, input_size, input_size])],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 1000])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
