@@ -5,7 +5,7 @@
 # Usage: Benchmarks/DexCloud/run.sh   (builds under the shared lock, runs under nice)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-flock /tmp/dexkit-swift.lock swift build -c release --package-path "$ROOT/Benchmarks" \
+flock /tmp/dexkit-build.lock swift build -c release --package-path "$ROOT/Benchmarks" \
   --product DexCloudBench >/dev/null
 BIN="$ROOT/Benchmarks/.build/release/DexCloudBench"
 

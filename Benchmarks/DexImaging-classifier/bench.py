@@ -285,7 +285,7 @@ def main():
     if args.swift_flags:
         build += ["--scratch-path", os.path.join(package, ".build-flags")]
     if not args.skip_build:
-        subprocess.run(["flock", "/tmp/dexkit-swift.lock"] + build, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["flock", "/tmp/dexkit-build.lock"] + build, check=True, stdout=subprocess.DEVNULL)
     binary = subprocess.run(build + ["--show-bin-path"], check=True, capture_output=True,
                             text=True).stdout.strip()
     binary = os.path.join(binary, "ClassifierBench")

@@ -16,7 +16,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 CACHE="${DEX_IMAGING_BENCH_CACHE:-/tmp/dex-imaging-bench}/formats"
 mkdir -p "$CACHE/photos" "$CACHE/work"
-flock /tmp/dexkit-swift.lock swift build -c release --package-path "$ROOT/Benchmarks" \
+flock /tmp/dexkit-build.lock swift build -c release --package-path "$ROOT/Benchmarks" \
   --product DexImagingBenchmark
 (
   cd "$CACHE"

@@ -7,7 +7,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 CACHE="${DEX_IMAGING_BENCH_CACHE:-/tmp/dex-imaging-bench}"
-flock /tmp/dexkit-swift.lock swift build -c release --package-path "$ROOT/Benchmarks" \
+flock /tmp/dexkit-build.lock swift build -c release --package-path "$ROOT/Benchmarks" \
   --product DexImagingBenchmark
 "$ROOT/Benchmarks/DexImaging/fetch-photos.sh" "$CACHE"
 nice -n 10 python3 "$ROOT/Benchmarks/DexImaging/bench.py" "$CACHE/photos" \

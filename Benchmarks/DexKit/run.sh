@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=Benchmarks/.build/release/dex-scan-benchmark
 runs="${2:-30}"
-flock /tmp/dexkit-swift.lock swift build -c release --package-path Benchmarks \
+flock /tmp/dexkit-build.lock swift build -c release --package-path Benchmarks \
   --product dex-scan-benchmark
 if [ -n "${1:-}" ]; then
   echo "photo: $1"

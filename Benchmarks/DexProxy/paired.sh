@@ -16,7 +16,7 @@ BASELINE=${1:?usage: paired.sh BASELINE_BINARY [rounds] [requests]}
 ROUNDS=${2:-4}
 REQUESTS=${3:-10000}
 [[ -x "$BASELINE" ]] || { echo "paired.sh: $BASELINE is not an executable" >&2; exit 64; }
-flock /tmp/dexkit-swift.lock swift build -c release --package-path "$ROOT/Benchmarks" \
+flock /tmp/dexkit-build.lock swift build -c release --package-path "$ROOT/Benchmarks" \
   --product dex-proxy-load >/dev/null
 CURRENT="$ROOT/Benchmarks/.build/release/dex-proxy-load"
 unset DEX_BENCH_POSTGRES_URL

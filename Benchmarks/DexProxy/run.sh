@@ -10,7 +10,7 @@
 #        DEX_BENCH_NO_POSTGRES=1 skips the PostgreSQL run.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-flock /tmp/dexkit-swift.lock swift build -c release --package-path "$ROOT/Benchmarks" \
+flock /tmp/dexkit-build.lock swift build -c release --package-path "$ROOT/Benchmarks" \
   --product dex-proxy-load >/dev/null
 BIN="$ROOT/Benchmarks/.build/release/dex-proxy-load"
 

@@ -5,7 +5,7 @@
 # driver's own peak. The build takes the shared Swift lock; the run is niced.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-flock /tmp/dexkit-swift.lock swift build -c release --package-path Benchmarks \
+flock /tmp/dexkit-build.lock swift build -c release --package-path Benchmarks \
   --product dex-storage-bench
 BIN=Benchmarks/.build/release/dex-storage-bench
 if [ -x /usr/bin/time ]; then

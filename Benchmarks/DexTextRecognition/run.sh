@@ -9,9 +9,9 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 WORK="${DEX_TEXT_BENCH_WORK:-/tmp/dex-text-bench}"
-flock /tmp/dexkit-swift.lock swift build -c release --package-path "$ROOT/Benchmarks" \
+flock /tmp/dexkit-build.lock swift build -c release --package-path "$ROOT/Benchmarks" \
   --product dex-text-bench
 BIN="$(swift build -c release --package-path "$ROOT/Benchmarks" --show-bin-path)"
 # Timing under the shared lock, so that no Swift build competes for the two cores.
-flock /tmp/dexkit-swift.lock nice -n 10 /usr/bin/python3 "$ROOT/Benchmarks/DexTextRecognition/bench.py" \
+flock /tmp/dexkit-build.lock nice -n 10 /usr/bin/python3 "$ROOT/Benchmarks/DexTextRecognition/bench.py" \
   "$BIN/dex-text-bench" "$WORK" "${DEX_TEXT_BENCH_PAIRS:-7}"

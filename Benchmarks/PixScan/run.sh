@@ -17,12 +17,12 @@ COUNT=${2:-200}
 AHEAD=${3:-3}
 # pixscan with the workers it decodes and probes language data in, built beside it.
 for product in pixscan dex-decode-worker dex-traineddata-probe; do
-  flock /tmp/dexkit-swift.lock swift build -c release --package-path "$ROOT/Examples" \
+  flock /tmp/dexkit-build.lock swift build -c release --package-path "$ROOT/Examples" \
     --scratch-path "$ROOT/.build" --product "$product" >/dev/null
 done
 BIN="$ROOT/.build/release/pixscan"
 # The measurement holds the machine's build lock too, so no build runs beside it.
-exec 9>/tmp/dexkit-swift.lock
+exec 9>/tmp/dexkit-build.lock
 flock 9
 
 work=$(mktemp -d)
