@@ -27,6 +27,8 @@ let postgres: Target.Dependency = .product(name: "PostgresNIO", package: "postgr
 let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
 let lifecycle: Target.Dependency = .product(
   name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let unixSignals: Target.Dependency = .product(
+  name: "UnixSignals", package: "swift-service-lifecycle")
 let metrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
 let metricsTestKit: Target.Dependency = .product(name: "MetricsTestKit", package: "swift-metrics")
 let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
@@ -90,7 +92,9 @@ let package = Package(
     // request log and metrics before the guards and routes, services, the start-up line).
     .target(
       name: "HTTPSupport",
-      dependencies: [hummingbird, logging, metrics, lifecycle, nioCore, nioHTTPTypes, nioLocks],
+      dependencies: [
+        hummingbird, logging, metrics, lifecycle, unixSignals, nioCore, nioHTTPTypes, nioLocks,
+      ],
       path: "HTTPSupport/Sources/HTTPSupport"),
 
     // MARK: The reference backend
@@ -104,7 +108,7 @@ let package = Package(
       ],
       path: "DexProxy/Sources/DexProxy"),
     .executableTarget(
-      name: "dex-proxy", dependencies: ["DexProxy", logging, hummingbird],
+      name: "dex-proxy", dependencies: ["DexProxy", "HTTPSupport", logging, hummingbird],
       path: "DexProxy/Sources/dex-proxy"),
     .target(
       name: "DexProxyTesting",
@@ -128,8 +132,8 @@ let package = Package(
     .executableTarget(
       name: "pixscan",
       dependencies: [
-        "PixScanCore", "DexTerminal", sdk("DexImaging"), sdk("DexTextRecognition"),
-        argumentParser, logging,
+        "PixScanCore", "DexTerminal", "HTTPSupport", sdk("DexImaging"),
+        sdk("DexTextRecognition"), argumentParser, logging,
       ],
       path: "PixScan/Sources/pixscan"),
 

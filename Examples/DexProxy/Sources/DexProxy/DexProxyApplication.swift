@@ -8,7 +8,8 @@ import ServiceLifecycle
 /// Builds the `dex-proxy` Hummingbird application: `POST /auth_token`, `POST /vision`,
 /// `GET /health` and (when configured) `GET /metrics`, wired to DexCloud's verifier and issuer and to an OpenAI-compatible upstream.
 ///
-/// Run the result with `runService()`, which also stops it gracefully on SIGTERM or SIGINT.
+/// Run the result with `ServerSetup.run(_:gracePeriod:)` (HTTPSupport), which stops it gracefully
+/// on SIGTERM or SIGINT, cancelling requests still open after the grace period.
 @available(macOS 14, iOS 17, tvOS 17, *)
 public enum DexProxyApplication {
   /// Creates the application.

@@ -1,5 +1,6 @@
 import DexProxy
 import Foundation
+import HTTPSupport
 import Hummingbird
 import Logging
 
@@ -32,7 +33,8 @@ guard #available(macOS 14, iOS 17, tvOS 17, *) else {
   exit(69)
 }
 do {
-  try await DexProxyApplication.make(configuration: configuration, logger: logger).runService()
+  try await ServerSetup.run(
+    DexProxyApplication.make(configuration: configuration, logger: logger))
 } catch {
   logger.critical("dex-proxy stopped", metadata: ["error": "\(type(of: error))"])
   exit(1)

@@ -10,8 +10,8 @@ import ServiceLifecycle
 /// It exists so that a defence or a log applied to one server is applied to both, and so that
 /// the order (log, then guards, then routes) is not left to each server to get right: the
 /// router is made here, with ``RequestLogMiddleware`` and the guards added before any route, so
-/// that no route (nor a 404) escapes them. Run the application with `runService()`, which stops
-/// it gracefully on SIGTERM or SIGINT, finishing requests in flight and then the services.
+/// that no route (nor a 404) escapes them. Run the application with ``run(_:gracePeriod:)``, which stops
+/// it gracefully on SIGTERM or SIGINT, giving requests in flight ``gracePeriod`` to finish.
 public enum ServerSetup {
   /// The router: `requestLog` outermost, then `middlewares` in order, then the routes that
   /// `routes` adds (Hummingbird applies a middleware only to routes added after it).

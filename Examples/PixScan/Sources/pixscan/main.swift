@@ -5,6 +5,7 @@ import DexImaging
 import DexTerminal
 import DexTextRecognition
 import Foundation
+import HTTPSupport
 import Hummingbird
 import Logging
 import PixScanCore
@@ -63,7 +64,7 @@ struct PixScan: AsyncParsableCommand {
       let url = "http://\(PixScanServer.host):\(port)/#token=\(token.value)"
       FileHandle.standardOutput.write(Data("PixScan: \(url)\n".utf8))
     }
-    try await app.runService()
+    try await ServerSetup.run(app)
   }
 
   /// The text recognizer for the up and down swipes: Tesseract 5 through DexTextRecognition.
