@@ -113,7 +113,8 @@ let package = Package(
     .target(
       name: "DexProxyTesting",
       dependencies: [
-        "DexProxy", sdk("DexCloud"), logging, hummingbird, httpTypes, nioLocks, lifecycle,
+        "DexProxy", sdk("DexCloud"), sdk("DexCloudServer"), logging, hummingbird, httpTypes,
+        nioLocks, lifecycle,
       ],
       path: "DexProxy/Sources/DexProxyTesting"),
 

@@ -104,13 +104,8 @@ guard let bootstrapKey = SigningSecret("benchmark-bootstrap-key-5d0c2a"),
   let serverKey = ServerKey(id: "k1", secret: serverSecret),
   let upstreamURL = URL(string: "http://127.0.0.1:\(upstream.port)/v1/")
 else { fatalError("benchmark secrets") }
-let configuration = ProxyConfiguration(
-  bootstrapKeys: [bootstrapKey], keyring: ServerKeyring(current: serverKey),
-  upstream: UpstreamConfiguration(
-    baseURL: upstreamURL, model: "stub", apiKey: APIKey("sk-benchmark-stub")),
-  host: "127.0.0.1", port: 0, maximumBodyBytes: 8 << 20,
-  rateLimit: RateLimit(burst: 10_000, refillPerSecond: 10_000),
-  dailyQuota: nil, addressDailyQuota: nil, dailyBudget: nil)
+let configuration = ProxyConfiguration.unthrottled(
+  bootstrapKey: bootstrapKey, serverKey: serverKey, upstreamURL: upstreamURL)
 let proxy = try await LoopbackServer.startProxy(configuration, logger: quiet)
 guard let proxyURL = URL(string: "http://127.0.0.1:\(proxy.port)") else { fatalError("proxy URL") }
 let client = ApiClient(

@@ -38,14 +38,8 @@ struct LoopbackBackend: Sendable {
       await upstream.stop()
       throw StartFailed()
     }
-    let configuration = ProxyConfiguration(
-      bootstrapKeys: [bootstrapKey], keyring: ServerKeyring(current: serverKey),
-      upstream: UpstreamConfiguration(
-        baseURL: upstreamURL, model: "stub", apiKey: APIKey("sk-benchmark-stub")),
-      host: "127.0.0.1", port: 0, maximumBodyBytes: 8 << 20,
-      rateLimit: RateLimit(burst: 10_000, refillPerSecond: 10_000),
-      // The budgets are not what is measured: off (a run makes thousands of calls).
-      dailyQuota: nil, addressDailyQuota: nil, dailyBudget: nil)
+    let configuration = ProxyConfiguration.unthrottled(
+      bootstrapKey: bootstrapKey, serverKey: serverKey, upstreamURL: upstreamURL)
     let proxy: LoopbackServer.Running
     do {
       proxy = try await LoopbackServer.startProxy(configuration, logger: quiet)

@@ -20,10 +20,7 @@ extension ChatCompletionsClient {
     } catch {
       throw upstreamError(error)
     }
-    guard (200..<300).contains(response.statusCode) else {
-      logger.warning("Upstream refused", metadata: ["status": "\(response.statusCode)"])
-      throw response.statusCode == 429 ? .rateLimited : .status(response.statusCode)
-    }
+    try refuseUnlessSuccessful(response.statusCode)
     let isEvents =
       response.value(forHeader: "content-type")?.lowercased().hasPrefix("text/event-stream")
       ?? false

@@ -49,10 +49,7 @@ public struct ChatCompletionsClient: Sendable {
     } catch {
       throw upstreamError(error)
     }
-    guard (200..<300).contains(response.statusCode) else {
-      logger.warning("Upstream refused", metadata: ["status": "\(response.statusCode)"])
-      throw response.statusCode == 429 ? .rateLimited : .status(response.statusCode)
-    }
+    try refuseUnlessSuccessful(response.statusCode)
     guard let decoded = try? JSONDecoder().decode(ChatCompletionResponse.self, from: response.body),
       let message = decoded.choices.first?.message,
       let content = message.content.flatMap({ $0.isEmpty ? nil : $0 }) ?? message.refusal
@@ -61,6 +58,15 @@ public struct ChatCompletionsClient: Sendable {
       throw .invalidResponse
     }
     return VisionResponse(role: message.role ?? "assistant", content: content)
+  }
+
+  /// Throws the error an upstream's non-2xx status means (429: ``UpstreamError/rateLimited``),
+  /// logged with the status alone, so that whole and streamed replies refuse alike.
+  func refuseUnlessSuccessful(_ statusCode: Int) throws(UpstreamError) {
+    guard (200..<300).contains(statusCode) else {
+      logger.warning("Upstream refused", metadata: ["status": "\(statusCode)"])
+      throw statusCode == 429 ? .rateLimited : .status(statusCode)
+    }
   }
 
   /// The signed-for-upstream request: `stream: true` asks for Server-Sent Events.
