@@ -7,11 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEXKIT_PACKAGE_GROUPS=demo source Scripts/bootstrap.sh
-swift build --package-path Examples --product dex
+bash Scripts/swift-build.sh --package-path Examples --product dex
 # dex decodes photos in dex-decode-worker processes (and test-loads Tesseract's language data in
 # dex-traineddata-probe): both are DexKit's executables, built beside dex.
-swift build --package-path Examples --product dex-decode-worker
-swift build --package-path Examples --product dex-traineddata-probe
+bash Scripts/swift-build.sh --package-path Examples --product dex-decode-worker
+bash Scripts/swift-build.sh --package-path Examples --product dex-traineddata-probe
 dex="$(swift build --package-path Examples --show-bin-path)/dex"
 "$dex" scan --sample "$@"
 "$dex" list --limit 10

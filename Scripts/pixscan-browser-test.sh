@@ -16,7 +16,7 @@
 # summary), then
 # where the screenshots are.
 # Usage: Scripts/pixscan-browser-test.sh   (DEX_TEST_SCRATCH: the scratch folder, default .build)
-# Builds with `swift build` without the machine's build lock: run the script under it.
+# Builds (Scripts/swift-build.sh) without the machine's build lock: run the script under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -38,7 +38,8 @@ scratch="$(realpath -m "${DEX_TEST_SCRATCH:-.build}")"
 # pixscan decodes in dex-decode-worker processes and test-loads language data in
 # dex-traineddata-probe: DexKit's executables, built beside it.
 for product in pixscan dex-decode-worker dex-traineddata-probe; do
-  swift build --package-path Examples --scratch-path "$scratch" --product "$product" >/dev/null
+  bash Scripts/swift-build.sh --package-path Examples --scratch-path "$scratch" --product "$product" \
+    >/dev/null
 done
 bin="$scratch/debug/pixscan"
 

@@ -9,14 +9,18 @@
 # Every package runs even when an earlier one fails; the last line sums them up.
 # Both build into one scratch folder ($DEX_TEST_SCRATCH, default .build): the SDK, swift-crypto,
 # GRDB and the other shared dependencies are compiled once, not once per package (the compile
-# commands are the same, so the build system finds them up to date). The benchmarks are not
+# commands are the same, so the build system finds them up to date; every build goes through
+# Scripts/swift-build.sh, which keeps SwiftPM's trait flags in one order). The benchmarks are not
 # built here: they run no test (.ci/run builds them before this script).
+# Each step prints its wall time, and the last lines the time of the whole run.
 # Extra arguments go to every `swift test` (for example `--filter DexScanner`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+run_started=$SECONDS
 source Scripts/bootstrap.sh
 bash Scripts/lint.sh
 bash Scripts/check-host-dependencies.sh
+echo "== set-up, lint and host dependencies: $((SECONDS - run_started)) s"
 
 logs="$(mktemp -d)"
 trap 'rm -rf "$logs"' EXIT
@@ -35,7 +39,7 @@ run_package() {  # $1: package path
   local name="${1//\//-}" started=$SECONDS
   if [ "$name" = . ]; then name=root; fi
   echo "== $1: build"
-  if ! swift build --package-path "$1" --scratch-path "$scratch" --build-tests; then
+  if ! bash Scripts/swift-build.sh --package-path "$1" --scratch-path "$scratch" --build-tests; then
     failed_packages+=("$1 (build)")
     return
   fi
@@ -50,15 +54,19 @@ run_package . "$@"
 # with DexKit's default traits off: it builds in the trait-less scratch folder .ci/run's
 # `swift test --disable-default-traits` uses, not in the one shared with the default build.
 echo "== host package with DexKitTesting"
+started=$SECONDS
 DEX_HOST_TESTING_SCRATCH="${scratch}-portable" bash Scripts/check-host-testing.sh | tee "$logs/host.log" \
   || failed_packages+=("host package")
+echo "== host package: built and tested in $((SECONDS - started)) s"
 run_package Examples "$@"
 # PixScan's page in headless Chromium (Selenium) against the pixscan binary just built. Its
 # checks are not Swift Testing tests: its own `pixscan-browser: N passed, M failed` line (the
 # desktop and the phone profile together; its per-profile line is shown beside it) is added to
 # the closing summary below.
 echo "== PixScan in the browser"
+started=$SECONDS
 bash Scripts/pixscan-browser-test.sh 2>&1 | tee "$logs/browser.txt" || failed_packages+=("PixScan browser test")
+echo "== PixScan in the browser: $((SECONDS - started)) s"
 
 # One closing line over all packages, from Swift Testing's own summaries.
 total=$(cat "$logs"/*.log 2>/dev/null | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .*/\1/p' \
@@ -77,6 +85,7 @@ total=$((total + ${browser_passed:-0} + ${browser_failed:-0}))
 failures=$((failures + ${browser_failed:-0}))
 # Checks that did not run are named on the last line too, never left out of it unsaid.
 not_run="${browser_not_run:+ (PixScan browser checks not run)}"
+echo "== whole run: $((SECONDS - run_started)) s"
 if ((${#failed_packages[@]})); then
   echo "Failed: ${failed_packages[*]}" >&2
   echo "DexKit: $((total - failures)) passed, $((failures > 0 ? failures : 1)) failed$not_run"
