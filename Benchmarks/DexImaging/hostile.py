@@ -126,7 +126,8 @@ HEIF_SEEDS = os.path.join(ROOT, "Scripts/fuzz-imaging/heif-seeds")
 
 
 def heif_seed(name):
-    return lambda path: shutil.copyfile(os.path.join(HEIF_SEEDS, name + ".heic"), path)
+    """A seed by file name: `.heic` or `.avif` as its `ftyp` brand says (what the error names)."""
+    return lambda path: shutil.copyfile(os.path.join(HEIF_SEEDS, name), path)
 
 
 def heif_extents_over(path, extents, padding):
@@ -169,19 +170,20 @@ FILES = [
     ("strip-65535x1525.png", lambda p: png(p, 65_535, 1_525, 8, 0, 65_535), "largest strip, accepted"),
     ("text-999-ztxt.png", lambda p: text_bomb(p, 999), "7.4 GB / 46 s before, accepted"),
     # Issue 38: the HEIF box walk's reproducers, with the walk deleted (target < 1 s, < 100 MB).
-    ("heif-self-referencing-iden.heic", heif_seed("self-referencing-iden"), "stack overflow in 1.15"),
-    ("heif-mutual-grids.heic", heif_seed("mutual-grids"), "reference cycle"),
-    ("heif-second-iref.heic", heif_seed("second-iref-hiding-2000-tiles"), "second iref box"),
-    ("heif-box-past-its-parent.heic", heif_seed("box-past-its-parent"), "iref past its parent"),
-    ("heif-32-extents-over-16-MiB.heic", lambda p: heif_extents_over(p, 32, 16 << 20), "1.1 GB before"),
-    ("heif-zero-width-extents-2.heic", heif_seed("zero-width-extents-2-items"), "iloc v0, 0-byte fields"),
-    ("heif-zero-width-extents-1000.heic", heif_seed("zero-width-extents-1000-items"), "4.2 GB under the walk"),
-    ("avif-stream-over-ispe.avif", heif_seed("avif-stream-over-ispe"), "96x60 AV1 under 16x16"),
-    ("heic-stream-over-ispe.heic", heif_seed("heic-stream-over-ispe"), "96x64 HEVC under 16x16"),
-    ("hevc-8000-under-64-infe-v4.heic", heif_seed("hevc-8000-under-64-infe-v4"), "SPS 8000x8000"),
-    ("hevc-30000-under-64-infe-v4.heic", heif_seed("hevc-30000-under-64-infe-v4"), "OOB write in 1.15"),
-    ("hevc-8000-under-64-infe-v3.heic", heif_seed("hevc-8000-under-64-infe-v3"), "SPS 8000x8000, v3"),
-    ("hevc-30000-under-64-infe-v3.heic", heif_seed("hevc-30000-under-64-infe-v3"), "SPS 30000x30000, v3"),
+    # Named by their `ftyp` brand, which the error names: the derived-image ones are AVIF.
+    ("avif-self-referencing-iden.avif", heif_seed("self-referencing-iden.avif"), "stack overflow in 1.15"),
+    ("avif-mutual-grids.avif", heif_seed("mutual-grids.avif"), "reference cycle"),
+    ("avif-second-iref.avif", heif_seed("second-iref-hiding-2000-tiles.avif"), "second iref box"),
+    ("avif-box-past-its-parent.avif", heif_seed("box-past-its-parent.avif"), "iref past its parent"),
+    ("avif-32-extents-over-16-MiB.avif", lambda p: heif_extents_over(p, 32, 16 << 20), "1.1 GB before"),
+    ("heif-zero-width-extents-2.heic", heif_seed("zero-width-extents-2-items.heic"), "iloc v0, 0-byte fields"),
+    ("heif-zero-width-extents-1000.heic", heif_seed("zero-width-extents-1000-items.heic"), "4.2 GB under the walk"),
+    ("avif-stream-over-ispe.avif", heif_seed("avif-stream-over-ispe.avif"), "96x60 AV1 under 16x16"),
+    ("heic-stream-over-ispe.heic", heif_seed("heic-stream-over-ispe.heic"), "96x64 HEVC under 16x16"),
+    ("hevc-8000-under-64-infe-v4.heic", heif_seed("hevc-8000-under-64-infe-v4.heic"), "SPS 8000x8000"),
+    ("hevc-30000-under-64-infe-v4.heic", heif_seed("hevc-30000-under-64-infe-v4.heic"), "OOB write in 1.15"),
+    ("hevc-8000-under-64-infe-v3.heic", heif_seed("hevc-8000-under-64-infe-v3.heic"), "SPS 8000x8000, v3"),
+    ("hevc-30000-under-64-infe-v3.heic", heif_seed("hevc-30000-under-64-infe-v3.heic"), "SPS 30000x30000, v3"),
 ]
 
 

@@ -8,7 +8,16 @@
 // Nothing here reads the file's bytes: libheif assembles each item's stream (its decoder
 // configuration and data) and hands it to this plugin, chosen by name, exactly as it would hand
 // it to the real decoder; libde265 and dav1d parse it, and their picture allocators, which run
-// before any picture or per-block buffer exists, report the size and refuse to allocate.
+// before any picture exists, report the size and refuse to allocate.
+//
+// One exception in order, not in language: libde265 builds its per-PPS tables from the SPS's
+// size (CtbAddrRStoTS, MinTbAddrZS...: 4 bytes per 4x4 block) when the PPS arrives, before it
+// asks for a picture, and reports the size to no one earlier (libde265 1.0.11 has no parameter
+// for it; libheif 1.19 does not read the SPS when decoding). Reproducer:
+// hevc-30000-under-64-infe-v3.heic (HEIFReproducerTests), refused by the allocator at 250 MiB
+// peak. So an HEVC stream goes first to the SPS reader Swift installs (HEVCSequenceParameterSet,
+// bounds-checked, reading only the SPS's sizes), and an SPS larger than the item is refused
+// before libde265 sees the stream; libde265 remains the check of everything else.
 #if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
 #include <errno.h>
@@ -19,13 +28,20 @@
 #include <string.h>
 
 #include <libheif/heif.h>
+
+#include "CDexImageShim.h"
+
+// Installed once by Swift (HEIFDecoding), read by every probe: atomic, no lock.
+static _Atomic(dex_hevc_sps_reader) sps_reader;
+
+void dex_heif_set_hevc_sps_reader(dex_hevc_sps_reader reader) { atomic_store(&sps_reader, reader); }
+
 #if LIBHEIF_HAVE_VERSION(1, 19, 0)
 #include <dav1d/dav1d.h>
 #include <libde265/de265.h>
 #include <libheif/heif_items.h>
 #include <libheif/heif_plugin.h>
 
-#include "CDexImageShim.h"
 #include "heif_probe.h"
 
 #define PROBE_NAME "dexkit-size-probe"
@@ -37,7 +53,7 @@ typedef struct {
 
 // The picture size the decoder asked to allocate (0 x 0 when it never got that far).
 typedef struct {
-  int width, height;
+  int64_t width, height;
 } probe_size;
 
 // The plugin sees only bytes, so the item being probed is described here. libheif 1.19 runs the
@@ -50,7 +66,8 @@ typedef struct {
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 static int measuring_av1;
 static unsigned largest_frame;  // pixels: dav1d refuses larger frame headers
-static atomic_int measured_width, measured_height;  // the largest picture any decoder asked for
+static int64_t item_width_bound, item_height_bound;  // the largest picture the item may declare
+static atomic_llong measured_width, measured_height;  // the largest picture any decoder asked for
 
 static const char *probe_plugin_name(void) { return PROBE_NAME; }
 
@@ -164,9 +181,19 @@ static struct heif_error probe_decode(void *decoder, struct heif_image **image) 
   // An empty stream (libheif pushes an item without data as NULL, 0) measures nothing and is
   // refused by the caller (found by the fuzzer: heif-seeds/fuzz-empty-item-pushed-to-probe.heic).
   if (stream->size > 0 && measuring_av1) measure_av1(stream, &measured);
-  if (stream->size > 0 && !measuring_av1) measure_hevc(stream, &measured);
+  if (stream->size > 0 && !measuring_av1) {
+    // An SPS larger than the item is refused before libde265 builds tables of its size.
+    const dex_hevc_sps_reader read_sps = atomic_load(&sps_reader);
+    uint64_t width = 0, height = 0;
+    if (read_sps && read_sps(stream->data, stream->size, &width, &height) &&
+        (width > (uint64_t)item_width_bound || height > (uint64_t)item_height_bound))
+      measured = (probe_size){width > INT64_MAX ? INT64_MAX : (int64_t)width,
+                              height > INT64_MAX ? INT64_MAX : (int64_t)height};
+    else
+      measure_hevc(stream, &measured);
+  }
   if (measured.width > 0 && measured.height > 0) {
-    int width = atomic_load(&measured_width), height = atomic_load(&measured_height);
+    long long width = atomic_load(&measured_width), height = atomic_load(&measured_height);
     while (measured.width > width && !atomic_compare_exchange_weak(&measured_width, &width,
                                                                    measured.width)) {
     }
@@ -271,6 +298,7 @@ int32_t dex_heif_probe_streams(struct heif_context *context, uint32_t max_items,
     const int64_t largest = bound_width > 0 && bound_height > 0 ? bound_width * bound_height : 1;
     pthread_mutex_lock(&probe_lock);
     measuring_av1 = type == heif_fourcc('a', 'v', '0', '1');
+    item_width_bound = bound_width, item_height_bound = bound_height;
     largest_frame = largest > UINT32_MAX ? UINT32_MAX : (unsigned)largest;
     atomic_store(&measured_width, 0);
     atomic_store(&measured_height, 0);
@@ -291,9 +319,9 @@ int32_t dex_heif_probe_streams(struct heif_context *context, uint32_t max_items,
     } else if (measured.width > bound_width || measured.height > bound_height) {
       snprintf(message, DEX_MESSAGE_CAPACITY,
                "HEIF item %u's coded data declares pictures larger than its image size (ispe): "
-               "%dx%d for %lldx%lld",
-               ids[i], measured.width, measured.height, (long long)bound_width - 64,
-               (long long)bound_height - 64);
+               "%lldx%lld for %lldx%lld",
+               ids[i], (long long)measured.width, (long long)measured.height,
+               (long long)bound_width - 64, (long long)bound_height - 64);
       status = DEX_STATUS_LIBRARY_ERROR;
     }
   }

@@ -46,6 +46,7 @@
       options: DecodingOptions
     ) throws(ImagingError) -> DecodedImage {
       let base = try ShimDecoding.baseAddress(of: bytes)
+      _ = spsReaderInstalled
       guard let decoder = dex_heif_decoder_create() else { throw .outOfMemory }
       defer { dex_heif_decoder_destroy(decoder) }
 
@@ -71,6 +72,20 @@
       return try ShimDecoding.decode(
         HEIFDecoding(decoder: decoder, header: header, format: format), bytes: bytes,
         target: target, options: options)
+    }
+
+    /// The stream-size probe's first look at an HEVC stream, in Swift: the largest picture its
+    /// sequence parameter sets declare (``HEVCSequenceParameterSet``), read before libde265
+    /// builds tables of that size. Installed once per process.
+    private static let spsReaderInstalled: Void = dex_heif_set_hevc_sps_reader {
+      stream, size, width, height in
+      guard let stream, let width, let height,
+        let sps = HEVCSequenceParameterSet.largest(
+          inStream: UnsafeRawBufferPointer(start: stream, count: size))
+      else { return 0 }
+      width.pointee = sps.width
+      height.pointee = sps.height
+      return 1
     }
 
     private static func libraryMessage(_ decoder: OpaquePointer) -> String {

@@ -90,6 +90,27 @@
       }
     }
 
+    /// The format a refusal names is the file's `ftyp` brand, as libheif reads it too
+    /// (`heif_get_file_mime_type`), even where libheif refuses the file before any coded image
+    /// is read: these derived-image files are AVIF (major brand `avif`), and the same bytes
+    /// branded `heic` are HEIF.
+    @Test func aRefusalNamesTheFilesBrand() throws {
+      let avif = Self.derivedImages(kind: "iden", ids: [1], irefs: [[(1, [1])]])
+      var heic = avif
+      let brands = [8, 16].map { avif[$0..<$0 + 4] }
+      #expect(brands.allSatisfy { Array($0) == Array("avif".utf8) }, "major and first brand")
+      for offset in [8, 16] { heic.replaceSubrange(offset..<offset + 4, with: Array("heic".utf8)) }
+      for (file, format) in [(avif, ImageFormat.avif), (heic, .heif)] {
+        guard HEIFCapability.decodes(Data(file)) else { continue }
+        #expect {
+          try downscaler.decodePixels(from: Data(file), target: .fitting(maximumDimension: 64))
+        } throws: { error in
+          guard case ImagingError.corruptData(format, _) = error else { return false }
+          return "\(error)".hasPrefix("The \(format.name) data is corrupt: ")
+        }
+      }
+    }
+
     @Test func anIdentityImageOfItselfIsCorrupt() {
       expectCorrupt(
         Self.derivedImages(kind: "iden", ids: [1], irefs: [[(1, [1])]]), saying: "reference cycle")

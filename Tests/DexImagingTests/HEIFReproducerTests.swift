@@ -62,18 +62,16 @@
     /// `width` x `height`, and its coded data) as the one item of a new file: an `infe` of
     /// version 4 (32-bit item ids, which the walk did not read; libheif 1.19 refuses the
     /// version) or 3 under an `ispe` of 64 x 64. libheif decodes the size the SPS says:
-    /// 30000 x 30000 wrote out of bounds in libheif 1.15.
+    /// 30000 x 30000 wrote out of bounds in libheif 1.15. With `droppingPPS`, the `hvcC` has no
+    /// picture parameter set, so libde265 alone never reaches a picture.
     static func lyingHEVCStream(
       width: Int, height: Int, declaring declared: (width: Int, height: Int) = (64, 64),
-      infeVersion: UInt8 = 4
+      infeVersion: UInt8 = 4, droppingPPS: Bool = false
     ) throws -> [UInt8] {
       let fixture = [UInt8](try resource("heic-8bit.heic", in: "Resources/formats"))
-      let hvcCBody = try #require(FormatsBadInputTests.boxBody("hvcC", in: fixture))
-      let hvcCSize =
-        Int(fixture[hvcCBody - 8]) << 24 | Int(fixture[hvcCBody - 7]) << 16
-        | Int(fixture[hvcCBody - 6]) << 8 | Int(fixture[hvcCBody - 5])
       let hvcC = try HEVCParameterSets.resized(
-        Array(fixture[hvcCBody..<hvcCBody - 8 + hvcCSize]), width: width, height: height)
+        HEVCParameterSets.hvcC(of: fixture), width: width, height: height,
+        droppingPPS: droppingPPS)
       let mdatBody = try #require(FormatsBadInputTests.boxBody("mdat", in: fixture))
       let coded = Array(fixture[mdatBody...])
       let infe = File.fullBox(
@@ -223,9 +221,12 @@
       }
       let url = URL(fileURLWithPath: folder, isDirectory: true)
       try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-      // The 16 MiB one is left out (over the fuzzer's input size; hostile.py builds it).
+      // The 16 MiB one is left out (over the fuzzer's input size; hostile.py builds it). Each
+      // is named by its brand, as its errors name it.
       for (name, bytes) in try Self.reproducers() where bytes.count <= 1 << 20 {
-        try Data(bytes).write(to: url.appendingPathComponent("\(name).heic"))
+        let format = try ImageFormat.sniff(Data(bytes))
+        try Data(bytes).write(
+          to: url.appendingPathComponent("\(name).\(format == .avif ? "avif" : "heic")"))
       }
     }
   }
@@ -271,21 +272,47 @@
       }
     }
 
-    /// `hvcC` body with every SPS NAL unit resized.
-    static func resized(_ hvcC: [UInt8], width: Int, height: Int) throws -> [UInt8] {
-      var out = Array(hvcC[0..<23])
+    /// The body of the first `hvcC` box of `file`.
+    static func hvcC(of file: [UInt8]) throws -> [UInt8] {
+      let body = try #require(FormatsBadInputTests.boxBody("hvcC", in: file))
+      let size = file[body - 8..<body - 4].reduce(0) { $0 << 8 | Int($1) }
+      return Array(file[body..<body - 8 + size])
+    }
+
+    /// The NAL unit arrays of an `hvcC` body: each array's first byte (completeness flag and
+    /// NAL unit type) and its NAL units.
+    static func arrays(ofHvcC hvcC: [UInt8]) -> [(header: UInt8, nals: [[UInt8]])] {
+      var arrays: [(header: UInt8, nals: [[UInt8]])] = []
       var at = 23
       for _ in 0..<Int(hvcC[22]) {
-        let type = hvcC[at] & 0x3F
+        var array = (header: hvcC[at], nals: [[UInt8]]())
         let count = Int(hvcC[at + 1]) << 8 | Int(hvcC[at + 2])
-        out += hvcC[at..<at + 3]
         at += 3
         for _ in 0..<count {
           let length = Int(hvcC[at]) << 8 | Int(hvcC[at + 1])
-          var nal = Array(hvcC[at + 2..<at + 2 + length])
-          if type == 33 { nal = try sps(nal, width: width, height: height) }
-          out += File.bigEndian16(nal.count) + nal
+          array.nals.append(Array(hvcC[at + 2..<at + 2 + length]))
           at += 2 + length
+        }
+        arrays.append(array)
+      }
+      return arrays
+    }
+
+    /// `hvcC` body with every SPS NAL unit resized, and its PPS array left out with
+    /// `droppingPPS`.
+    static func resized(
+      _ hvcC: [UInt8], width: Int, height: Int, droppingPPS: Bool = false
+    )
+      throws -> [UInt8]
+    {
+      let kept = arrays(ofHvcC: hvcC).filter { !droppingPPS || $0.header & 0x3F != 34 }
+      var out = Array(hvcC[0..<22]) + [UInt8(kept.count)]
+      for array in kept {
+        out += [array.header] + File.bigEndian16(array.nals.count)
+        for original in array.nals {
+          let isSPS = array.header & 0x3F == HEVCSequenceParameterSet.nalUnitType
+          let nal = isSPS ? try sps(original, width: width, height: height) : original
+          out += File.bigEndian16(nal.count) + nal
         }
       }
       return out

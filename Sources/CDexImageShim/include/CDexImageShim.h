@@ -196,6 +196,18 @@ int32_t dex_heif_library_supported(char *message);
 int32_t dex_heif_read_header(dex_heif_decoder *decoder, const uint8_t *data, size_t size,
                              const dex_heif_limits *limits, dex_heif_header *header);
 
+/// Reads the picture sizes the HEVC sequence parameter sets in `stream` declare: NAL units, each
+/// after a 4-byte big-endian length, as libheif hands an item's coded stream to a decoder. Sets
+/// the largest width and height of any of them and returns 1, or returns 0 when none is
+/// readable. Written in Swift (HEVCSequenceParameterSet): no hostile byte is parsed in C.
+typedef int32_t (*dex_hevc_sps_reader)(const uint8_t *stream, size_t size, uint64_t *width,
+                                       uint64_t *height);
+
+/// Installs the reader the stream-size probe asks before libde265 sees an HEVC stream: an SPS
+/// declaring more than its item's `ispe` is refused before libde265 builds tables of that size.
+/// Without one, libde265's own measurement is the only check.
+void dex_heif_set_hevc_sps_reader(dex_hevc_sps_reader reader);
+
 /// Copies the primary image's `Exif` block (exif_size bytes, offset prefix included, nothing
 /// parsed) into `buffer`; DEX_STATUS_INVALID_ARGUMENT when `capacity` is smaller than the block.
 int32_t dex_heif_copy_exif(dex_heif_decoder *decoder, uint8_t *buffer, size_t capacity);
