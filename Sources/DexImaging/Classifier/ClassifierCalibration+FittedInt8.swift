@@ -13,20 +13,20 @@ extension ClassifierCalibration {
   /// that runs in int8.
   public static let fittedInt8 = ClassifierCalibration(
     logWeights: [
-      .plant: 164.344291,
-      .animal: -9.002460,
-      .fish: 34.459640,
-      .bird: -21.501614,
-      .insect: -6.291968,
-      .reptile: -32.850774,
+      .plant: 162.144864,
+      .animal: -12.603884,
+      .fish: 34.730646,
+      .bird: -23.698286,
+      .insect: -5.641632,
+      .reptile: -31.048698,
       .mineral: 0.000000,
-      .fungus: -21.952301,
-      .food: -10.082102,
+      .fungus: -20.646384,
+      .food: -9.419929,
       .pokemon: 0.000000,
-      .object: -21.845260,
-      .unknown: -75.277170,
+      .object: -14.067191,
+      .unknown: -79.749510,
     ],
-    temperature: 99.295748,
+    temperature: 99.364624,
     classTemperature: 0.010000,
     namingThreshold: 0.50
   )
