@@ -13,20 +13,20 @@ extension ClassifierCalibration {
   /// that runs in int8.
   public static let fittedInt8 = ClassifierCalibration(
     logWeights: [
-      .plant: 162.144864,
-      .animal: -12.603884,
-      .fish: 34.730646,
-      .bird: -23.698286,
-      .insect: -5.641632,
-      .reptile: -31.048698,
+      .plant: 162.229554,
+      .animal: -12.608492,
+      .fish: 34.757099,
+      .bird: -23.863374,
+      .insect: -5.685970,
+      .reptile: -31.066783,
       .mineral: 0.000000,
-      .fungus: -20.646384,
-      .food: -9.419929,
+      .fungus: -20.713161,
+      .food: -9.397072,
       .pokemon: 0.000000,
-      .object: -14.067191,
-      .unknown: -79.749510,
+      .object: -13.934830,
+      .unknown: -79.717118,
     ],
-    temperature: 99.364624,
+    temperature: 99.419643,
     classTemperature: 0.010000,
     namingThreshold: 0.50
   )

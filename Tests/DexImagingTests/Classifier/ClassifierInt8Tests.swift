@@ -33,7 +33,7 @@ import Testing
       for threads in [1, min(2, OneDNNNetwork.threadLimit)] {
         let kernels = try #require(network.implementations(threads: threads))
         #expect(!kernels.split(separator: ",").contains { $0.hasPrefix("ref") }, "\(kernels)")
-        // int8 layers run on oneDNN's VNNI kernels (the stem and head, f32, on others).
+        // int8 layers run on oneDNN's VNNI kernels (the stem, f32, on others).
         if expected == .int8 { #expect(kernels.contains("_vnni"), "\(kernels)") }
       }
     #endif
