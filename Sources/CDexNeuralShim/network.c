@@ -785,6 +785,24 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
       scales[cout + o] = src_scale * scales[o] / dst_scale;
     }
   }
+  // Bias correction: what the rounded weights add to each output on the calibration photos'
+  // mean input comes off the bias (weights rounded as the s8 reorder rounds them).
+  float *bias = NULL;
+  if (scales && l->input_means) {
+    if (!(bias = malloc((size_t)cout * sizeof(float)))) {
+      free(scales);
+      return DEX_STATUS_OUT_OF_MEMORY;
+    }
+    memcpy(bias, l->bias, (size_t)cout * sizeof(float));
+    size_t count = (size_t)k * k * (l->depthwise ? 1 : cin) * cout;
+    for (size_t i = 0; i < count; i++) {
+      int o = (int)(i % (size_t)cout);
+      int in = l->depthwise ? o : (int)((i / (size_t)cout) % (size_t)cin);
+      float rounded = fminf(fmaxf(nearbyintf(l->weights[i] / scales[o]), -127.0f), 127.0f);
+      bias[o] -= (rounded * scales[o] - l->weights[i]) * l->input_means[in];
+    }
+  }
+  const float *layer_bias = bias ? bias : l->bias;
   attr_spec spec = {l->int8 ? cout : 0, 1 << 1, scales ? scales + cout : NULL, l->residual,
       sum_scale, l->relu6 ? 6.0f / dst_scale : 0};
   dnnl_primitive_attr_t attr = attributes(&spec);
@@ -798,7 +816,7 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
     for (int i = b->plan->step_count - 1; result == DEX_STATUS_OK && i >= 0; i--) {
       step *s = &b->plan->steps[i];
       if (s->group != b->groups - 1 || s->weights) break;  // matmul bands placed their own
-      result = place_weights(b, s, &plain, l->weights, l->bias, scales, src_scale);
+      result = place_weights(b, s, &plain, l->weights, layer_bias, scales, src_scale);
     }
   } else if (result == DEX_STATUS_OK) {
     dnnl_convolution_desc_t op;
@@ -809,10 +827,11 @@ static int add_convolution(builder *b, const dexnn_graph *g, int index, int *sid
     if (result == DEX_STATUS_OK) result = append(b, pd, dst, index, 1);
     if (result == DEX_STATUS_OK)
       result = place_weights(b, &b->plan->steps[b->plan->step_count - 1], &plain, l->weights,
-          l->bias, scales, src_scale);
+          layer_bias, scales, src_scale);
   }
   if (attr) api.dnnl_primitive_attr_destroy(attr);
   free(scales);
+  free(bias);
   *side = (int)out;
   b->current_scale = dst_scale;
   b->current_range = l->output_range;

@@ -44,6 +44,11 @@ typedef struct {
   /// calibration photos: the scale of its 8-bit output. Read only for int8 layers and the
   /// layers whose output an int8 layer reads.
   float output_range;
+  /// The mean of each input channel (before quantization) over the calibration photos, or NULL.
+  /// An int8 layer subtracts from its bias the mean its rounded weights add to each output
+  /// (`(s8 weights × scale − weights) · input_means`: bias correction, which on EfficientNet-Lite0
+  /// halves the logits' distance from f32 at no cost per pass). Read during plan building only.
+  const float *input_means;
 } dexnn_layer;
 
 /// The whole network: convolutions, then global average pooling and a fully connected layer.

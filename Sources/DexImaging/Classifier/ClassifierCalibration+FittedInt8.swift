@@ -13,20 +13,20 @@ extension ClassifierCalibration {
   /// that runs in int8.
   public static let fittedInt8 = ClassifierCalibration(
     logWeights: [
-      .plant: 164.344291,
-      .animal: -9.002460,
-      .fish: 34.459640,
-      .bird: -21.501614,
-      .insect: -6.291968,
-      .reptile: -32.850774,
+      .plant: 162.229554,
+      .animal: -12.608492,
+      .fish: 34.757099,
+      .bird: -23.863374,
+      .insect: -5.685970,
+      .reptile: -31.066783,
       .mineral: 0.000000,
-      .fungus: -21.952301,
-      .food: -10.082102,
+      .fungus: -20.713161,
+      .food: -9.397072,
       .pokemon: 0.000000,
-      .object: -21.845260,
-      .unknown: -75.277170,
+      .object: -13.934830,
+      .unknown: -79.717118,
     ],
-    temperature: 99.295748,
+    temperature: 99.419643,
     classTemperature: 0.010000,
     namingThreshold: 0.50
   )

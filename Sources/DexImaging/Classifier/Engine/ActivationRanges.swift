@@ -14,6 +14,12 @@ struct ActivationRanges: Decodable, Sendable, Equatable {
   var input: Float
   /// One per convolution, in ``NetworkLayers``' order.
   var layers: [Float]
+  /// The convolutions (indices into ``layers``) that stay in f32 around the int8 ones: the
+  /// script keeps those whose 8-bit arithmetic moved the evaluation set's guesses most.
+  var float32Layers: [Int]?
+  /// Per convolution, the mean of each input channel over the tune photos (f32 reference): an
+  /// int8 layer's bias absorbs the mean shift its rounded weights cause (bias correction).
+  var inputMeans: [[Float]]?
 
   /// The ranges next to `manifestURL` for `manifest`'s weights, or `nil` when there is no file
   /// or it belongs to other weights or another graph (then the network runs in f32).
@@ -34,6 +40,14 @@ struct ActivationRanges: Decodable, Sendable, Equatable {
     guard ranges.format == "dexkit-classifier-int8-ranges", ranges.version == 1,
       ranges.weightsSHA256 == manifest.weights.sha256, ranges.layers.count == layerCount
     else { return nil }
+    guard (ranges.float32Layers ?? []).allSatisfy({ (0..<layerCount).contains($0) }) else {
+      throw .invalidManifest("\(url.lastPathComponent) names an f32 layer the network does not have")
+    }
+    if let means = ranges.inputMeans {
+      guard means.count == layerCount, means.allSatisfy({ $0.allSatisfy(\.isFinite) }) else {
+        throw .invalidManifest("\(url.lastPathComponent) holds input means that do not fit the network")
+      }
+    }
     guard ([ranges.input] + ranges.layers).allSatisfy({ $0.isFinite && $0 > 0 && $0 < 1e6 }) else {
       throw .invalidManifest("\(url.lastPathComponent) holds a range that is not a positive number")
     }

@@ -172,23 +172,37 @@
       let classifier = values.count
       values += network.classifierWeights
       values += network.classifierBias
+      // Each layer's input means (bias correction), where the ranges file has them.
+      var means: [Int?] = []
+      for (index, layer) in network.layers.enumerated() {
+        guard let layerMeans = ranges?.inputMeans?[index] else {
+          means.append(nil)
+          continue
+        }
+        guard layerMeans.count == layer.inputChannels else {
+          throw .invalidManifest("the int8 ranges' input means of layer \(index) do not fit it")
+        }
+        means.append(values.count)
+        values += layerMeans
+      }
       let result = values.withUnsafeBufferPointer {
         (buffer) -> Result<Void, ClassifierError> in
         guard let base = buffer.baseAddress else { return .failure(.invalidWeights("no weights")) }
         let layers = zip(network.layers, offsets).enumerated().map { index, pair in
           let (layer, offset) = pair
           let range = ranges?.layers[index] ?? 0
-          // int8: every convolution. Keeping the stem, the head, the depthwise layers, the
-          // projections or the residual sums in f32 did not keep the fixtures' top-5 either
-          // (Benchmarks/DexImaging-classifier/README.md); pooling and the classifier run in f32.
-          let int8: Int32 = ranges == nil ? 0 : 1
+          // int8: every convolution but those the ranges file keeps in f32 (mixed precision;
+          // Benchmarks/HISTORY.md, issue 43); pooling and the classifier run in f32.
+          let float32 = ranges.map { $0.float32Layers?.contains(index) ?? false } ?? true
+          let int8: Int32 = float32 ? 0 : 1
           return dexnn_layer(
             kernel: Int32(layer.kernel), stride: Int32(layer.stride),
             input_channels: Int32(layer.inputChannels),
             output_channels: Int32(layer.outputChannels), depthwise: layer.depthwise ? 1 : 0,
             relu6: layer.relu6 ? 1 : 0, residual: layer.residualFrom == nil ? 0 : 1,
             residual_from: Int32(layer.residualFrom ?? 0), weights: base + offset.weights,
-            bias: base + offset.bias, int8: int8, output_range: range)
+            bias: base + offset.bias, int8: int8, output_range: range,
+            input_means: int8 == 0 ? nil : means[index].map { base + $0 })
         }
         return layers.withUnsafeBufferPointer { layers in
           let graph = dexnn_graph(
