@@ -45,7 +45,8 @@ struct ActivationRanges: Decodable, Sendable, Equatable {
     }
     if let means = ranges.inputMeans {
       guard means.count == layerCount, means.allSatisfy({ $0.allSatisfy(\.isFinite) }) else {
-        throw .invalidManifest("\(url.lastPathComponent) holds input means that do not fit the network")
+        throw .invalidManifest(
+          "\(url.lastPathComponent) holds input means that do not fit the network")
       }
     }
     guard ([ranges.input] + ranges.layers).allSatisfy({ $0.isFinite && $0 > 0 && $0 < 1e6 }) else {
