@@ -41,7 +41,8 @@ struct ActivationRanges: Decodable, Sendable, Equatable {
       ranges.weightsSHA256 == manifest.weights.sha256, ranges.layers.count == layerCount
     else { return nil }
     guard (ranges.float32Layers ?? []).allSatisfy({ (0..<layerCount).contains($0) }) else {
-      throw .invalidManifest("\(url.lastPathComponent) names an f32 layer the network does not have")
+      throw .invalidManifest(
+        "\(url.lastPathComponent) names an f32 layer the network does not have")
     }
     if let means = ranges.inputMeans {
       guard means.count == layerCount, means.allSatisfy({ $0.allSatisfy(\.isFinite) }) else {
