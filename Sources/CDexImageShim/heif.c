@@ -4,10 +4,11 @@
 // item, memory block size, children per box) and its reference-cycle detection guard the file's
 // structure, set here from the caller's DecodingLimits. An older libheif has no such limits and
 // HEIF / AVIF are refused (DEX_STATUS_UNSUPPORTED) rather than decoded unguarded. No box is read
-// here by hand: what libheif cannot check itself (a coded stream larger than its item's `ispe`)
-// is asked of the stream's own decoder in heif_probe.c. The primary image is decoded with its
-// transformations (irot, imir, clap) applied, straight to interleaved 8-bit RGB(A) (libheif
-// reduces 10/12-bit samples), composited on the background and streamed through the resizer.
+// here by hand: what libheif cannot check itself (a coded stream larger than its item's `ispe`,
+// the pixels an overlay's inputs decode to) is asked in heif_probe.c. The primary image is
+// decoded with its transformations (irot, imir, clap) applied, straight to interleaved 8-bit
+// RGB(A) (libheif reduces 10/12-bit samples), composited on the background and streamed through
+// the resizer.
 #if defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 
 // Compiled only on Linux with the SystemImageCodecs trait (Package.swift defines the macro then):
@@ -90,31 +91,6 @@ static int32_t heif_status(dex_heif_decoder *d, struct heif_error error) {
 
 #if LIBHEIF_HAVE_VERSION(1, 19, 0)
 
-// The pixels an overlay's inputs decode to: libheif decodes each of them in full, wherever on
-// the canvas (or off it) it is drawn (heif-overlay-1024-inputs.heic: 1024 references to one tile
-// on a 64 x 64 canvas). Read through libheif's item references; 0 for any other image.
-static int64_t overlay_input_pixels(struct heif_context *context, heif_item_id primary) {
-  if (heif_item_get_item_type(context, primary) != heif_fourcc('i', 'o', 'v', 'l')) return 0;
-  int64_t pixels = 0;
-  for (int index = 0;; index++) {
-    uint32_t type = 0;
-    heif_item_id *inputs = NULL;
-    const size_t count = heif_context_get_item_references(context, primary, index, &type, &inputs);
-    if (count == 0) break;
-    for (size_t i = 0; type == heif_fourcc('d', 'i', 'm', 'g') && i < count; i++) {
-      struct heif_image_handle *input = NULL;
-      struct heif_error error = heif_context_get_image_handle(context, inputs[i], &input);
-      if (error.code != heif_error_Ok || !input) continue;
-      const int64_t w = heif_image_handle_get_ispe_width(input);
-      const int64_t h = heif_image_handle_get_ispe_height(input);
-      heif_image_handle_release(input);
-      if (w > 0 && h > 0) pixels = w * h > INT64_MAX - pixels ? INT64_MAX : pixels + w * h;
-    }
-    heif_release_item_references(context, &inputs);
-  }
-  return pixels;
-}
-
 // The first `Exif` metadata block of the primary image and its length as libheif holds it (read
 // while the file was parsed, under the memory-block limit); none when it is longer than
 // DEX_MAX_EXIF_BYTES, so that nothing larger is ever copied out.
@@ -184,7 +160,7 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   h.has_alpha = heif_image_handle_has_alpha_channel(d->handle) != 0;
   h.premultiplied_alpha = heif_image_handle_is_premultiplied_alpha(d->handle) != 0;
   h.luma_bits = heif_image_handle_get_luma_bits_per_pixel(d->handle);
-  h.overlay_input_pixels = overlay_input_pixels(d->context, primary);
+  h.overlay_input_pixels = dex_heif_overlay_input_pixels(d->context, primary);
   h.has_overlay = h.overlay_input_pixels > 0;
   d->exif_id = exif_block(d->handle, &h.exif_size);
   *header = h;

@@ -1,4 +1,4 @@
-// The one check libheif 1.19 cannot make: whether an image item's coded stream declares a picture
+// Two checks libheif 1.19 cannot make. First: whether an item's coded stream declares a picture
 // larger than the item's `ispe`. libheif checks `ispe` against its security limits and then hands
 // the stream to libde265 or dav1d, which allocate and decode the size the stream says
 // (reproducers, built in Tests/DexImagingTests/HEIFReferenceTests.swift: an 8000x8000 AV1 stream
@@ -328,6 +328,33 @@ int32_t dex_heif_probe_streams(struct heif_context *context, uint32_t max_items,
   heif_decoding_options_free(options);
   free(ids);
   return status;
+}
+
+// MARK: Overlays (the second check)
+
+// The pixels an overlay's inputs decode to: libheif decodes each of them in full, wherever on
+// the canvas (or off it) it is drawn (heif-overlay-1024-inputs.heic: 1024 references to one tile
+// on a 64 x 64 canvas). Read through libheif's item references; 0 for any other image.
+int64_t dex_heif_overlay_input_pixels(struct heif_context *context, heif_item_id primary) {
+  if (heif_item_get_item_type(context, primary) != heif_fourcc('i', 'o', 'v', 'l')) return 0;
+  int64_t pixels = 0;
+  for (int index = 0;; index++) {
+    uint32_t type = 0;
+    heif_item_id *inputs = NULL;
+    const size_t count = heif_context_get_item_references(context, primary, index, &type, &inputs);
+    if (count == 0) break;
+    for (size_t i = 0; type == heif_fourcc('d', 'i', 'm', 'g') && i < count; i++) {
+      struct heif_image_handle *input = NULL;
+      struct heif_error error = heif_context_get_image_handle(context, inputs[i], &input);
+      if (error.code != heif_error_Ok || !input) continue;
+      const int64_t w = heif_image_handle_get_ispe_width(input);
+      const int64_t h = heif_image_handle_get_ispe_height(input);
+      heif_image_handle_release(input);
+      if (w > 0 && h > 0) pixels = w * h > INT64_MAX - pixels ? INT64_MAX : pixels + w * h;
+    }
+    heif_release_item_references(context, &inputs);
+  }
+  return pixels;
 }
 
 #endif  // LIBHEIF_HAVE_VERSION(1, 19, 0)

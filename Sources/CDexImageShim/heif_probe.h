@@ -16,5 +16,9 @@ void dex_heif_probe_register(void);
 /// dav1d up to the point where they would allocate the picture. At most `max_items` items.
 int32_t dex_heif_probe_streams(struct heif_context *context, uint32_t max_items, char *message);
 
+/// The pixels an overlay's inputs decode to (libheif decodes each input in full, wherever it is
+/// drawn), read through libheif's item references; 0 when `primary` is not an overlay.
+int64_t dex_heif_overlay_input_pixels(struct heif_context *context, heif_item_id primary);
+
 #endif  // defined(__linux__) && defined(DEXKIT_TRAIT_SYSTEM_IMAGE_CODECS)
 #endif
