@@ -27,6 +27,10 @@ if [ ! -d "$LOG_SOURCES" ]; then
 fi
 
 cat > "$OUT/modules/module.modulemap" <<MAP
+module CDexStatus {
+  header "$ROOT/Sources/CDexStatus/include/CDexStatus.h"
+  export *
+}
 module CDexImageShim {
   header "$ROOT/Sources/CDexImageShim/include/CDexImageShim.h"
   export *
@@ -45,14 +49,14 @@ build() {
     > DexModelBundle.swift
   swiftc -O -parse-as-library -package-name DexKit -module-name DexModel -emit-module -emit-module-path modules/DexModel.swiftmodule \
     -emit-library -static -o libDexModel.a "$ROOT"/Sources/DexModel/*.swift DexModelBundle.swift
-  for c in "$ROOT"/Sources/CDexImageShim/*.c; do
+  for c in "$ROOT"/Sources/CDexImageShim/*.c "$ROOT"/Sources/CDexStatus/*.c; do
     clang -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
       -fno-omit-frame-pointer -DDEXKIT_TRAIT_SYSTEM_IMAGE_CODECS $(pkg-config --cflags libpng16 libjpeg libheif libwebpdemux) \
-      -I "$ROOT/Sources/CDexImageShim/include" -c "$c" -o "shim-$(basename "$c" .c).o"
+      -I "$ROOT/Sources/CDexImageShim/include" -I "$ROOT/Sources/CDexStatus/include" -c "$c" -o "shim-$(basename "$c" .c).o"
   done
   swiftc -O -g -sanitize=fuzzer,address -parse-as-library -package-name DexKit -module-name DexImagingFuzz \
     -D SystemImageCodecs \
-    -I modules -L . -lLogging -lDexModel \
+    -I modules -Xcc -I"$ROOT/Sources/CDexStatus/include" -L . -lLogging -lDexModel \
     "$ROOT"/Sources/DexImaging/*.swift "$ROOT/Scripts/fuzz-imaging/FuzzHarness.swift" \
     shim-*.o $(pkg-config --libs libpng16 libjpeg libheif libwebpdemux libwebp libde265 dav1d) -lm \
     -o fuzz-imaging

@@ -16,7 +16,7 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
   switch count % 4 {
   case 0:
     _ = try? downscaler.decodePixels(
-      from: data, target: .fitting(maxDimension: 64), options: options)
+      from: data, target: .fitting(maximumDimension: 64), options: options)
   case 1:
     _ = try? downscaler.decodePixels(from: data, target: .minimumShortSide(32), options: options)
   case 2:
