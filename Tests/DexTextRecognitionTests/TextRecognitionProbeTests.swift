@@ -22,6 +22,21 @@
       }
     }
 
+    /// Writes `script` to a scratch file and installs it executable at `destination` through
+    /// `/usr/bin/install`, a process of its own: this process never holds a writable descriptor
+    /// of the executable, so a child it spawns meanwhile (other tests spawn workers) cannot
+    /// inherit one and make the exec fail with "Text file busy".
+    static func installExecutable(_ script: String, at destination: URL) throws {
+      let source = destination.appendingPathExtension("source")
+      try Data(script.utf8).write(to: source)
+      let install = Process()
+      install.executableURL = URL(fileURLWithPath: "/usr/bin/install")
+      install.arguments = ["-m", "755", source.path, destination.path]
+      try install.run()
+      install.waitUntilExit()
+      #expect(install.terminationStatus == 0)
+    }
+
     @Test func theProbeIsFoundBesideTheExecutable() throws {
       let probe = try #require(TesseractTextRecognizer().probeExecutable)
       #expect(probe.hasSuffix("/dex-traineddata-probe"))
@@ -50,16 +65,14 @@
         let gate = directory.appendingPathComponent("gate").path
         let started = directory.appendingPathComponent("started").path
         let probe = directory.appendingPathComponent("waiting-probe")
-        try Data(
+        try Self.installExecutable(
           """
           #!/bin/sh
           /usr/bin/touch '\(started)'
           while [ ! -e '\(gate)' ]; do /bin/sleep 0.05; done
           exit 1
 
-          """.utf8
-        ).write(to: probe)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: probe.path)
+          """, at: probe)
         let waiting = TesseractTextRecognizer(
           dataDirectory: directory.path, probeExecutable: probe.path)
         let image = try TextRecognitionHostileInputTests.solid(width: 64, height: 64)
@@ -67,7 +80,16 @@
           try await waiting.recognizeText(
             in: image, options: TextRecognitionOptions(timeout: .seconds(90)))
         }
+        // Bounded: a probe that never starts (the call refused, or answered without it) is a
+        // failure with the call's outcome, not a wait until the suite's time limit.
+        let patience = ContinuousClock.now + .seconds(60)
         while !FileManager.default.fileExists(atPath: started) {
+          guard ContinuousClock.now < patience else {
+            held.cancel()
+            let outcome = await held.result
+            Issue.record("the waiting probe never started; the held call ended with \(outcome)")
+            return
+          }
           try await Task.sleep(for: .milliseconds(20))
         }
         // Another recognizer's engine starts (its data probed by the real probe) and ends
