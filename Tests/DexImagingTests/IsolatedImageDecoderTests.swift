@@ -57,12 +57,25 @@
       let hanging = spawn { () throws(ImagingError) in
         try decoder.performTestHook(.testHang)
       }
-      var busy: Set<pid_t> = []
-      while busy.isEmpty {
+      return (hanging, try await busyWorker(of: decoder, holding: hanging))
+    }
+
+    /// The worker busy with `request`, awaited at most 60 s: a request that ends without
+    /// reaching a worker (refused, failed to start) is a failure naming its outcome, not a wait
+    /// until the suite's time limit.
+    static func busyWorker(
+      of decoder: IsolatedImageDecoder, holding request: Task<Result<Void, ImagingError>, Never>
+    ) async throws -> pid_t {
+      let patience = ContinuousClock.now + .seconds(60)
+      while ContinuousClock.now < patience {
+        if let worker = decoder.pool.busyProcessIDs.first { return worker }
         try await Task.sleep(for: .milliseconds(20))
-        busy = decoder.pool.busyProcessIDs
       }
-      return (hanging, try #require(busy.first))
+      request.cancel()
+      let outcome = await request.value
+      return try #require(
+        decoder.pool.busyProcessIDs.first,
+        "no worker took the request within 60 s; it ended with \(outcome)")
     }
 
     @Test func downscaleMatchesTheInProcessDecoder() async throws {
@@ -234,10 +247,7 @@
       let hanging = Self.spawn { () throws(ImagingError) in
         try decoder.performTestHook(.testHang)
       }
-      while decoder.pool.busyProcessIDs.isEmpty {
-        try await Task.sleep(for: .milliseconds(20))
-      }
-      let worker = try #require(decoder.pool.busyProcessIDs.first)
+      let worker = try await Self.busyWorker(of: decoder, holding: hanging)
       hanging.cancel()
       #expect(Self.failure(await hanging.value) == .cancelled)
       #expect(kill(worker, 0) != 0)  // ended and collected
