@@ -14,14 +14,11 @@
 # SwiftPM 6.4: swiftlang/swift-package-manager#10344). Only the build tool gets it: the tests run
 # with Swift's ordinary random seeding.
 #
-# Why the other flags (all three only change how fast the build is, not what it compiles):
+# Why the other flags (both only change how fast the build is, not what it compiles):
 # - `-debug-info-format none`: no DWARF (Swift `-gnone`, C `-g0`, links without `-g`). The test
 #   builds are run, never debugged here, and the debug information made a fresh build's compile
 #   and link steps slower. To debug, build with a plain `swift build` in a scratch folder of
 #   its own (`--scratch-path .build-debug`).
-# - `--disable-index-store`: no index data written while compiling (an editor's SourceKit-LSP
-#   indexes in its own folder).
 # - `-Xswiftc -use-ld=lld`: the toolchain's lld links instead of GNU gold (the default on Linux).
 set -euo pipefail
-SWIFT_DETERMINISTIC_HASHING=1 exec swift build -debug-info-format none --disable-index-store \
-  -Xswiftc -use-ld=lld "$@"
+SWIFT_DETERMINISTIC_HASHING=1 exec swift build -debug-info-format none -Xswiftc -use-ld=lld "$@"
