@@ -17,8 +17,10 @@
 # Why the other flags (both only change how fast the build is, not what it compiles):
 # - `-debug-info-format none`: no DWARF (Swift `-gnone`, C `-g0`, links without `-g`). The test
 #   builds are run, never debugged here, and the debug information made a fresh build's compile
-#   and link steps slower. To debug, build with a plain `swift build` in a scratch folder of
-#   its own (`--scratch-path .build-debug`).
-# - `-Xswiftc -use-ld=lld`: the toolchain's lld links instead of GNU gold (the default on Linux).
+#   and link steps slower (a fresh-clone Scripts/test.sh: 702 s with it, 667 s without it and
+#   with lld). To debug, build with a plain `swift build` in a scratch folder of its own
+#   (`--scratch-path .build-debug`).
+# - `-Xswiftc -use-ld=lld`: the toolchain's lld links instead of GNU gold (the default on Linux):
+#   linking the Examples' test binary without debug information, 1.1 s instead of 1.9 s.
 set -euo pipefail
 SWIFT_DETERMINISTIC_HASHING=1 exec swift build -debug-info-format none -Xswiftc -use-ld=lld "$@"
