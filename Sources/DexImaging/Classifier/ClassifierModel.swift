@@ -20,8 +20,9 @@ public final class ClassifierModel: Sendable {
   /// (oneDNN's names, such as `avx512_core_vnni`; the `ONEDNN_MAX_CPU_ISA` environment variable
   /// caps it); `nil` on the portable path. For logs and benchmarks.
   public var instructionSet: String? { network.instructionSet }
-  /// The arithmetic the network runs in: ``ClassifierPrecision/int8`` on oneDNN where the
-  /// processor has VNNI, ``ClassifierPrecision/float32`` elsewhere; chosen once per process.
+  /// The arithmetic the network runs in (never ``ClassifierPrecision/automatic``): by default
+  /// ``ClassifierPrecision/int8`` on oneDNN where the processor has VNNI,
+  /// ``ClassifierPrecision/float32`` elsewhere; decided when the model loads.
   public var precision: ClassifierPrecision { network.precision }
   /// The calibration fitted on this model's own logits: ``ClassifierCalibration/fittedInt8``
   /// when the network runs in int8, ``ClassifierCalibration/fitted`` otherwise. What
@@ -30,8 +31,9 @@ public final class ClassifierModel: Sendable {
     precision == .int8 ? .fittedInt8 : .fitted
   }
 
-  /// Pairs a network with its labels, and logs (once, here) which backend runs it: at debug
-  /// level, and at notice level when oneDNN was wanted but the network fell back.
+  /// Pairs a network with its labels, and logs (once, here) which backend and precision run it:
+  /// at debug level, and at notice level when oneDNN was wanted but the network fell back, or
+  /// ``ClassifierPrecision/int8`` was asked for and not granted.
   ///
   /// - Throws: ``ClassifierError/invalidLabels(_:)`` if the table does not have one row per output.
   package init(
@@ -51,11 +53,27 @@ public final class ClassifierModel: Sendable {
         "oneDNN is unavailable; the classifier runs on the portable path",
         metadata: ["reason": "\(reason)"])
     }
+    if network.requestedPrecision == .int8, network.precision != .int8 {
+      logger.notice(
+        "int8 is not granted here; the classifier runs in float32",
+        metadata: ["reason": "\(Self.int8Refusal(network))"])
+    }
     var metadata: Logger.Metadata = ["backend": "\(backend.rawValue)"]
     if let isa = network.instructionSet { metadata["isa"] = "\(isa)" }
     metadata["precision"] = "\(network.precision.rawValue)"
     if let fused = network.fusedBlocks { metadata["fused_blocks"] = "\(fused)" }
     logger.debug("classifier backend", metadata: metadata)
+  }
+
+  /// Why a network asked to run int8 runs f32, for the log.
+  private static func int8Refusal(_ network: EfficientNetLite0) -> String {
+    guard network.backend == .oneDNN, let isa = network.instructionSet else {
+      return "the portable path runs float32 only"
+    }
+    guard EfficientNetLite0.hasInt8Kernels else {
+      return "oneDNN's instruction set here (\(isa)) has no VNNI"
+    }
+    return "the weights have no int8 ranges (EfficientNetLite0.int8.json)"
   }
 
   /// Loads EfficientNet-Lite0 weights converted by `Scripts/classifier-convert.py` (a JSON
@@ -66,18 +84,20 @@ public final class ClassifierModel: Sendable {
   /// `backend` chooses the code that runs the network (see ``ClassifierBackend``); the graph is
   /// built once, here.
   ///
-  /// `precision` ``ClassifierPrecision/int8`` asks for oneDNN's 8-bit kernels, used where the
-  /// processor has VNNI and the weights have calibrated ranges (`<manifest>.int8.json`, written
-  /// by `Scripts/classifier-int8-ranges.py`), 32-bit floats elsewhere; see
-  /// ``ClassifierPrecision`` for what it costs.
+  /// `precision` chooses the arithmetic: ``ClassifierPrecision/automatic`` (the default) and
+  /// ``ClassifierPrecision/int8`` run oneDNN's 8-bit kernels where the processor has VNNI and
+  /// the weights have calibrated ranges (`<manifest>.int8.json`, written by
+  /// `Scripts/classifier-int8-ranges.py`), 32-bit floats elsewhere;
+  /// ``ClassifierPrecision/float32`` always runs 32-bit floats. See ``ClassifierPrecision`` for
+  /// what each costs.
   ///
   /// `logger` receives which backend and precision run the network (debug level), and a notice
-  /// when oneDNN was wanted but the network fell back.
+  /// when oneDNN was wanted but the network fell back, or int8 was asked for and not granted.
   ///
   /// - Throws: ``ClassifierError`` when a file is missing, unreadable or inconsistent.
   public convenience init(
     manifestURL: URL, labelsURL: URL, backend: ClassifierBackend = .automatic,
-    precision: ClassifierPrecision = .float32,
+    precision: ClassifierPrecision = .automatic,
     logger: Logger = Logger(label: "dexkit.imaging.classifier")
   ) throws(ClassifierError) {
     let network = try EfficientNetLite0(
@@ -87,13 +107,14 @@ public final class ClassifierModel: Sendable {
   }
 
   /// The EfficientNet-Lite0 ImageNet model shipped as a resource of DexImaging on the
-  /// ``ClassifierBackend/automatic`` backend, loaded once and shared by every caller;
-  /// thread-safe.
+  /// ``ClassifierBackend/automatic`` backend in the ``ClassifierPrecision/automatic``
+  /// precision, loaded once and shared by every caller; thread-safe.
   public static func bundled() throws(ClassifierError) -> ClassifierModel {
     try bundled(backend: .automatic)
   }
 
-  /// The bundled model on `backend`, loaded once per backend and shared; thread-safe.
+  /// The bundled model on `backend` in the ``ClassifierPrecision/automatic`` precision, loaded
+  /// once per backend and shared; thread-safe.
   ///
   /// - Parameters:
   ///   - backend: the code that runs the network.
@@ -106,16 +127,18 @@ public final class ClassifierModel: Sendable {
   ) throws(ClassifierError)
     -> ClassifierModel
   {
-    try bundled(backend: backend, precision: .float32, logger: logger)
+    try bundled(backend: backend, precision: .automatic, logger: logger)
   }
 
   /// The bundled model on `backend` in `precision` (see
   /// ``init(manifestURL:labelsURL:backend:precision:logger:)``), loaded once per backend and
-  /// precision and shared; thread-safe. For hosts that opt in to ``ClassifierPrecision/int8``.
+  /// precision and shared; thread-safe. For hosts that choose the arithmetic themselves
+  /// (``ClassifierPrecision/float32`` for the same logits on every processor).
   ///
   /// - Parameters:
   ///   - backend: the code that runs the network.
-  ///   - precision: the arithmetic asked for.
+  ///   - precision: the arithmetic asked for; ``ClassifierPrecision/automatic`` shares the model
+  ///     of the precision it stands for here.
   ///   - logger: receives the backend report of the first load; later calls log nothing.
   public static func bundled(
     backend: ClassifierBackend, precision: ClassifierPrecision,
@@ -124,7 +147,9 @@ public final class ClassifierModel: Sendable {
     -> ClassifierModel
   {
     try bundledModels.model(
-      LoadedModels.Key(backend: backend, precision: precision)
+      LoadedModels.Key(
+        backend: backend,
+        precision: EfficientNetLite0.resolvedPrecision(precision, backend: backend))
     ) { () throws(ClassifierError) -> ClassifierModel in
       guard let manifest = bundledResource("EfficientNetLite0", "json") else {
         throw .missingResource("EfficientNetLite0.json")

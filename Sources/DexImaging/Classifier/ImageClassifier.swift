@@ -36,9 +36,10 @@ public struct ImageClassifier: ImageClassifying {
     /// classifier made on an already loaded model runs that model's backend instead.
     public var backend: ClassifierBackend
     /// The arithmetic asked of the bundled model's network (see ``ClassifierPrecision``):
-    /// ``ClassifierPrecision/float32`` by default; ``ClassifierPrecision/int8`` is granted where
-    /// oneDNN has VNNI (32-bit floats elsewhere) and is decided with its own calibration. A
-    /// classifier made on an already loaded model runs that model's precision instead.
+    /// ``ClassifierPrecision/automatic`` by default, which is ``ClassifierPrecision/int8`` where
+    /// oneDNN has VNNI (decided with its own calibration) and ``ClassifierPrecision/float32``
+    /// elsewhere; either can be asked for by name. A classifier made on an already loaded model
+    /// runs that model's precision instead.
     public var precision: ClassifierPrecision
     /// How the whole class distribution becomes a calibrated category probability; `nil` keeps
     /// the uncalibrated top-``topK`` vote of ``ImageClassifier/guess(from:minimumConfidence:)``.
@@ -54,7 +55,7 @@ public struct ImageClassifier: ImageClassifying {
     /// Creates a configuration; the defaults suit phone photos.
     public init(
       topK: Int = 5, minimumSide: Int = 16, minimumConfidence: Double = 0.1, threads: Int = 1,
-      backend: ClassifierBackend = .automatic, precision: ClassifierPrecision = .float32,
+      backend: ClassifierBackend = .automatic, precision: ClassifierPrecision = .automatic,
       calibration: ClassifierCalibration? = .fitted, hierarchy: ClassifierHierarchy? = .bundled
     ) {
       self.backend = backend

@@ -6,12 +6,14 @@ import Testing
 
 @testable import DexImaging
 
-/// The int8 opt-in: chosen only where asked for, on a processor with VNNI, with ranges that
-/// belong to the weights; logged and visible on the model; every layer on optimised kernels;
-/// its guesses calibrated by constants fitted on its own logits.
+/// int8: the default where oneDNN grants it (a processor with VNNI, ranges that belong to the
+/// weights), f32 elsewhere, and either one when asked by name; logged and visible on the
+/// model; every layer on optimised kernels; its guesses calibrated by constants fitted on its
+/// own logits.
 @Suite(.offCooperativePool) struct ClassifierInt8Tests {
-  /// Asking for int8 gives int8 exactly where oneDNN sees VNNI (f32 elsewhere), says so in the
-  /// debug line, and runs no layer on oneDNN's reference kernels; f32 stays the default.
+  /// Asking for int8 gives int8 exactly where oneDNN sees VNNI (f32 elsewhere, with a notice
+  /// saying why), says so in the debug line, and runs no layer on oneDNN's reference kernels;
+  /// asking for f32 gives f32 everywhere.
   @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
   func int8IsChosenWhereAskedAndVNNI() throws {
     let capture = LogCapture()
@@ -19,11 +21,21 @@ import Testing
       backend: .oneDNN, precision: .int8, logger: capture.logger())
     let expected: ClassifierPrecision = EfficientNetLite0.hasInt8Kernels ? .int8 : .float32
     #expect(model.precision == expected)
-    #expect(capture.lines.count == 1)
-    #expect(capture.lines.first?.hasSuffix("precision=\(expected.rawValue)") == true)
-    #expect(try ClassifierFixtures.loadModel(backend: .oneDNN).precision == .float32)
+    #expect(capture.lines.count == (expected == .int8 ? 1 : 2), "\(capture.lines)")
+    #expect(capture.lines.last?.hasSuffix("precision=\(expected.rawValue)") == true)
+    if expected == .float32 {
+      #expect(capture.lines.first?.hasPrefix("[notice]") == true, "\(capture.lines)")
+      #expect(capture.lines.first?.contains("no VNNI") == true, "\(capture.lines)")
+    }
     #expect(
-      try ClassifierFixtures.loadModel(backend: .portable, precision: .int8).precision == .float32)
+      try ClassifierFixtures.loadModel(backend: .oneDNN, precision: .float32).precision
+        == .float32)
+    let portable = LogCapture()
+    #expect(
+      try ClassifierFixtures.loadModel(
+        backend: .portable, precision: .int8, logger: portable.logger()
+      ).precision == .float32)
+    #expect(portable.lines.first?.contains("the portable path") == true, "\(portable.lines)")
     #if os(Linux) && OneDNN
       guard case .oneDNN(let network) = model.network.computeForTests else {
         Issue.record("not on oneDNN")
@@ -39,24 +51,77 @@ import Testing
     #endif
   }
 
-  /// The public API keeps f32 unless asked: the URL initialiser, the bundled model and the
-  /// classifier's configuration; a model that runs int8 answers with int8's calibration, one
-  /// that runs f32 with the float calibration.
+  /// The default precision follows the processor: ``ClassifierPrecision/automatic`` stands for
+  /// int8 exactly where the oneDNN backend may run and oneDNN has int8 kernels (VNNI), and names
+  /// asked for stay as asked, whichever the processor.
+  @Test func automaticStandsForInt8ExactlyWhereGranted() {
+    for int8Kernels in [false, true] {
+      for backend in ClassifierBackend.allCases {
+        let granted = int8Kernels && backend != .portable
+        #expect(
+          EfficientNetLite0.resolvedPrecision(
+            .automatic, backend: backend, int8Kernels: int8Kernels) == (granted ? .int8 : .float32),
+          "\(backend), int8 kernels \(int8Kernels)")
+        for asked in [ClassifierPrecision.float32, .int8] {
+          #expect(
+            EfficientNetLite0.resolvedPrecision(asked, backend: backend, int8Kernels: int8Kernels)
+              == asked)
+        }
+      }
+    }
+  }
+
+  /// The public API's default is int8 where oneDNN grants it (VNNI), f32 elsewhere: the URL
+  /// initialiser, the bundled model (shared with the one asked for by that name) and the
+  /// classifier's configuration; the load logs the precision granted; f32 is still there when
+  /// asked for by name. A model that runs int8 answers with int8's calibration, one that runs
+  /// f32 with the float calibration.
   @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
-  func eachPrecisionHasItsOwnCalibration() throws {
+  func theDefaultFollowsTheProcessorAndEachPrecisionHasItsOwnCalibration() throws {
     let granted: ClassifierPrecision = EfficientNetLite0.hasInt8Kernels ? .int8 : .float32
-    #expect(ImageClassifier.Configuration().precision == .float32)
-    #expect(ImageClassifier.Configuration(precision: .int8).precision == .int8)
+    #expect(ImageClassifier.Configuration().precision == .automatic)
+    #expect(ImageClassifier.Configuration(precision: .float32).precision == .float32)
     let manifest = try #require(ClassifierModel.bundledResource("EfficientNetLite0", "json"))
     let labels = try #require(ClassifierModel.bundledResource("ImageNetLabels", "tsv"))
-    let float32 = try ClassifierModel(manifestURL: manifest, labelsURL: labels)
+    let capture = LogCapture()
+    let automatic = try ClassifierModel(
+      manifestURL: manifest, labelsURL: labels, logger: capture.logger())
+    #expect(automatic.precision == granted)
+    #expect(automatic.network.requestedPrecision == .automatic)
+    #expect(automatic.calibration == (granted == .int8 ? .fittedInt8 : .fitted))
+    #expect(capture.lines.count == 1, "\(capture.lines)")
+    #expect(capture.lines.first?.hasSuffix("precision=\(granted.rawValue)") == true)
+    let bundled = try ClassifierModel.bundled()
+    #expect(bundled.precision == granted)
+    #expect(bundled === (try ClassifierModel.bundled(backend: .automatic, precision: granted)))
+    #expect(try ClassifierModel.bundled(backend: .portable).precision == .float32)
+    let float32 = try ClassifierModel(manifestURL: manifest, labelsURL: labels, precision: .float32)
     #expect(float32.precision == .float32)
     #expect(float32.calibration == .fitted)
-    #expect(try ClassifierModel.bundled().precision == .float32)
+    #expect(
+      try ClassifierModel.bundled(backend: .automatic, precision: .float32).precision == .float32)
     let int8 = try ClassifierModel(manifestURL: manifest, labelsURL: labels, precision: .int8)
     #expect(int8.precision == granted)
     #expect(int8.calibration == (granted == .int8 ? .fittedInt8 : .fitted))
     #expect(ClassifierCalibration.fittedInt8 != .fitted)
+  }
+
+  /// Weights without an int8 ranges file (a host's own, converted without
+  /// `Scripts/classifier-int8-ranges.py`) load in f32 by default, without a notice: the
+  /// default never fails for want of ranges.
+  @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
+  func theDefaultRunsF32WithoutRanges() throws {
+    let directory = try ClassifierFixtures.copyOfResources()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try FileManager.default.removeItem(
+      at: directory.appendingPathComponent("EfficientNetLite0.int8.json"))
+    let capture = LogCapture()
+    let model = try ClassifierModel(
+      manifestURL: directory.appendingPathComponent("EfficientNetLite0.json"),
+      labelsURL: directory.appendingPathComponent("ImageNetLabels.tsv"), logger: capture.logger())
+    #expect(model.precision == .float32)
+    #expect(model.calibration == .fitted)
+    #expect(capture.lines.count == 1 && capture.lines[0].hasPrefix("[debug]"), "\(capture.lines)")
   }
 
   // The bundled-model initialiser decodes through the system codecs (Linux only).
@@ -84,6 +149,9 @@ import Testing
       let bundled = ImageClassifier(
         decoder: ImageDownscaler(), configuration: ImageClassifier.Configuration(precision: .int8))
       #expect(sameConfidence(try await bundled.guess(for: image), own))
+      // The default configuration runs int8 here, and decides with int8's calibration.
+      let byDefault = ImageClassifier(decoder: ImageDownscaler())
+      #expect(sameConfidence(try await byDefault.guess(for: image), own))
       let explicit = ImageClassifier(
         model: model, decoder: ImageDownscaler(),
         configuration: ImageClassifier.Configuration(calibration: .identity))
@@ -108,7 +176,7 @@ import Testing
     try JSONSerialization.data(withJSONObject: object).write(to: url)
     let uncorrected = try ClassifierModel(
       manifestURL: manifest, labelsURL: labels, precision: .int8)
-    let float32 = try ClassifierModel(manifestURL: manifest, labelsURL: labels)
+    let float32 = try ClassifierModel(manifestURL: manifest, labelsURL: labels, precision: .float32)
     var distances: (corrected: Float, uncorrected: Float) = (0, 0)
     for name in ClassifierBackendTests.photos {
       let image = try ClassifierFixtures.image(name)
@@ -151,7 +219,7 @@ import Testing
     try Data(text.utf8).write(to: url)
     let manifest = directory.appendingPathComponent("EfficientNetLite0.json")
     // A float32 model never reads the ranges, so a broken file cannot keep it from loading.
-    let float32 = try EfficientNetLite0(manifestURL: manifest, backend: .oneDNN)
+    let float32 = try EfficientNetLite0(manifestURL: manifest, backend: .oneDNN, precision: .float32)
     #expect(float32.precision == .float32)
     if kind == "other weights" {
       let network = try EfficientNetLite0(manifestURL: manifest, backend: .oneDNN, precision: .int8)

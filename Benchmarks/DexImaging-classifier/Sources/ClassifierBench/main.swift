@@ -2,7 +2,7 @@
 //
 //   classifier-bench <image.ppm> [--runs N] [--warmup N] [--threads T] [--concurrency K]
 //                    [--skip-end-to-end] [--serve] [--backend automatic|oneDNN|portable]
-//                    [--precision float32|int8]
+//                    [--precision automatic|float32|int8]
 //   classifier-bench --logits-of <inputs.f32> [--out <logits.f32>] [--backend ...] [--precision ...]
 //
 // Prints one JSON object: per-run latencies in milliseconds for "network" (preprocessed input to
@@ -21,7 +21,8 @@
 // error: how the evaluation set is judged on the engine itself (int8 has no other
 // implementation to ask).
 //
-// Without --precision the model is the default configuration's (`ClassifierModel.bundled`).
+// Without --precision the model is the default configuration's (`ClassifierModel.bundled`: int8
+// where oneDNN has VNNI, f32 elsewhere).
 import DexImaging
 import Foundation
 

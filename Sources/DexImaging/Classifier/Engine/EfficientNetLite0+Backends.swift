@@ -21,6 +21,20 @@ extension EfficientNetLite0 {
     #endif
   }
 
+  /// The precision a network is built for when `requested` is asked of `backend`:
+  /// ``ClassifierPrecision/automatic`` becomes ``ClassifierPrecision/int8`` where the oneDNN
+  /// backend may run (`backend` is not ``ClassifierBackend/portable``) and `int8Kernels` (oneDNN
+  /// sees VNNI, ``hasInt8Kernels``), ``ClassifierPrecision/float32`` elsewhere; the others stay
+  /// as asked (the oneDNN backend still runs f32 where int8 is not granted). The tests pass
+  /// `int8Kernels` both ways.
+  package static func resolvedPrecision(
+    _ requested: ClassifierPrecision, backend: ClassifierBackend,
+    int8Kernels: Bool = hasInt8Kernels
+  ) -> ClassifierPrecision {
+    guard requested == .automatic else { return requested }
+    return backend != .portable && int8Kernels ? .int8 : .float32
+  }
+
   /// Whether this build of the engine has the oneDNN backend: Linux with the `OneDNN` trait,
   /// compiled against oneDNN 2's headers (Debian 13 has only oneDNN 3, whose C API differs).
   package static var isOneDNNBuiltIn: Bool {

@@ -31,8 +31,11 @@ package final class EfficientNetLite0: Sendable {
   /// `avx512_core_vnni`; `ONEDNN_MAX_CPU_ISA` caps it), `nil` on the portable path.
   package let instructionSet: String?
   /// The arithmetic of the convolutions (int8 on oneDNN where the processor has VNNI, see
-  /// ``ClassifierPrecision``).
+  /// ``ClassifierPrecision``); never ``ClassifierPrecision/automatic``.
   package let precision: ClassifierPrecision
+  /// The arithmetic that was asked for (``ClassifierPrecision/automatic`` unless the host chose),
+  /// for the host's log.
+  package let requestedPrecision: ClassifierPrecision
   /// How many blocks oneDNN runs fused on one thread (`nil` on the portable path), for the
   /// host's log.
   package let fusedBlocks: Int?
@@ -50,14 +53,16 @@ package final class EfficientNetLite0: Sendable {
   /// Loads converted weights from the manifest at `manifestURL` (written by
   /// `Scripts/classifier-convert.py`); the blob it names is read from the same directory.
   ///
-  /// `backend` says which backend to prefer (see ``ClassifierBackend``); `fault` makes the
-  /// oneDNN backend fail, for the tests of the fallback.
+  /// `backend` says which backend to prefer (see ``ClassifierBackend``), `precision` which
+  /// arithmetic (see ``resolvedPrecision(_:backend:int8Kernels:)``); `fault` makes the oneDNN
+  /// backend fail, for the tests of the fallback.
   ///
   /// - Throws: ``ClassifierError`` when a file is missing, unreadable or inconsistent.
   package convenience init(
     manifestURL: URL, backend: ClassifierBackend = .automatic,
-    precision: ClassifierPrecision = .float32, fault: BackendFault? = nil
+    precision requested: ClassifierPrecision = .automatic, fault: BackendFault? = nil
   ) throws(ClassifierError) {
+    let precision = Self.resolvedPrecision(requested, backend: backend)
     let manifestData: Data
     do {
       manifestData = try Data(contentsOf: manifestURL)
@@ -81,7 +86,8 @@ package final class EfficientNetLite0: Sendable {
     } catch {
       throw .unreadableFile(path: name, reason: "\(error.localizedDescription)")
     }
-    // The int8 ranges are read only when int8 is asked for: a float32 model never depends on them.
+    // The int8 ranges are read only when int8 is asked for (or chosen, on a processor with VNNI):
+    // a float32 model never depends on them.
     let ranges =
       precision == .int8
       ? try ActivationRanges.load(
@@ -89,16 +95,17 @@ package final class EfficientNetLite0: Sendable {
         layerCount: manifest.architecture.blocks.reduce(2) { $0 + ($1.expand == 1 ? 2 : 3) })
       : nil
     try self.init(
-      manifest: manifest, blob: blob, backend: backend, ranges: ranges, precision: precision,
+      manifest: manifest, blob: blob, backend: backend, ranges: ranges, precision: requested,
       fault: fault)
   }
 
   /// Builds the network from a decoded manifest and its weights blob.
   init(
     manifest: WeightsManifest, blob: Data, backend preference: ClassifierBackend = .automatic,
-    ranges: ActivationRanges? = nil, precision: ClassifierPrecision = .float32,
+    ranges: ActivationRanges? = nil, precision requested: ClassifierPrecision = .automatic,
     fault: BackendFault? = nil
   ) throws(ClassifierError) {
+    let precision = Self.resolvedPrecision(requested, backend: preference)
     guard manifest.format == "dexkit-classifier-weights", manifest.version == 1 else {
       throw .invalidManifest("unsupported format \(manifest.format) v\(manifest.version)")
     }
@@ -117,6 +124,7 @@ package final class EfficientNetLite0: Sendable {
     let store = try TensorStore(manifest: manifest, blob: blob)
 
     self.classCount = arch.classes
+    self.requestedPrecision = requested
     var reason: String?
     #if os(Linux) && OneDNN
       if preference != .portable {
