@@ -219,7 +219,8 @@ import Testing
     try Data(text.utf8).write(to: url)
     let manifest = directory.appendingPathComponent("EfficientNetLite0.json")
     // A float32 model never reads the ranges, so a broken file cannot keep it from loading.
-    let float32 = try EfficientNetLite0(manifestURL: manifest, backend: .oneDNN, precision: .float32)
+    let float32 = try EfficientNetLite0(
+      manifestURL: manifest, backend: .oneDNN, precision: .float32)
     #expect(float32.precision == .float32)
     if kind == "other weights" {
       let network = try EfficientNetLite0(manifestURL: manifest, backend: .oneDNN, precision: .int8)

@@ -23,9 +23,13 @@ struct ActivationRanges: Decodable, Sendable, Equatable {
 
   /// The ranges next to `manifestURL` for `manifest`'s weights, or `nil` when there is no file
   /// or it belongs to other weights or another graph (then the network runs in f32).
+  /// `inputChannels` holds each convolution's input channels (``NetworkLayers``' order): every
+  /// part of the file is checked against the network here, whether or not this processor then
+  /// runs int8, so a file that does not fit is refused the same way on every host.
   static func load(
-    nextTo manifestURL: URL, manifest: WeightsManifest, layerCount: Int
+    nextTo manifestURL: URL, manifest: WeightsManifest, inputChannels: [Int]
   ) throws(ClassifierError) -> ActivationRanges? {
+    let layerCount = inputChannels.count
     let url = manifestURL.deletingPathExtension().appendingPathExtension("int8.json")
     guard let data = try? Data(contentsOf: url) else { return nil }
     guard data.count <= 1 << 20 else {
@@ -45,7 +49,8 @@ struct ActivationRanges: Decodable, Sendable, Equatable {
         "\(url.lastPathComponent) names an f32 layer the network does not have")
     }
     if let means = ranges.inputMeans {
-      guard means.count == layerCount, means.allSatisfy({ $0.allSatisfy(\.isFinite) }) else {
+      guard means.map(\.count) == inputChannels, means.allSatisfy({ $0.allSatisfy(\.isFinite) })
+      else {
         throw .invalidManifest(
           "\(url.lastPathComponent) holds input means that do not fit the network")
       }

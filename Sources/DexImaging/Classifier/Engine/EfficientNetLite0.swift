@@ -92,7 +92,7 @@ package final class EfficientNetLite0: Sendable {
       precision == .int8
       ? try ActivationRanges.load(
         nextTo: manifestURL, manifest: manifest,
-        layerCount: manifest.architecture.blocks.reduce(2) { $0 + ($1.expand == 1 ? 2 : 3) })
+        inputChannels: NetworkLayers.inputChannels(of: manifest.architecture))
       : nil
     try self.init(
       manifest: manifest, blob: blob, backend: backend, ranges: ranges, precision: requested,

@@ -76,6 +76,23 @@ struct NetworkLayers: Sendable {
     self.classes = arch.classes
   }
 
+  /// Each convolution's input channels for `arch`, in the order of ``layers``, computed from
+  /// the manifest alone (no weights read): what the int8 ranges' per-layer input means must fit.
+  /// Wrapping arithmetic: an absurd manifest gives absurd counts, not a crash; building the
+  /// layers refuses it.
+  static func inputChannels(of arch: WeightsManifest.Architecture) -> [Int] {
+    var counts = [3]
+    var channels = arch.stemChannels
+    for spec in arch.blocks {
+      let expanded = channels &* spec.expand
+      if spec.expand != 1 { counts.append(channels) }
+      counts += [expanded, expanded]
+      channels = spec.outputChannels
+    }
+    counts.append(channels)
+    return counts
+  }
+
   /// TensorFlow's "SAME" rule: the output size and the padding before (the odd pixel goes after).
   static func samePadding(input: Int, kernel: Int, stride: Int) -> (output: Int, before: Int) {
     let output = (input + stride - 1) / stride
