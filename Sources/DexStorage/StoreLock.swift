@@ -14,7 +14,9 @@ import Foundation
 /// Every open store holds a shared lock. Opening first tries an exclusive one: if it is granted,
 /// no other store is open anywhere, so no write can be in flight and files left in `tmp/` are a
 /// crash's leftovers that are safe to resolve. The kernel drops the lock when a process dies,
-/// even by SIGKILL.
+/// even by SIGKILL. A child the host spawns holds a copy of the descriptor until it execs
+/// (`O_CLOEXEC` closes it then), so an open in that moment sees the directory as shared and
+/// leaves `tmp/` to a later open: the safe way round.
 final class StoreLock: @unchecked Sendable {
   private let mutex = NSLock()
   private var descriptor: Int32
