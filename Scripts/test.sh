@@ -50,15 +50,21 @@ run_package() {  # $1: package path
   echo "== $1: tested in $((SECONDS - started)) s"
 }
 run_package . "$@"
+run_package Examples "$@"
 # A host package outside the repository, tested with DexKitTesting alone (no network, no disk),
-# with DexKit's default traits off: it builds in the trait-less scratch folder .ci/run's
-# `swift test --disable-default-traits` uses, not in the one shared with the default build.
+# with DexKit's default traits off. It builds in the trait-less scratch folder of .ci/run's
+# `swift test --disable-default-traits` when that exists (CI: nothing left to build there);
+# otherwise in the shared one, where swift-crypto, GRDB and swift-log are already built and only
+# DexKit's own modules compile again, without the traits. It runs after every package that
+# needs them with the traits (the Examples), so nothing here builds DexKit twice; the next
+# default build recompiles those modules once.
 echo "== host package with DexKitTesting"
 started=$SECONDS
-DEX_HOST_TESTING_SCRATCH="${scratch}-portable" bash Scripts/check-host-testing.sh | tee "$logs/host.log" \
+host_scratch="$scratch"
+if [ -d "${scratch}-portable" ]; then host_scratch="${scratch}-portable"; fi
+DEX_HOST_TESTING_SCRATCH="$host_scratch" bash Scripts/check-host-testing.sh | tee "$logs/host.log" \
   || failed_packages+=("host package")
 echo "== host package: built and tested in $((SECONDS - started)) s"
-run_package Examples "$@"
 # PixScan's page in headless Chromium (Selenium) against the pixscan binary just built. Its
 # checks are not Swift Testing tests: its own `pixscan-browser: N passed, M failed` line (the
 # desktop and the phone profile together; its per-profile line is shown beside it) is added to
