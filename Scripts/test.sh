@@ -51,20 +51,6 @@ run_package() {  # $1: package path
 }
 run_package . "$@"
 run_package Examples "$@"
-# A host package outside the repository, tested with DexKitTesting alone (no network, no disk),
-# with DexKit's default traits off. It builds in the trait-less scratch folder of .ci/run's
-# `swift test --disable-default-traits` when that exists (CI: nothing left to build there);
-# otherwise in the shared one, where swift-crypto, GRDB and swift-log are already built and only
-# DexKit's own modules compile again, without the traits. It runs after every package that
-# needs them with the traits (the Examples), so nothing here builds DexKit twice; the next
-# default build recompiles those modules once.
-echo "== host package with DexKitTesting"
-started=$SECONDS
-host_scratch="$scratch"
-if [ -d "${scratch}-portable" ]; then host_scratch="${scratch}-portable"; fi
-DEX_HOST_TESTING_SCRATCH="$host_scratch" bash Scripts/check-host-testing.sh | tee "$logs/host.log" \
-  || failed_packages+=("host package")
-echo "== host package: built and tested in $((SECONDS - started)) s"
 # PixScan's page in headless Chromium (Selenium) against the pixscan binary just built. Its
 # checks are not Swift Testing tests: its own `pixscan-browser: N passed, M failed` line (the
 # desktop and the phone profile together; its per-profile line is shown beside it) is added to
@@ -73,6 +59,20 @@ echo "== PixScan in the browser"
 started=$SECONDS
 bash Scripts/pixscan-browser-test.sh 2>&1 | tee "$logs/browser.txt" || failed_packages+=("PixScan browser test")
 echo "== PixScan in the browser: $((SECONDS - started)) s"
+# A host package outside the repository, tested with DexKitTesting alone (no network, no disk),
+# with DexKit's default traits off. It builds in the trait-less scratch folder of .ci/run's
+# `swift test --disable-default-traits` when that exists (CI: nothing left to build there);
+# otherwise in the shared one, where swift-crypto, GRDB and swift-log are already built and only
+# DexKit's own modules compile again, without the traits. It runs after every package that
+# needs them with the traits (the Examples and the browser test's pixscan), so nothing here
+# builds DexKit twice; the next default build recompiles those modules once.
+echo "== host package with DexKitTesting"
+started=$SECONDS
+host_scratch="$scratch"
+if [ -d "${scratch}-portable" ]; then host_scratch="${scratch}-portable"; fi
+DEX_HOST_TESTING_SCRATCH="$host_scratch" bash Scripts/check-host-testing.sh | tee "$logs/host.log" \
+  || failed_packages+=("host package")
+echo "== host package: built and tested in $((SECONDS - started)) s"
 
 # One closing line over all packages, from Swift Testing's own summaries.
 total=$(cat "$logs"/*.log 2>/dev/null | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .*/\1/p' \

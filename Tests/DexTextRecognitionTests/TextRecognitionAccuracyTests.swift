@@ -43,13 +43,25 @@
 
     static let recognizer = TesseractTextRecognizer()
 
+    /// Reads `image` with `options` and a ten-minute deadline: these tests judge what is read,
+    /// not how fast, and a loaded 2-core machine running the whole suite queues recognitions
+    /// behind each other past the default 30 s (the deadline itself is tested in
+    /// TextRecognitionHostileInputTests).
+    static func read(
+      _ image: RGBImage, _ options: TextRecognitionOptions = TextRecognitionOptions(),
+      using reader: TesseractTextRecognizer = TextRecognitionAccuracyTests.recognizer
+    ) async throws -> RecognizedText {
+      var options = options
+      options.timeout = .seconds(600)
+      return try await reader.recognizeText(in: image, options: options)
+    }
+
     @Test(arguments: cases)
     func readsRenderedPhoto(_ testCase: Case) async throws {
       let photo = try await TextPhoto.render(
         testCase.kind, size: testCase.size, rotation: testCase.rotation)
-      let text = try await Self.recognizer.recognizeText(
-        in: photo.image,
-        options: TextRecognitionOptions(detectsOrientation: testCase.detectsOrientation))
+      let text = try await Self.read(
+        photo.image, TextRecognitionOptions(detectsOrientation: testCase.detectsOrientation))
       let accuracy = wordAccuracy(expected: photo.text, recognized: text.string)
       print(
         "word accuracy \(testCase.testDescription): \(accuracy) (floor \(testCase.floor))"
@@ -66,7 +78,7 @@
     /// Without orientation detection a quarter-turned tag is not read: the option is what does it.
     @Test func quarterTurnNeedsOrientationDetection() async throws {
       let photo = try await TextPhoto.render("plant-tag", size: 24, rotation: 90)
-      let plain = try await Self.recognizer.recognizeText(in: photo.image)
+      let plain = try await Self.read(photo.image)
       let accuracy = wordAccuracy(expected: photo.text, recognized: plain.string)
       print("word accuracy plant-tag 24px 90° without orientation detection: \(accuracy)")
       #expect(accuracy < 0.5)
@@ -75,7 +87,7 @@
     /// Lines come top to bottom, each where its text is printed.
     @Test func linesComeInReadingOrderWithTheirBoxes() async throws {
       let photo = try await TextPhoto.render("receipt", size: 24)
-      let text = try await Self.recognizer.recognizeText(in: photo.image)
+      let text = try await Self.read(photo.image)
       let expected = photo.text.split(separator: "\n").map(String.init)
       #expect(text.lines.count == expected.count)
       for (line, printed) in zip(text.lines, expected) {
@@ -89,17 +101,15 @@
     /// `minimumConfidence` keeps exactly the lines at or above it.
     @Test func minimumConfidenceFiltersLines() async throws {
       let photo = try await TextPhoto.render("plant-tag", size: 14)
-      let all = try await Self.recognizer.recognizeText(
-        in: photo.image, options: TextRecognitionOptions(minimumConfidence: 0))
+      let all = try await Self.read(photo.image, TextRecognitionOptions(minimumConfidence: 0))
       #expect(!all.isEmpty)
       let confidences = all.lines.map(\.confidence).sorted()
       let threshold = confidences[confidences.count / 2]
-      let kept = try await Self.recognizer.recognizeText(
-        in: photo.image, options: TextRecognitionOptions(minimumConfidence: threshold))
+      let kept = try await Self.read(
+        photo.image, TextRecognitionOptions(minimumConfidence: threshold))
       #expect(kept.lines == all.lines.filter { $0.confidence >= threshold })
-      let none = try await Self.recognizer.recognizeText(
-        in: photo.image,
-        options: TextRecognitionOptions(minimumConfidence: (confidences.last ?? 0) + 0.001))
+      let none = try await Self.read(
+        photo.image, TextRecognitionOptions(minimumConfidence: (confidences.last ?? 0) + 0.001))
       #expect(none.isEmpty)
     }
 
@@ -107,10 +117,10 @@
     @Test func concurrentCallsReadTheSame() async throws {
       let photo = try await TextPhoto.render("sign", size: 24)
       let recognizer = Self.recognizer
-      async let first = recognizer.recognizeText(in: photo.image)
-      async let second = recognizer.recognizeText(in: photo.image)
+      async let first = Self.read(photo.image, using: recognizer)
+      async let second = Self.read(photo.image, using: recognizer)
       let (a, b) = try await (first, second)
-      let again = try await recognizer.recognizeText(in: photo.image)
+      let again = try await Self.read(photo.image, using: recognizer)
       #expect(a == b)
       #expect(a == again)
       #expect(wordAccuracy(expected: photo.text, recognized: a.string) >= 0.9)

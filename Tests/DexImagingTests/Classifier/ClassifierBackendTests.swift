@@ -47,9 +47,12 @@ import Testing
   /// oneDNN's logits equal the portable float path's within ``logitTolerance``, with the same
   /// top-5, on every fixture photo.
   @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn), arguments: photos)
-  func oneDNNMatchesPortable(name: String) async throws {
-    let logits = try await ClassifierFixtures.logits(name, .oneDNN)
-    let oracle = try await ClassifierFixtures.logits(name, .portable)
+  func oneDNNMatchesPortable(name: String) throws {
+    let fast = try ClassifierFixtures.model(.oneDNN)
+    let portable = try ClassifierFixtures.model(.portable)
+    let image = try ClassifierFixtures.image(name)
+    let logits = try fast.logits(for: image)
+    let oracle = try portable.logits(for: image)
     #expect(logits.count == oracle.count)
     let difference = zip(logits, oracle).map { abs($0 - $1) }.max() ?? .infinity
     #expect(difference < Self.logitTolerance, "\(name): largest difference \(difference)")
@@ -130,7 +133,7 @@ import Testing
   /// A graph oneDNN refuses (a stride of zero) falls back to the portable path with a log line
   /// naming the failure, and the model still classifies.
   @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
-  func failureFallsBackToPortable() async throws {
+  func failureFallsBackToPortable() throws {
     let capture = LogCapture()
     let model = try ClassifierFixtures.loadModel(
       backend: .oneDNN, fault: .graph, logger: capture.logger())
@@ -142,7 +145,7 @@ import Testing
     #expect(notices.first?.contains("oneDNN graph") == true, "\(notices)")
     #expect(capture.lines.contains { $0.hasPrefix("[debug]") && $0.contains("backend=portable") })
     let image = try ClassifierFixtures.image("cat")
-    let oracle = try await ClassifierFixtures.logits("cat", .portable)
+    let oracle = try ClassifierFixtures.model(.portable).logits(for: image)
     #expect(try model.logits(for: image) == oracle)
   }
 
@@ -250,7 +253,7 @@ import Testing
   /// made directly; a model falls back to the portable path with a notice naming it, and still
   /// gives the portable path's logits.
   @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
-  func missingLibraryIsATypedErrorOrALoggedFallback() async throws {
+  func missingLibraryIsATypedErrorOrALoggedFallback() throws {
     #if os(Linux) && OneDNN
       let weights = try ClassifierFixtures.weights()
       #expect {
@@ -271,7 +274,7 @@ import Testing
     #expect(notices.count == 1)
     #expect(notices.first?.contains("libdnnl-dexkit-missing.so.2") == true, "\(notices)")
     let image = try ClassifierFixtures.image("fish")
-    let oracle = try await ClassifierFixtures.logits("fish", .portable)
+    let oracle = try ClassifierFixtures.model(.portable).logits(for: image)
     #expect(try model.logits(for: image) == oracle)
   }
 

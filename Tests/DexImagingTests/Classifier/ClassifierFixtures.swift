@@ -79,30 +79,6 @@ enum ClassifierFixtures {
         return (engine, result)
       })
 
-  /// The logits of the fixture photo `name` on `engine`, computed once per test run and shared
-  /// by every test that checks them: a portable pass takes seconds in a debug build, and
-  /// several tests compare against the same one.
-  static func logits(_ name: String, _ engine: Engine) async throws -> [Float] {
-    try await logitCache.logits(name, engine)
-  }
-
-  private static let logitCache = LogitCache()
-
-  /// One pass per photo and engine, however many tests ask for it at once.
-  private actor LogitCache {
-    private var passes: [String: Task<[Float], any Error>] = [:]
-
-    func logits(_ name: String, _ engine: Engine) async throws -> [Float] {
-      let key = "\(engine.rawValue)/\(name)"
-      if let pass = passes[key] { return try await pass.value }
-      let pass = Task {
-        try ClassifierFixtures.model(engine).logits(for: ClassifierFixtures.image(name))
-      }
-      passes[key] = pass
-      return try await pass.value
-    }
-  }
-
   static func ppmData(_ name: String) throws -> Data {
     try Data(contentsOf: url(name, "ppm"))
   }

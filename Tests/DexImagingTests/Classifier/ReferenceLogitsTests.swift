@@ -35,7 +35,7 @@ import Testing
     let image = try ClassifierFixtures.image(name)
     #expect(image.width == 256 && image.height == 256)
 
-    let logits = try await ClassifierFixtures.logits(name, engine)
+    let logits = try model.logits(for: image)
     #expect(logits.count == 1000)
     let maxDifference = zip(logits, expected.logits).map { abs($0 - $1) }.max() ?? .infinity
     // 32-bit floats (either backend) stay within 1e-3 of the float64 reference.
