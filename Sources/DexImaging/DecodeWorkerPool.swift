@@ -41,13 +41,56 @@
 
     /// Lends a worker to `body` and takes it back: kept when `body` says it is still sound,
     /// retired after ``requestsPerWorker`` answers, ended (and so replaced by the next request)
-    /// when `body` fails.
+    /// when `body` fails. Blocks the calling thread, waiting for a slot included.
     func withWorker<Result>(
       until deadline: ContinuousClock.Instant, timeout: Duration,
       _ body: (DecodeWorker) throws(DecodeWorkerChannel.Failure) -> (Result, keep: Bool)
     ) throws(IsolatedDecodingFailure) -> Result {
       try acquireSlot(until: deadline, timeout: timeout)
       defer { slots.signal() }
+      return try lend(timeout: timeout, body)
+    }
+
+    /// ``withWorker(until:timeout:_:)`` for async callers, holding no thread of Swift's
+    /// cooperative pool while it waits: it waits for a slot by sleeping, then talks to the worker
+    /// on a dispatch queue of its own (a thread outside the pool, one per slot at most). The
+    /// pool has one thread per core, so a wait on a hung worker (up to the whole ``timeout``)
+    /// there would stall every other task of the host, its HTTP server's handlers included.
+    /// `body`'s `isCancelled` says whether the awaiting task was cancelled.
+    func withWorker<Result: Sendable>(
+      until deadline: ContinuousClock.Instant, timeout: Duration,
+      _ body:
+        @escaping @Sendable (DecodeWorker, _ isCancelled: @escaping @Sendable () -> Bool)
+        throws(DecodeWorkerChannel.Failure) -> (Result, keep: Bool)
+    ) async throws(IsolatedDecodingFailure) -> Result {
+      try await acquireSlotWithoutBlocking(until: deadline, timeout: timeout)
+      let cancelled = CancellationFlag()
+      let outcome: Swift.Result<Result, IsolatedDecodingFailure> =
+        await withTaskCancellationHandler {
+          await withCheckedContinuation { continuation in
+            DispatchQueue(label: "DexImaging.IsolatedImageDecoder.request").async {
+              defer { self.slots.signal() }
+              continuation.resume(
+                returning: Swift.Result { () throws(IsolatedDecodingFailure) in
+                  if cancelled.isSet { throw .cancelled }
+                  return try self.lend(timeout: timeout) {
+                    (worker) throws(DecodeWorkerChannel.Failure) in
+                    try body(worker) { cancelled.isSet }
+                  }
+                })
+            }
+          }
+        } onCancel: {
+          cancelled.set()
+        }
+      return try outcome.get()
+    }
+
+    /// Runs `body` with a worker while the caller holds a slot.
+    private func lend<Result>(
+      timeout: Duration,
+      _ body: (DecodeWorker) throws(DecodeWorkerChannel.Failure) -> (Result, keep: Bool)
+    ) throws(IsolatedDecodingFailure) -> Result {
       var worker = try checkOut()
       let outcome: (Result, keep: Bool)
       do {
@@ -76,6 +119,28 @@
       while slots.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
         if Task.isCancelled { throw .cancelled }
         if ContinuousClock.now >= deadline { throw .timedOut(after: timeout) }
+      }
+    }
+
+    /// Waits for a free slot by sleeping between tries (5 ms at first, then up to 50 ms), so
+    /// that a queue of callers holds no thread; cancellation ends the wait at once.
+    private func acquireSlotWithoutBlocking(
+      until deadline: ContinuousClock.Instant, timeout: Duration
+    ) async throws(IsolatedDecodingFailure) {
+      var pause = Duration.milliseconds(5)
+      while slots.wait(timeout: .now()) == .timedOut {
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { throw .timedOut(after: timeout) }
+        do {
+          try await Task.sleep(for: min(pause, left))
+        } catch {
+          throw .cancelled
+        }
+        pause = min(pause * 2, .milliseconds(50))
+      }
+      if Task.isCancelled {
+        slots.signal()
+        throw .cancelled
       }
     }
 
@@ -108,5 +173,12 @@
     var busyProcessIDs: Set<pid_t> { state.withLock { $0.busy } }
     /// How many workers were started so far (for tests).
     var startedCount: Int { state.withLock { $0.started } }
+
+    /// Set once by a cancellation handler, read by the thread that talks to the worker.
+    private final class CancellationFlag: Sendable {
+      private let value = Atomic(false)
+      var isSet: Bool { value.load(ordering: .acquiring) }
+      func set() { value.store(true, ordering: .releasing) }
+    }
   }
 #endif

@@ -3,9 +3,14 @@ import Foundation
 // The async variants run the synchronous work on the global concurrent executor (`@concurrent`)
 // so that decoding never blocks the caller's actor. Cancellation is checked before the work
 // starts and before the result is returned; a decode that has started runs to completion.
+// ``IsolatedImageDecoder`` waits for a worker process rather than computing, so its own async
+// methods take over: they wait holding no thread of the cooperative pool (one thread per core),
+// and cancelling the task ends the worker.
 
 extension ImageDownscaling {
   /// Async ``downscale(_:options:)``: runs off the caller's executor and honours cancellation.
+  /// An ``IsolatedImageDecoder`` waits for its worker here holding no thread of Swift's
+  /// cooperative pool.
   ///
   /// - Throws: ``ImagingError``, or `CancellationError` when the task is cancelled.
   @concurrent
@@ -14,7 +19,12 @@ extension ImageDownscaling {
   ) async throws
     -> DownscaledImage
   {
-    try await runDetachedFromCaller { () throws(ImagingError) in
+    #if os(Linux) && SystemImageCodecs
+      if let isolated = self as? IsolatedImageDecoder {
+        return try await isolated.downscale(imageData, options: options)
+      }
+    #endif
+    return try await runDetachedFromCaller { () throws(ImagingError) in
       try self.downscale(imageData, options: options)
     }
   }
@@ -31,14 +41,21 @@ extension ImageDownscaling {
 }
 
 extension ImageDecoding {
-  /// Async ``decodePixels(from:target:options:)``: runs off the caller's executor.
+  /// Async ``decodePixels(from:target:options:)``: runs off the caller's executor. An
+  /// ``IsolatedImageDecoder`` waits for its worker here holding no thread of Swift's
+  /// cooperative pool.
   ///
   /// - Throws: ``ImagingError``, or `CancellationError` when the task is cancelled.
   @concurrent
   public func decodePixels(
     from imageData: Data, target: PixelTarget, options: DecodingOptions = DecodingOptions()
   ) async throws -> RGBImage {
-    try await runDetachedFromCaller { () throws(ImagingError) in
+    #if os(Linux) && SystemImageCodecs
+      if let isolated = self as? IsolatedImageDecoder {
+        return try await isolated.decodePixels(from: imageData, target: target, options: options)
+      }
+    #endif
+    return try await runDetachedFromCaller { () throws(ImagingError) in
       try self.decodePixels(from: imageData, target: target, options: options)
     }
   }

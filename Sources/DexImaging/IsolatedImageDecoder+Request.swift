@@ -9,14 +9,61 @@
       var thumbnail: [UInt8] = []
     }
 
+    /// What one request to a worker answers.
+    typealias Answer = Result<(DecodeWorkerMessage.Reply, ReplyPayloads), ImagingError>
+
     /// One request to a worker: bounded before it is sent, its reply checked before anything
-    /// is allocated for it.
+    /// is allocated for it. Blocks the calling thread until the worker answers.
     func perform(
       _ mode: DecodeWorkerMessage.Request.Mode, _ data: Data, target: PixelTarget,
       decoding: DecodingOptions, output: DownscaleOptions?
     ) throws(ImagingError) -> (DecodeWorkerMessage.Reply, ReplyPayloads) {
+      let (request, deadline) = try prepare(
+        mode, data, target: target, decoding: decoding, output: output)
+      let outcome: Answer
+      do throws(IsolatedDecodingFailure) {
+        outcome = try pool.withWorker(until: deadline, timeout: timeout) {
+          (worker) throws(DecodeWorkerChannel.Failure) in
+          try exchange(
+            request, data, with: worker, until: deadline, target: target,
+            limits: decoding.limits, isCancelled: { Task.isCancelled })
+        }
+      } catch {
+        throw failed(error)
+      }
+      return try outcome.get()
+    }
+
+    /// ``perform(_:_:target:decoding:output:)`` for async callers: holds no thread of Swift's
+    /// cooperative pool while it waits for a worker or for its answer (see
+    /// the pool's async `withWorker`).
+    func perform(
+      _ mode: DecodeWorkerMessage.Request.Mode, _ data: Data, target: PixelTarget,
+      decoding: DecodingOptions, output: DownscaleOptions?
+    ) async throws(ImagingError) -> (DecodeWorkerMessage.Reply, ReplyPayloads) {
+      let (request, deadline) = try prepare(
+        mode, data, target: target, decoding: decoding, output: output)
+      let outcome: Answer
+      do throws(IsolatedDecodingFailure) {
+        outcome = try await pool.withWorker(until: deadline, timeout: timeout) {
+          [self] (worker, isCancelled) throws(DecodeWorkerChannel.Failure) in
+          try exchange(
+            request, data, with: worker, until: deadline, target: target,
+            limits: decoding.limits, isCancelled: isCancelled)
+        }
+      } catch {
+        throw failed(error)
+      }
+      return try outcome.get()
+    }
+
+    /// The request for `data`, checked against its limits, and the call's deadline.
+    private func prepare(
+      _ mode: DecodeWorkerMessage.Request.Mode, _ data: Data, target: PixelTarget,
+      decoding: DecodingOptions, output: DownscaleOptions?
+    ) throws(ImagingError) -> (DecodeWorkerMessage.Request, ContinuousClock.Instant) {
       try checkRequest(data, target: target, limits: decoding.limits)
-      guard let executable = workerExecutable else {
+      guard workerExecutable != nil else {
         throw .isolatedDecodingFailed(
           .workerUnavailable(
             reason:
@@ -26,39 +73,43 @@
       let request = DecodeWorkerMessage.Request(
         mode: mode, target: target, options: decoding, output: output,
         cpuSeconds: Self.seconds(cpuTimeLimit), byteCount: data.count)
-      let deadline = ContinuousClock.now + timeout
-      typealias Answer = Result<(DecodeWorkerMessage.Reply, ReplyPayloads), ImagingError>
-      let outcome: Answer
-      do throws(IsolatedDecodingFailure) {
-        outcome = try pool.withWorker(until: deadline, timeout: timeout) {
-          (worker) throws(DecodeWorkerChannel.Failure) in
-          // Which worker holds which request: what a log reader needs to match a failure to
-          // a process (and what PixScan's tests use to stop that worker mid-decode).
-          logger.debug(
-            "Isolated decode handed to a worker", metadata: ["pid": "\(worker.processID)"])
-          var channel = DecodeWorkerChannel(descriptor: worker.descriptor, deadline: deadline)
-          channel.isCancelled = { Task.isCancelled }
-          try channel.send(request, payloads: [data])
-          let reply = try channel.receive(DecodeWorkerMessage.Reply.self)
-          if let failure = reply.failure {
-            guard let error = failure.error else {
-              throw .malformed("an error the worker cannot send (\(failure.kind))")
-            }
-            return (Answer.failure(error), keep: true)
-          }
-          try Self.validate(reply, for: request, target: target, limits: decoding.limits)
-          var parts = ReplyPayloads()
-          parts.pixels = try channel.receivePayload(count: reply.pixelByteCount)
-          parts.jpeg = try channel.receivePayload(count: reply.jpegByteCount)
-          parts.thumbnail = try channel.receivePayload(count: reply.thumbnailByteCount)
-          return (Answer.success((reply, parts)), keep: true)
+      return (request, ContinuousClock.now + timeout)
+    }
+
+    /// Sends `request` and `data` to `worker` and reads its checked answer.
+    private func exchange(
+      _ request: DecodeWorkerMessage.Request, _ data: Data, with worker: DecodeWorker,
+      until deadline: ContinuousClock.Instant, target: PixelTarget, limits: DecodingLimits,
+      isCancelled: @escaping @Sendable () -> Bool
+    ) throws(DecodeWorkerChannel.Failure) -> (Answer, keep: Bool) {
+      // Which worker holds which request: what a log reader needs to match a failure to a
+      // process (and what PixScan's tests use to stop that worker mid-decode).
+      logger.debug(
+        "Isolated decode handed to a worker", metadata: ["pid": "\(worker.processID)"])
+      var channel = DecodeWorkerChannel(descriptor: worker.descriptor, deadline: deadline)
+      channel.isCancelled = isCancelled
+      try channel.send(request, payloads: [data])
+      let reply = try channel.receive(DecodeWorkerMessage.Reply.self)
+      if let failure = reply.failure {
+        guard let error = failure.error else {
+          throw .malformed("an error the worker cannot send (\(failure.kind))")
         }
-      } catch {
-        logger.warning(
-          "Isolated decode failed", metadata: ["failure": "\(error)", "worker": "\(executable)"])
-        throw .isolatedDecodingFailed(error)
+        return (Answer.failure(error), keep: true)
       }
-      return try outcome.get()
+      try Self.validate(reply, for: request, target: target, limits: limits)
+      var parts = ReplyPayloads()
+      parts.pixels = try channel.receivePayload(count: reply.pixelByteCount)
+      parts.jpeg = try channel.receivePayload(count: reply.jpegByteCount)
+      parts.thumbnail = try channel.receivePayload(count: reply.thumbnailByteCount)
+      return (Answer.success((reply, parts)), keep: true)
+    }
+
+    /// Logs a failed call (never the photo's bytes) and wraps its failure.
+    private func failed(_ failure: IsolatedDecodingFailure) -> ImagingError {
+      logger.warning(
+        "Isolated decode failed",
+        metadata: ["failure": "\(failure)", "worker": "\(workerExecutable ?? "")"])
+      return .isolatedDecodingFailed(failure)
     }
 
     /// Refuses a reply whose sizes the request does not allow, before anything is read for it.

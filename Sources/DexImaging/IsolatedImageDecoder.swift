@@ -116,20 +116,86 @@
     }
 
     /// Decodes, orients, downscales and JPEG-encodes `imageData` in a worker; see
-    /// ``ImageDownscaling``.
+    /// ``ImageDownscaling``. Blocks the calling thread until the worker answers.
     public func downscale(
       _ imageData: Data, options: DownscaleOptions
     ) throws(ImagingError) -> DownscaledImage {
+      let target = try Self.target(of: options)
+      let (reply, parts) = try perform(
+        .downscale, imageData, target: target, decoding: options.decoding, output: options)
+      return try downscaledImage(reply, parts, options: options)
+    }
+
+    /// Async ``downscale(_:options:)``: waits for the worker without holding a thread of
+    /// Swift's cooperative pool, so that a worker that hangs until the ``timeout`` stalls only
+    /// its own call; cancelling the task ends the worker.
+    ///
+    /// - Throws: ``ImagingError`` (``IsolatedDecodingFailure/cancelled`` when cancelled while
+    ///   it waits), or `CancellationError` when cancelled before it starts.
+    public func downscale(
+      _ imageData: Data, options: DownscaleOptions
+    ) async throws -> DownscaledImage {
+      try Task.checkCancellation()
+      let target = try Self.target(of: options)
+      let (reply, parts) = try await perform(
+        .downscale, imageData, target: target, decoding: options.decoding, output: options)
+      return try downscaledImage(reply, parts, options: options)
+    }
+
+    /// Decodes `imageData` to upright RGB8 at `target` in a worker; see ``ImageDecoding``.
+    /// Blocks the calling thread until the worker answers.
+    public func decodePixels(
+      from imageData: Data, target: PixelTarget, options: DecodingOptions
+    ) throws(ImagingError) -> RGBImage {
+      let (reply, parts) = try perform(
+        .decodePixels, imageData, target: target, decoding: options, output: nil)
+      return try pixels(reply, parts)
+    }
+
+    /// Async ``decodePixels(from:target:options:)``: waits for the worker without holding a
+    /// thread of Swift's cooperative pool; cancelling the task ends the worker.
+    ///
+    /// - Throws: ``ImagingError`` (``IsolatedDecodingFailure/cancelled`` when cancelled while
+    ///   it waits), or `CancellationError` when cancelled before it starts.
+    public func decodePixels(
+      from imageData: Data, target: PixelTarget, options: DecodingOptions = DecodingOptions()
+    ) async throws -> RGBImage {
+      try Task.checkCancellation()
+      let (reply, parts) = try await perform(
+        .decodePixels, imageData, target: target, decoding: options, output: nil)
+      return try pixels(reply, parts)
+    }
+
+    /// A test hook's request (the worker must have been started with them allowed).
+    package func performTestHook(
+      _ mode: DecodeWorkerMessage.Request.Mode
+    ) throws(ImagingError) {
+      _ = try perform(
+        mode, Data([0]), target: .original, decoding: DecodingOptions(), output: nil)
+    }
+
+    /// A test hook's request, awaited.
+    package func performTestHook(
+      _ mode: DecodeWorkerMessage.Request.Mode
+    ) async throws(ImagingError) {
+      _ = try await perform(
+        mode, Data([0]), target: .original, decoding: DecodingOptions(), output: nil)
+    }
+
+    private static func target(of options: DownscaleOptions) throws(ImagingError) -> PixelTarget {
       guard options.maximumDimension > 0 else {
         throw .invalidArgument("maximumDimension must be positive, got \(options.maximumDimension)")
       }
-      let target = PixelTarget.fitting(maximumDimension: options.maximumDimension)
-      let (reply, parts) = try perform(
-        .downscale, imageData, target: target, decoding: options.decoding, output: options)
-      guard let format = reply.sourceFormat,
-        let pixels = RGBImage(
-          width: reply.width, height: reply.height, pixels: parts.pixels)
-      else { throw malformed("the image does not match its size") }
+      return .fitting(maximumDimension: options.maximumDimension)
+    }
+
+    private func downscaledImage(
+      _ reply: DecodeWorkerMessage.Reply, _ parts: ReplyPayloads, options: DownscaleOptions
+    ) throws(ImagingError) -> DownscaledImage {
+      guard let format = reply.sourceFormat else {
+        throw malformed("the reply names no source format")
+      }
+      let pixels = try pixels(reply, parts)
       return DownscaledImage(
         jpegData: Data(parts.jpeg), pixelWidth: reply.width, pixelHeight: reply.height,
         sourceFormat: format, sourcePixelWidth: reply.sourceWidth,
@@ -139,23 +205,12 @@
         exifDate: reply.exifDate)
     }
 
-    /// Decodes `imageData` to upright RGB8 at `target` in a worker; see ``ImageDecoding``.
-    public func decodePixels(
-      from imageData: Data, target: PixelTarget, options: DecodingOptions
+    private func pixels(
+      _ reply: DecodeWorkerMessage.Reply, _ parts: ReplyPayloads
     ) throws(ImagingError) -> RGBImage {
-      let (reply, parts) = try perform(
-        .decodePixels, imageData, target: target, decoding: options, output: nil)
       guard let image = RGBImage(width: reply.width, height: reply.height, pixels: parts.pixels)
       else { throw malformed("the image does not match its size") }
       return image
-    }
-
-    /// A test hook's request (the worker must have been started with them allowed).
-    package func performTestHook(
-      _ mode: DecodeWorkerMessage.Request.Mode
-    ) throws(ImagingError) {
-      _ = try perform(
-        mode, Data([0]), target: .original, decoding: DecodingOptions(), output: nil)
     }
 
     private func malformed(_ reason: String) -> ImagingError {

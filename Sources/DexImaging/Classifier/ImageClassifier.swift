@@ -122,7 +122,7 @@ public struct ImageClassifier: ImageClassifying {
   /// Decodes `imageData` and classifies it; `nil` (logged) on any failure.
   public func classify(imageData: Data) async -> LocalGuess? {
     do {
-      return try await guess(for: decodedImage(imageData))
+      return try await guess(for: await decodedImage(imageData))
     } catch {
       logger.debug("no local guess", metadata: ["reason": "\(error)"])
       return nil
@@ -154,7 +154,7 @@ public struct ImageClassifier: ImageClassifying {
   /// Decodes `imageData` and returns its best `limit` labels; empty (logged) on any failure.
   public func rankedLabels(imageData: Data, limit: Int) async -> [ClassificationLabel] {
     do {
-      return try await rankedLabels(for: decodedImage(imageData), limit: limit)
+      return try await rankedLabels(for: await decodedImage(imageData), limit: limit)
     } catch {
       logger.debug("no ranked labels", metadata: ["reason": "\(error)"])
       return []
@@ -275,10 +275,10 @@ public struct ImageClassifier: ImageClassifying {
       name: hierarchy == nil ? nil : named?.name ?? "", nameConfidence: named?.confidence)
   }
 
-  private func decodedImage(_ data: Data) throws -> RGBImage {
+  private func decodedImage(_ data: Data) async throws -> RGBImage {
     guard !data.isEmpty else { throw ClassifierError.decodingFailed("no bytes") }
     do {
-      return try decoder.decodePixels(
+      return try await decoder.decodePixels(
         from: data, target: .minimumShortSide(Self.decodingShortSide), options: DecodingOptions())
     } catch {
       throw ClassifierError.decodingFailed("\(error)")

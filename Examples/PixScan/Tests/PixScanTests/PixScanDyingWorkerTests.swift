@@ -12,8 +12,9 @@
   /// PixScan's server on 127.0.0.1 decoding in real `dex-decode-worker` processes (as `pixscan`
   /// does by default), with the worker that holds a request killed, crashed or hung: that
   /// request gets a clear JSON error, the next ones are served, and the dead worker is collected
-  /// (no zombie). One case at a time: each counts its own decoder's workers.
-  @Suite(.timeLimit(.minutes(3)), .serialized)
+  /// (no zombie). The cases run side by side: each has a decoder of its own, and a hung
+  /// worker's wait holds no thread of Swift's cooperative pool.
+  @Suite(.timeLimit(.minutes(3)))
   struct PixScanDyingWorkerTests {
     /// What happens to the worker once it holds the request (it is stopped first, so it has not
     /// answered yet whatever the timing).
