@@ -126,9 +126,9 @@
       return try downscaledImage(reply, parts, options: options)
     }
 
-    /// Async ``downscale(_:options:)``: waits for the worker without holding a thread of
-    /// Swift's cooperative pool, so that a worker that hangs until the ``timeout`` stalls only
-    /// its own call; cancelling the task ends the worker.
+    /// The synchronous `downscale(_:options:)` for async callers: waits for the worker without
+    /// holding a thread of Swift's cooperative pool, so that a worker that hangs until the
+    /// ``timeout`` stalls only its own call; cancelling the task ends the worker.
     ///
     /// - Throws: ``ImagingError`` (``IsolatedDecodingFailure/cancelled`` when cancelled while
     ///   it waits), or `CancellationError` when cancelled before it starts.
@@ -152,8 +152,9 @@
       return try pixels(reply, parts)
     }
 
-    /// Async ``decodePixels(from:target:options:)``: waits for the worker without holding a
-    /// thread of Swift's cooperative pool; cancelling the task ends the worker.
+    /// The synchronous `decodePixels(from:target:options:)` for async callers: waits for the
+    /// worker without holding a thread of Swift's cooperative pool; cancelling the task ends the
+    /// worker.
     ///
     /// - Throws: ``ImagingError`` (``IsolatedDecodingFailure/cancelled`` when cancelled while
     ///   it waits), or `CancellationError` when cancelled before it starts.
