@@ -84,13 +84,15 @@ public struct ClassifierLabelTable: Sendable, Hashable {
     try self.init(tsv: Self.text(contentsOf: url))
   }
 
-  /// A UTF-8 resource file's text, or ``ClassifierError/unreadableFile(path:reason:)``.
+  /// A UTF-8 resource file's text (at most 8 MiB), or
+  /// ``ClassifierError/unreadableFile(path:reason:)``.
   static func text(contentsOf url: URL) throws(ClassifierError) -> String {
-    do {
-      return try String(contentsOf: url, encoding: .utf8)
-    } catch {
-      throw .unreadableFile(path: url.lastPathComponent, reason: "\(error.localizedDescription)")
+    let data = try ClassifierFile.contents(
+      of: url, maximumByteCount: ClassifierFile.maximumTableByteCount)
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw .unreadableFile(path: url.lastPathComponent, reason: "not UTF-8 text")
     }
+    return text
   }
 
   /// A raw class name made presentable: underscores become spaces, runs of whitespace collapse.

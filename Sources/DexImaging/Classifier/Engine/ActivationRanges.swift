@@ -31,10 +31,9 @@ struct ActivationRanges: Decodable, Sendable, Equatable {
   ) throws(ClassifierError) -> ActivationRanges? {
     let layerCount = inputChannels.count
     let url = manifestURL.deletingPathExtension().appendingPathExtension("int8.json")
-    guard let data = try? Data(contentsOf: url) else { return nil }
-    guard data.count <= 1 << 20 else {
-      throw .invalidManifest("\(url.lastPathComponent) is too large")
-    }
+    guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+    let data = try ClassifierFile.contents(
+      of: url, maximumByteCount: ClassifierFile.maximumJSONByteCount)
     let ranges: ActivationRanges
     do {
       ranges = try JSONDecoder().decode(ActivationRanges.self, from: data)

@@ -63,13 +63,8 @@ package final class EfficientNetLite0: Sendable {
     precision requested: ClassifierPrecision = .automatic, fault: BackendFault? = nil
   ) throws(ClassifierError) {
     let precision = Self.resolvedPrecision(requested, backend: backend)
-    let manifestData: Data
-    do {
-      manifestData = try Data(contentsOf: manifestURL)
-    } catch {
-      throw .unreadableFile(
-        path: manifestURL.lastPathComponent, reason: "\(error.localizedDescription)")
-    }
+    let manifestData = try ClassifierFile.contents(
+      of: manifestURL, maximumByteCount: ClassifierFile.maximumJSONByteCount)
     let manifest: WeightsManifest
     do {
       manifest = try JSONDecoder().decode(WeightsManifest.self, from: manifestData)
