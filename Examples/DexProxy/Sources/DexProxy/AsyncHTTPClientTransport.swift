@@ -4,6 +4,7 @@ import Foundation
 import HTTPSupport
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// DexCloud's ``DexCloud/HTTPTransport`` on AsyncHTTPClient, the transport `dex-proxy` calls its
 /// upstream with.
@@ -17,9 +18,27 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
   public let maximumResponseBytes: Int
   let client: HTTPClient
 
-  /// Creates a transport on `client` (AsyncHTTPClient's process-wide `HTTPClient.shared` by
-  /// default, which needs no shutdown).
-  public init(client: HTTPClient = .shared, maximumResponseBytes: Int = 2 << 20) {
+  /// The client `dex-proxy` calls its upstream with unless it is given another: AsyncHTTPClient
+  /// on the process-wide event loops, living as long as the process (so it needs no shutdown),
+  /// configured to fail fast when the upstream cannot be reached. AsyncHTTPClient's own default
+  /// (and `HTTPClient.shared`'s) retries a refused or failed connection until the call's
+  /// deadline, so a misconfigured or down upstream held every caller for the whole upstream
+  /// timeout (a minute by default) before its 502; here a connection that cannot be made ends
+  /// the call at once, and one that hangs ends after ``connectTimeout``.
+  public static let upstreamClient: HTTPClient = {
+    var configuration = HTTPClient.Configuration()
+    configuration.timeout.connect = .nanoseconds(connectTimeout.nanoseconds)
+    configuration.connectionPool.retryConnectionEstablishment = false
+    return HTTPClient(
+      eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
+      configuration: configuration)
+  }()
+
+  /// How long ``upstreamClient`` waits for a TCP (and TLS) connection to the upstream.
+  public static let connectTimeout: Duration = .seconds(10)
+
+  /// Creates a transport on `client` (``upstreamClient`` by default).
+  public init(client: HTTPClient = Self.upstreamClient, maximumResponseBytes: Int = 2 << 20) {
     self.client = client
     self.maximumResponseBytes = max(1, maximumResponseBytes)
   }
