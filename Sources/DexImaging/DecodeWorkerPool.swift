@@ -69,15 +69,16 @@
         await withTaskCancellationHandler {
           await withCheckedContinuation { continuation in
             DispatchQueue(label: "DexImaging.IsolatedImageDecoder.request").async {
-              defer { self.slots.signal() }
-              continuation.resume(
-                returning: Swift.Result { () throws(IsolatedDecodingFailure) in
-                  if cancelled.isSet { throw .cancelled }
-                  return try self.lend(timeout: timeout) {
-                    (worker) throws(DecodeWorkerChannel.Failure) in
-                    try body(worker) { cancelled.isSet }
-                  }
-                })
+              let outcome = Swift.Result { () throws(IsolatedDecodingFailure) in
+                if cancelled.isSet { throw .cancelled }
+                return try self.lend(timeout: timeout) {
+                  (worker) throws(DecodeWorkerChannel.Failure) in
+                  try body(worker) { cancelled.isSet }
+                }
+              }
+              // The slot is free before the caller resumes, so its next call finds it.
+              self.slots.signal()
+              continuation.resume(returning: outcome)
             }
           }
         } onCancel: {
@@ -120,6 +121,22 @@
         if Task.isCancelled { throw .cancelled }
         if ContinuousClock.now >= deadline { throw .timedOut(after: timeout) }
       }
+      try keepSlot(until: deadline, timeout: timeout, cancelled: Task.isCancelled)
+    }
+
+    /// Gives a slot won too late back: a call past its deadline, or cancelled, never reaches a
+    /// worker (its first wait would end it, and with it a sound worker).
+    private func keepSlot(
+      until deadline: ContinuousClock.Instant, timeout: Duration, cancelled: Bool
+    ) throws(IsolatedDecodingFailure) {
+      if cancelled {
+        slots.signal()
+        throw .cancelled
+      }
+      if ContinuousClock.now >= deadline {
+        slots.signal()
+        throw .timedOut(after: timeout)
+      }
     }
 
     /// Waits for a free slot by sleeping between tries (5 ms at first, then up to 50 ms), so
@@ -138,10 +155,7 @@
         }
         pause = min(pause * 2, .milliseconds(50))
       }
-      if Task.isCancelled {
-        slots.signal()
-        throw .cancelled
-      }
+      try keepSlot(until: deadline, timeout: timeout, cancelled: Task.isCancelled)
     }
 
     private func checkOut() throws(IsolatedDecodingFailure) -> DecodeWorker {

@@ -130,15 +130,18 @@
     /// holding a thread of Swift's cooperative pool, so that a worker that hangs until the
     /// ``timeout`` stalls only its own call; cancelling the task ends the worker.
     ///
-    /// - Throws: ``ImagingError`` (``IsolatedDecodingFailure/cancelled`` when cancelled while
-    ///   it waits), or `CancellationError` when cancelled before it starts.
+    /// - Throws: ``ImagingError``, or `CancellationError` when the task is cancelled (then its
+    ///   worker, if it had one, is ended).
     public func downscale(
       _ imageData: Data, options: DownscaleOptions
     ) async throws -> DownscaledImage {
       try Task.checkCancellation()
       let target = try Self.target(of: options)
-      let (reply, parts) = try await perform(
-        .downscale, imageData, target: target, decoding: options.decoding, output: options)
+      let (reply, parts) = try await Self.cancellationAsError {
+        () async throws(ImagingError) in
+        try await perform(
+          .downscale, imageData, target: target, decoding: options.decoding, output: options)
+      }
       return try downscaledImage(reply, parts, options: options)
     }
 
@@ -156,15 +159,30 @@
     /// worker without holding a thread of Swift's cooperative pool; cancelling the task ends the
     /// worker.
     ///
-    /// - Throws: ``ImagingError`` (``IsolatedDecodingFailure/cancelled`` when cancelled while
-    ///   it waits), or `CancellationError` when cancelled before it starts.
+    /// - Throws: ``ImagingError``, or `CancellationError` when the task is cancelled (then its
+    ///   worker, if it had one, is ended).
     public func decodePixels(
       from imageData: Data, target: PixelTarget, options: DecodingOptions = DecodingOptions()
     ) async throws -> RGBImage {
       try Task.checkCancellation()
-      let (reply, parts) = try await perform(
-        .decodePixels, imageData, target: target, decoding: options, output: nil)
+      let (reply, parts) = try await Self.cancellationAsError {
+        () async throws(ImagingError) in
+        try await perform(
+          .decodePixels, imageData, target: target, decoding: options, output: nil)
+      }
       return try pixels(reply, parts)
+    }
+
+    /// `body`'s outcome, with a cancelled wait thrown as `CancellationError`, the way async
+    /// callers (DexScanner, PixScan) tell a cancelled call from a photo that cannot be read.
+    private static func cancellationAsError<T>(
+      _ body: () async throws(ImagingError) -> T
+    ) async throws -> T {
+      do {
+        return try await body()
+      } catch .isolatedDecodingFailed(.cancelled) {
+        throw CancellationError()
+      }
     }
 
     /// A test hook's request (the worker must have been started with them allowed).

@@ -21,15 +21,16 @@ enum ClassifierFile {
     of url: URL, maximumByteCount: Int
   ) throws(ClassifierError) -> Data {
     let name = url.lastPathComponent
-    let handle: FileHandle
-    do {
-      handle = try FileHandle(forReadingFrom: url)
-    } catch {
-      throw .unreadableFile(path: name, reason: "\(error.localizedDescription)")
+    // Non-blocking, so that opening a FIFO does not wait for a writer (it changes nothing for
+    // a regular file's reads); the descriptor is checked before anything is read from it.
+    let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw .unreadableFile(path: name, reason: String(cString: strerror(errno)))
     }
+    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     defer { try? handle.close() }
     var status = stat()
-    guard fstat(handle.fileDescriptor, &status) == 0 else {
+    guard fstat(descriptor, &status) == 0 else {
       throw .unreadableFile(path: name, reason: String(cString: strerror(errno)))
     }
     guard status.st_mode & S_IFMT == S_IFREG else {

@@ -78,14 +78,26 @@ import Testing
     let manifest = directory.appendingPathComponent("EfficientNetLite0.json")
     try FileManager.default.removeItem(at: manifest)
     try #require(mkfifo(manifest.path, 0o600) == 0)
-    // Opening a FIFO for reading waits for a writer: one is kept open here so that the test
-    // measures the check, not that wait (the writer never writes).
-    let writer = open(manifest.path, O_RDWR | O_NONBLOCK)
-    try #require(writer >= 0)
-    defer { close(writer) }
-    #expect {
-      try EfficientNetLite0(manifestURL: manifest)
-    } throws: { Self.isUnreadable($0, "EfficientNetLite0.json") }
+    // No writer: a blocking open would wait for one for ever. The load runs on a thread of its
+    // own, so that such a regression fails here after 20 s instead of hanging the test run.
+    let outcome = Outcome()
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      do throws(ClassifierError) {
+        _ = try EfficientNetLite0(manifestURL: manifest)
+      } catch {
+        outcome.error = error
+      }
+      done.signal()
+    }.start()
+    try #require(done.wait(timeout: .now() + 20) == .success, "loading a FIFO still waits")
+    let error = try #require(outcome.error, "a FIFO loaded as a manifest")
+    #expect(Self.isUnreadable(error, "EfficientNetLite0.json"), "\(error)")
+  }
+
+  /// The loading thread's error; the semaphore orders the write before the read.
+  private final class Outcome: @unchecked Sendable {
+    var error: ClassifierError?
   }
 
   @Test func aDeviceThatNeverEndsIsRefused() throws {

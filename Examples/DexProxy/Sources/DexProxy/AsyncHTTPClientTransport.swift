@@ -20,13 +20,14 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
   /// The client `dex-proxy` calls its upstream with unless it is given another: AsyncHTTPClient
   /// on the process-wide event loops, living as long as the process (so it needs no shutdown),
-  /// configured to fail fast when the upstream cannot be reached. AsyncHTTPClient's own default
-  /// (and `HTTPClient.shared`'s) retries a refused or failed connection until the call's
-  /// deadline, so a misconfigured or down upstream held every caller for the whole upstream
-  /// timeout (a minute by default) before its 502; here a connection that cannot be made ends
-  /// the call at once, and one that hangs ends after ``connectTimeout``.
+  /// with `HTTPClient.shared`'s configuration but two settings: a connection that cannot be
+  /// made is not retried, and a connection attempt gives up after ``connectTimeout``.
+  /// `HTTPClient.shared` retries a refused or failed connection until the call's deadline, so a
+  /// misconfigured or down upstream held every caller for the whole upstream timeout before its
+  /// 502; here the 502 comes at once. The trade-off: when a connection attempt fails, the calls
+  /// waiting for a connection to that host at that moment fail with it (a client may retry).
   public static let upstreamClient: HTTPClient = {
-    var configuration = HTTPClient.Configuration()
+    var configuration = HTTPClient.Configuration.singletonConfiguration
     configuration.timeout.connect = .nanoseconds(connectTimeout.nanoseconds)
     configuration.connectionPool.retryConnectionEstablishment = false
     return HTTPClient(

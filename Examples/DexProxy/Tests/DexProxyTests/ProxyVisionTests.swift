@@ -110,8 +110,8 @@ import Testing
       // Port 9 (discard) on loopback: nothing listens, the connection is refused.
       $0.upstream.baseURL = URL(string: "http://127.0.0.1:9/v1")!
     }) { proxy in
-      // With the default upstream timeout (a minute): the proxy's upstream client does not
-      // retry a refused connection until that deadline, it answers at once.
+      // With the harness's upstream timeout (30 s): the proxy's upstream client does not retry
+      // a refused connection until that deadline, it answers at once.
       let started = ContinuousClock.now
       let error = await #expect(throws: DexCloudError.self) {
         _ = try await proxy.vision().identify(imageData: sampleImage, categoryHint: nil)
