@@ -64,26 +64,19 @@
         throws(DecodeWorkerChannel.Failure) -> (Result, keep: Bool)
     ) async throws(IsolatedDecodingFailure) -> Result {
       try await acquireSlotWithoutBlocking(until: deadline, timeout: timeout)
-      let cancelled = CancellationFlag()
-      let outcome: Swift.Result<Result, IsolatedDecodingFailure> =
-        await withTaskCancellationHandler {
-          await withCheckedContinuation { continuation in
-            DispatchQueue(label: "DexImaging.IsolatedImageDecoder.request").async {
-              let outcome = Swift.Result { () throws(IsolatedDecodingFailure) in
-                if cancelled.isSet { throw .cancelled }
-                return try self.lend(timeout: timeout) {
-                  (worker) throws(DecodeWorkerChannel.Failure) in
-                  try body(worker) { cancelled.isSet }
-                }
-              }
-              // The slot is free before the caller resumes, so its next call finds it.
-              self.slots.signal()
-              continuation.resume(returning: outcome)
-            }
+      let outcome = await awaitOffCooperativePool(
+        on: DispatchQueue(label: "DexImaging.IsolatedImageDecoder.request")
+      ) { isCancelled in
+        let outcome = Swift.Result { () throws(IsolatedDecodingFailure) in
+          if isCancelled() { throw .cancelled }
+          return try self.lend(timeout: timeout) {
+            (worker) throws(DecodeWorkerChannel.Failure) in try body(worker, isCancelled)
           }
-        } onCancel: {
-          cancelled.set()
         }
+        // The slot is free before the caller resumes, so its next call finds it.
+        self.slots.signal()
+        return outcome
+      }
       return try outcome.get()
     }
 
@@ -187,12 +180,5 @@
     var busyProcessIDs: Set<pid_t> { state.withLock { $0.busy } }
     /// How many workers were started so far (for tests).
     var startedCount: Int { state.withLock { $0.started } }
-
-    /// Set once by a cancellation handler, read by the thread that talks to the worker.
-    private final class CancellationFlag: Sendable {
-      private let value = Atomic(false)
-      var isSet: Bool { value.load(ordering: .acquiring) }
-      func set() { value.store(true, ordering: .releasing) }
-    }
   }
 #endif

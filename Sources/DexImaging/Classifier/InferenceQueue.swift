@@ -26,30 +26,15 @@ enum InferenceQueue {
       @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool)
       throws(ClassifierError) -> T
   ) async throws(ClassifierError) -> T {
-    let cancelled = Flag()
     let queue = queues[turn.next(below: queues.count)]
-    let outcome: Result<T, ClassifierError> = await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        queue.async {
-          continuation.resume(
-            returning: Result { () throws(ClassifierError) in
-              if cancelled.isSet { throw .cancelled }
-              return try work { cancelled.isSet }
-            })
-        }
+    let outcome: Result<T, ClassifierError> = await awaitOffCooperativePool(on: queue) {
+      isCancelled in
+      Result { () throws(ClassifierError) in
+        if isCancelled() { throw .cancelled }
+        return try work(isCancelled)
       }
-    } onCancel: {
-      cancelled.set()
     }
     return try outcome.get()
-  }
-
-  /// A flag set once, read from any thread.
-  private final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
   }
 
   /// The queues taken in turn.
