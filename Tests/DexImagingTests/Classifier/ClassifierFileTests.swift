@@ -5,9 +5,9 @@ import Testing
 @testable import DexImaging
 
 /// The classifier's resource files a host may name (weights manifest, int8 ranges, label and
-/// hierarchy tables) are bounded before they are read: a file far larger than any such table,
-/// or one that is not a regular file (a FIFO, which would block, or `/dev/zero`, which never
-/// ends), is a typed error at once.
+/// hierarchy tables, the weights file) are bounded before they are read: a file far larger than
+/// any such table, or one that is not a regular file (a FIFO, `/dev/zero`), is a typed error at
+/// once, saying which.
 @Suite(.offCooperativePool, .timeLimit(.minutes(2))) struct ClassifierFileTests {
   /// Whether `error` is a too-large refusal naming `name`.
   static func isTooLarge(_ error: any Error, _ name: String) -> Bool {
@@ -72,14 +72,16 @@ import Testing
     Self.expectTableRefused(table) { Self.isTooLarge($0, "huge.tsv") }
   }
 
-  @Test func aFIFOIsRefusedWithoutWaiting() throws {
+  @Test(arguments: ["EfficientNetLite0.json", "EfficientNetLite0.weights"])
+  func aFIFOIsRefusedWithoutWaiting(file: String) throws {
     let directory = try ClassifierFixtures.copyOfResources()
     defer { try? FileManager.default.removeItem(at: directory) }
     let manifest = directory.appendingPathComponent("EfficientNetLite0.json")
-    try FileManager.default.removeItem(at: manifest)
-    try #require(mkfifo(manifest.path, 0o600) == 0)
-    // No writer: a blocking open would wait for one for ever. The load runs on a thread of its
-    // own, so that such a regression fails here after 20 s instead of hanging the test run.
+    let fifo = directory.appendingPathComponent(file)
+    try FileManager.default.removeItem(at: fifo)
+    try #require(mkfifo(fifo.path, 0o600) == 0)
+    // No writer: a blocking open(2) would wait for one for ever. The load runs on a thread of
+    // its own, so that such a regression fails here after 20 s instead of hanging the test run.
     let outcome = Outcome()
     let done = DispatchSemaphore(value: 0)
     Thread {
@@ -92,7 +94,7 @@ import Testing
     }.start()
     try #require(done.wait(timeout: .now() + 20) == .success, "loading a FIFO still waits")
     let error = try #require(outcome.error, "a FIFO loaded as a manifest")
-    #expect(Self.isUnreadable(error, "EfficientNetLite0.json"), "\(error)")
+    #expect(Self.isUnreadable(error, file), "\(error)")
   }
 
   /// The loading thread's error; the semaphore orders the write before the read.

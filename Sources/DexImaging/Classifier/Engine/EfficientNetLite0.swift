@@ -75,12 +75,8 @@ package final class EfficientNetLite0: Sendable {
     guard !name.isEmpty, !name.contains("/"), !name.contains("\\"), name != ".."
     else { throw .invalidManifest("weights file name \(name) is not a plain file name") }
     let blobURL = manifestURL.deletingLastPathComponent().appendingPathComponent(name)
-    let blob: Data
-    do {
-      blob = try Data(contentsOf: blobURL, options: .mappedIfSafe)
-    } catch {
-      throw .unreadableFile(path: name, reason: "\(error.localizedDescription)")
-    }
+    let blob = try ClassifierFile.mappedContents(
+      of: blobURL, maximumByteCount: ClassifierFile.maximumWeightsByteCount)
     // The int8 ranges are read only when int8 is asked for (or chosen, on a processor with VNNI):
     // a float32 model never depends on them.
     let ranges =
