@@ -49,10 +49,8 @@ import Testing
   @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn), arguments: photos)
   func oneDNNMatchesPortable(name: String) throws {
     let fast = try ClassifierFixtures.model(.oneDNN)
-    let portable = try ClassifierFixtures.model(.portable)
-    let image = try ClassifierFixtures.image(name)
-    let logits = try fast.logits(for: image)
-    let oracle = try portable.logits(for: image)
+    let logits = try fast.logits(for: ClassifierFixtures.image(name))
+    let oracle = try ClassifierFixtures.portableLogits(name)
     #expect(logits.count == oracle.count)
     let difference = zip(logits, oracle).map { abs($0 - $1) }.max() ?? .infinity
     #expect(difference < Self.logitTolerance, "\(name): largest difference \(difference)")
@@ -144,9 +142,8 @@ import Testing
     #expect(notices.count == 1)
     #expect(notices.first?.contains("oneDNN graph") == true, "\(notices)")
     #expect(capture.lines.contains { $0.hasPrefix("[debug]") && $0.contains("backend=portable") })
-    let image = try ClassifierFixtures.image("cat")
-    let oracle = try ClassifierFixtures.model(.portable).logits(for: image)
-    #expect(try model.logits(for: image) == oracle)
+    let oracle = try ClassifierFixtures.portableLogits("cat")
+    #expect(try model.logits(for: ClassifierFixtures.image("cat")) == oracle)
   }
 
   // Its count of fused blocks is ClassifierFusionTests' (oneDNN only).
@@ -273,9 +270,8 @@ import Testing
     let notices = capture.lines.filter { $0.hasPrefix("[notice]") }
     #expect(notices.count == 1)
     #expect(notices.first?.contains("libdnnl-dexkit-missing.so.2") == true, "\(notices)")
-    let image = try ClassifierFixtures.image("fish")
-    let oracle = try ClassifierFixtures.model(.portable).logits(for: image)
-    #expect(try model.logits(for: image) == oracle)
+    let oracle = try ClassifierFixtures.portableLogits("fish")
+    #expect(try model.logits(for: ClassifierFixtures.image("fish")) == oracle)
   }
 
   private static func top5(_ logits: [Float]) -> [Int] {

@@ -52,6 +52,31 @@ enum ClassifierFixtures {
     try models[engine, default: .failure(.missingResource("no such engine"))].get()
   }
 
+  /// The portable path's logits for the fixture photo `name`, computed once per test run where
+  /// the tests asking for it run one after the other (two asking at once may both compute it):
+  /// four tests compare against them, and a debug-built portable pass costs seconds of CPU (the
+  /// passes were most of DexImagingTests' CPU time). Computed in the caller, on its thread, as
+  /// each test did before; a task of its own on the heavy-work threads made every suite queued
+  /// behind those passes miss its deadlines.
+  static func portableLogits(_ name: String) throws -> [Float] {
+    if let logits = portableLogitsCache.logits(for: name) { return logits }
+    let logits = try model(.portable).logits(for: image(name))
+    portableLogitsCache.store(logits, for: name)
+    return logits
+  }
+
+  private static let portableLogitsCache = LogitsCache()
+
+  /// Logits by photo name (an `NSLock`, not `Mutex`, which not every Apple platform DexKit
+  /// supports has).
+  private final class LogitsCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var logits: [String: [Float]] = [:]  // guarded by `lock`
+
+    func logits(for name: String) -> [Float]? { lock.withLock { logits[name] } }
+    func store(_ value: [Float], for name: String) { lock.withLock { logits[name] = value } }
+  }
+
   /// The bundled weights and labels loaded on a fresh network.
   static func loadModel(
     backend: ClassifierBackend,
