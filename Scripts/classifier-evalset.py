@@ -41,10 +41,11 @@ the test fixtures' reference logits (Tests/DexImagingTests/Classifier/Fixtures/r
 and, after `logits`, for the demo's photo and DexKitTesting's sample photos: the values the
 Swift tests pin.
 
-`logits` caches five views of each photo (views(): the scanner's centre crop, its mirror image, the
-whole photo on a white square, two corner crops); `report --tta NAME` and `compare --tta NAME`
-average the logits of the views TTA[NAME] before calibration, fitting and judging as without it
-(measured only: nothing is written with it).
+`logits` caches six views of each photo (views(): the scanner's centre crop, its mirror image, the
+whole photo on a white square, two corner crops, and the subject's square on a plain background:
+subject_square()); `report --tta NAME` and `compare --tta NAME` average the logits of the views
+TTA[NAME] before calibration, fitting and judging as without it (measured only: nothing is written
+with it; `--tta subject` judges the subject's square alone).
 
 `--precision int8` judges the network as DexKit's own engine runs it in 8-bit arithmetic:
 `logits --precision int8` builds Benchmarks' ClassifierBench (release), hands it the same
@@ -231,8 +232,9 @@ def load_rgb(ref, path, short=256):
 def views(ref, rgb, size=224):
     """The network inputs for test-time augmentation, by the name they are cached under: the
     scanner's own (centre crop), its mirror image, the whole photo on a white square (nothing
-    cropped: a cut-out keeps its edges) and two corner crops of the scanner's size (`size`: the
-    model's input side)."""
+    cropped: a cut-out keeps its edges), two corner crops of the scanner's size (`size`: the
+    model's input side) and the subject's square where the background is plain (subject_square();
+    the centre crop elsewhere)."""
     import numpy as np
     h, w, _ = rgb.shape
     _, _, side = ref.crop_box(w, h, size)
@@ -245,14 +247,46 @@ def views(ref, rgb, size=224):
     x = ref.preprocess(rgb, size)
     canvas = np.full((max(w, h), max(w, h), 3), 255, dtype=np.uint8)
     canvas[(max(w, h) - h) // 2:(max(w, h) - h) // 2 + h, (max(w, h) - w) // 2:(max(w, h) - w) // 2 + w] = rgb
+    subject = subject_square(rgb)
     return {"logits": x, "flip": np.ascontiguousarray(x[:, ::-1]), "pad": resized(canvas),
-            "crop_a": resized(rgb[:side, :side]), "crop_b": resized(rgb[h - side:, w - side:])}
+            "crop_a": resized(rgb[:side, :side]), "crop_b": resized(rgb[h - side:, w - side:]),
+            "subject": x if subject is None else resized(subject)}
 
 
-VIEWS = ("logits", "flip", "pad", "crop_a", "crop_b")
+def subject_square(rgb, margin=0.1):
+    """On a plain background, the subject's square: the box of the pixels that differ from the
+    border's median colour by more than 24 levels (0.5th to 99.5th percentile of their rows and
+    columns), widened by `margin` of its longer side on each side, made square about its centre
+    and filled outside the photo with that colour. None where the border is not plain (fewer
+    than 90 % of its pixels within 12 levels of its median, plain-feature.py's test) or the
+    subject covers under 1 % of the photo: the scanner's own crop is kept then. Session 43's
+    experiment, chosen before it was measured (margin included), never fitted on a split."""
+    import numpy as np
+    pixels = rgb.astype(np.int16)
+    h, w, _ = pixels.shape
+    border = np.concatenate([pixels[0], pixels[-1], pixels[:, 0], pixels[:, -1]])
+    median = np.median(border, axis=0)
+    if (np.abs(border - median).max(axis=1) <= 12).mean() < 0.9:
+        return None
+    ys, xs = np.nonzero(np.abs(pixels - median).max(axis=2) > 24)
+    if len(ys) < 0.01 * h * w:
+        return None
+    y0, y1 = np.percentile(ys, [0.5, 99.5])
+    x0, x1 = np.percentile(xs, [0.5, 99.5])
+    side = int(round(max(y1 - y0, x1 - x0) * (1 + 2 * margin)))
+    top, left = int(round((y0 + y1 - side) / 2)), int(round((x0 + x1 - side) / 2))
+    square = np.empty((side, side, 3), dtype=np.uint8)
+    square[:] = median.astype(np.uint8)
+    sy0, sx0, sy1, sx1 = max(top, 0), max(left, 0), min(top + side, h), min(left + side, w)
+    square[sy0 - top:sy1 - top, sx0 - left:sx1 - left] = rgb[sy0:sy1, sx0:sx1]
+    return square
+
+
+VIEWS = ("logits", "flip", "pad", "crop_a", "crop_b", "subject")
 # What `report --tta` averages (logits, before calibration): the names of views().
 TTA = {"mirror": ("logits", "flip"), "pad": ("logits", "pad"), "crops": ("logits", "crop_a", "crop_b"),
-       "mirror+crops": ("logits", "flip", "crop_a", "crop_b"), "all": ("logits", "flip", "pad", "crop_a", "crop_b")}
+       "mirror+crops": ("logits", "flip", "crop_a", "crop_b"), "all": ("logits", "flip", "pad", "crop_a", "crop_b"),
+       "subject": ("subject",), "subject+centre": ("logits", "subject")}
 
 
 # The networks `--model` chooses: Lite0 (the package's resources) or a larger member of its family,
