@@ -264,9 +264,8 @@ def subject_square(rgb, margin=0.1):
     import numpy as np
     pixels = rgb.astype(np.int16)
     h, w, _ = pixels.shape
-    border = np.concatenate([pixels[0], pixels[-1], pixels[:, 0], pixels[:, -1]])
-    median = np.median(border, axis=0)
-    if (np.abs(border - median).max(axis=1) <= 12).mean() < 0.9:
+    plainness, median = border_plainness(rgb)
+    if plainness < 0.9:
         return None
     ys, xs = np.nonzero(np.abs(pixels - median).max(axis=2) > 24)
     if len(ys) < 0.01 * h * w:
@@ -280,6 +279,17 @@ def subject_square(rgb, margin=0.1):
     sy0, sx0, sy1, sx1 = max(top, 0), max(left, 0), min(top + side, h), min(left + side, w)
     square[sy0 - top:sy1 - top, sx0 - left:sx1 - left] = rgb[sy0:sy1, sx0:sx1]
     return square
+
+
+def border_plainness(rgb):
+    """The share of the border's pixels within 12 levels (in every channel) of the border's median
+    colour, and that colour: a photo is on a plain background from 0.9 (plain-feature.py's
+    feature and subject_square())."""
+    import numpy as np
+    pixels = rgb.astype(np.int16)
+    border = np.concatenate([pixels[0], pixels[-1], pixels[:, 0], pixels[:, -1]])
+    median = np.median(border, axis=0)
+    return float((np.abs(border - median).max(axis=1) <= 12).mean()), median
 
 
 VIEWS = ("logits", "flip", "pad", "crop_a", "crop_b", "subject")

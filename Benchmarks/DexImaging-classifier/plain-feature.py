@@ -50,12 +50,8 @@ def main():
     cache = ev.averaged(json.load(open(ev.logits_path(args.dest, args.precision))), args.tta)
     rows = [r for r in ev.read_manifest() if r["sha"] in cache and r["expected"] != "scene"]
 
-    def border_plainness(row):
-        rgb = ev.load_rgb(ref, os.path.join(args.dest, "images", row["sha"])).astype(float)
-        border = np.concatenate([rgb[0], rgb[-1], rgb[:, 0], rgb[:, -1]])
-        return float((np.abs(border - np.median(border, axis=0)).max(axis=1) <= 12).mean())
-
-    plainness = {r["sha"]: border_plainness(r) for r in rows}
+    plainness = {r["sha"]: ev.border_plainness(ev.load_rgb(ref, os.path.join(args.dest, "images", r["sha"])))[0]
+                 for r in rows}
     feature = lambda rs: np.array([[1.0 if plainness[r["sha"]] >= 0.9 else 0.0] for r in rs])
     logits = lambda rs: np.array([cache[r["sha"]]["logits"] for r in rs])
     k = len(ev.CATEGORIES)
