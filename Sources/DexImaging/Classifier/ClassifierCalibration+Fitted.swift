@@ -8,23 +8,26 @@ extension ClassifierCalibration {
   /// their test photos): a log prior weight per category, one temperature on the category
   /// distribution, each category scored by its best class (class temperature 0.01,
   /// fixed), and the naming threshold chosen on the same photos.
+  /// Fitted on the logits of the centre crop averaged with those of the subject's square on a
+  /// plain background (``ClassifierViews/centreCropAndSubject``), the views it runs with.
   public static let fitted = ClassifierCalibration(
     logWeights: [
-      .plant: 162.245647,
-      .animal: -10.796539,
-      .fish: 34.630658,
-      .bird: -23.446609,
-      .insect: -2.513768,
-      .reptile: -31.828111,
-      .mineral: 0.000001,
-      .fungus: -22.608764,
-      .food: -11.357501,
-      .pokemon: 0.000001,
-      .object: -15.016692,
-      .unknown: -79.308334,
+      .plant: 161.979871,
+      .animal: -10.994442,
+      .fish: 33.492534,
+      .bird: -22.443720,
+      .insect: -2.813141,
+      .reptile: -31.217249,
+      .mineral: 0.000000,
+      .fungus: -22.640751,
+      .food: -10.658776,
+      .pokemon: 0.000000,
+      .object: -16.128216,
+      .unknown: -78.576167,
     ],
-    temperature: 99.125885,
+    temperature: 98.928621,
     classTemperature: 0.010000,
-    namingThreshold: 0.50
+    namingThreshold: 0.50,
+    views: .centreCropAndSubject
   )
 }

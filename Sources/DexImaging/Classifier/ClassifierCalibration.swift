@@ -34,14 +34,19 @@ public struct ClassifierCalibration: Sendable, Hashable {
   /// The probability a name below the category (a class, or a node of ``ClassifierHierarchy``)
   /// must reach before a guess is named after it (``/DexModel/LocalGuess/name``).
   public var namingThreshold: Double
+  /// The views whose averaged logits this calibration was fitted on, and so the views
+  /// ``ImageClassifier`` runs with it: ``ClassifierViews/centreCropAndSubject`` for
+  /// ``fitted``, ``ClassifierViews/centreCrop`` (one pass) for ``fittedInt8`` and by default.
+  public var views: ClassifierViews
 
   /// Creates a calibration; a temperature that is not a positive finite number becomes 1,
   /// non-finite weights become 0, and a naming threshold outside `0...1` is clamped (not a
   /// number: 1, so nothing is named).
   public init(
     logWeights: [DexCategory: Double], temperature: Double, classTemperature: Double = 1,
-    namingThreshold: Double = 0.6
+    namingThreshold: Double = 0.6, views: ClassifierViews = .centreCrop
   ) {
+    self.views = views
     self.logWeights = logWeights.mapValues { $0.isFinite ? $0 : 0 }
     self.temperature = Self.sanitised(temperature)
     self.classTemperature = Self.sanitised(classTemperature)

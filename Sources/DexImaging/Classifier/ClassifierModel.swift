@@ -212,24 +212,50 @@ public final class ClassifierModel: Sendable {
     try network.logits(forNormalizedInput: input, threads: threads)
   }
 
-  /// All classes ranked by probability (softmax of ``logits(for:threads:)``), best first, at most
-  /// `limit`.
+  /// The network's scores for `image` as a guess reads them: the logits of each of `views`
+  /// (``ClassifierViews``), averaged; computed on `threads` cores. One pass for
+  /// ``ClassifierViews/centreCrop`` (the same as ``logits(for:threads:)``); a second pass for
+  /// ``ClassifierViews/centreCropAndSubject`` when the photo is on a plain background.
+  public func logits(
+    for image: RGBImage, views: ClassifierViews, threads: Int = 1
+  ) throws(ClassifierError) -> [Float] {
+    try logits(for: image, views: views, threads: threads) { Task.isCancelled }
+  }
+
+  /// ``logits(for:views:threads:)`` asking `isCancelled` instead of the current task.
+  func logits(
+    for image: RGBImage, views: ClassifierViews, threads: Int, isCancelled: () -> Bool
+  ) throws(ClassifierError) -> [Float] {
+    let centre = try network.logits(
+      forNormalizedInput: preprocessor.networkInput(from: image), threads: threads,
+      isCancelled: isCancelled)
+    guard views == .centreCropAndSubject, let square = preprocessor.subjectSquare(in: image),
+      let input = preprocessor.networkInput(from: image, square: square)
+    else { return centre }
+    let subject = try network.logits(
+      forNormalizedInput: input, threads: threads, isCancelled: isCancelled)
+    return zip(centre, subject).map { ($0 + $1) / 2 }
+  }
+
+  /// All classes ranked by probability (softmax of ``logits(for:views:threads:)``), best first,
+  /// at most `limit`.
   public func rankedLabels(
-    for image: RGBImage, limit: Int, threads: Int = 1
+    for image: RGBImage, limit: Int, views: ClassifierViews = .centreCrop, threads: Int = 1
   )
     throws(ClassifierError) -> [ClassificationLabel]
   {
-    try rankedLabels(for: image, limit: limit, threads: threads) { Task.isCancelled }
+    try rankedLabels(for: image, limit: limit, views: views, threads: threads) {
+      Task.isCancelled
+    }
   }
 
-  /// ``rankedLabels(for:limit:threads:)`` asking `isCancelled` instead of the current task (for
-  /// an inference that runs off the task, on ``InferenceQueue``).
+  /// ``rankedLabels(for:limit:views:threads:)`` asking `isCancelled` instead of the current task
+  /// (for an inference that runs off the task, on ``InferenceQueue``).
   func rankedLabels(
-    for image: RGBImage, limit: Int, threads: Int, isCancelled: () -> Bool
+    for image: RGBImage, limit: Int, views: ClassifierViews, threads: Int,
+    isCancelled: () -> Bool
   ) throws(ClassifierError) -> [ClassificationLabel] {
-    let input = preprocessor.networkInput(from: image)
-    let logits = try network.logits(
-      forNormalizedInput: input, threads: threads, isCancelled: isCancelled)
+    let logits = try logits(for: image, views: views, threads: threads, isCancelled: isCancelled)
     return rankedLabels(logits: logits, limit: limit)
   }
 

@@ -8,7 +8,8 @@ import Logging
 ///
 /// It reads the pixels of a scan's Pass-0 decode (``classify(_:)``) or decodes bytes through its
 /// ``ImageDecoding`` (orientation applied, DCT-scaled to a short side of
-/// ``decodingShortSide``), takes the standard centre crop, runs the network and turns the whole
+/// ``decodingShortSide``), takes the standard centre crop (and, on a plain background, the
+/// subject's square: ``ClassifierViews``), runs the network and turns the whole
 /// 1000-way distribution into a ``/DexModel/LocalGuess``
 /// (``guess(fromDistribution:calibration:hierarchy:minimumConfidence:)``): each category is
 /// scored by its best class, corrected for how many classes each category has and calibrated
@@ -177,7 +178,9 @@ public struct ImageClassifier: ImageClassifying {
       hierarchy: configuration.hierarchy, minimumConfidence: configuration.minimumConfidence)
   }
 
-  /// The best `limit` labels for already decoded pixels, best first.
+  /// The best `limit` labels for already decoded pixels, best first: from the views the
+  /// configured calibration was fitted on (``ClassifierCalibration/views``; the centre crop alone
+  /// without a calibration), so that they are the distribution the guess is made from.
   ///
   /// - Throws: ``ClassifierError`` when the model cannot load, the image is too small, or the
   ///   task is cancelled.
@@ -194,9 +197,13 @@ public struct ImageClassifier: ImageClassifying {
     // Off Swift's cooperative pool (see InferenceQueue): the network holds its thread for the
     // whole inference.
     let (loadModel, threads) = (loadModel, configuration.threads)
+    let calibration = configuration.calibration
     return try await InferenceQueue.run { isCancelled throws(ClassifierError) in
-      try loadModel().rankedLabels(
-        for: image, limit: limit, threads: threads, isCancelled: isCancelled)
+      let model = try loadModel()
+      let views = calibration.map { $0 == .fitted ? model.calibration.views : $0.views }
+      return try model.rankedLabels(
+        for: image, limit: limit, views: views ?? .centreCrop, threads: threads,
+        isCancelled: isCancelled)
     }
   }
 

@@ -24,24 +24,69 @@ public struct ImagePreprocessor: Sendable, Hashable {
     return ((width - side) / 2, (height - side) / 2, side)
   }
 
-  /// The normalised network input for `image`, NHWC, `outputSize² × 3` values.
+  /// The normalised network input for `image`, NHWC, `outputSize² × 3` values: its centre crop
+  /// (``cropRegion(width:height:)``).
   public func networkInput(from image: RGBImage) -> [Float] {
-    let n = outputSize
     let crop = cropRegion(width: image.width, height: image.height)
-    let taps = ResamplingTaps(inputSize: crop.side, outputSize: n)
-    let rowLength = crop.side * 3
-    // Vertical pass: n rows of the crop's full width.
+    return networkInput(from: image, x: crop.x, y: crop.y, side: crop.side, fill: [0, 0, 0])
+  }
+
+  /// The normalised network input for `square` of `image` (``subjectSquare(in:)``), NHWC,
+  /// `outputSize² × 3` values: the whole square resampled, its parts outside the photo in its
+  /// background colour.
+  ///
+  /// Besides the result it holds one intermediate of `outputSize × square.side × 3` values; the
+  /// squares ``subjectSquare(in:)`` finds are at most 1.2 times the photo's longer side.
+  ///
+  /// - Returns: `nil` for a square that does not overlap the photo or whose side is more than
+  ///   four times the photo's longer side (no square ``subjectSquare(in:)`` finds is either).
+  public func networkInput(from image: RGBImage, square: SubjectSquare) -> [Float]? {
+    let longer = max(image.width, image.height)
+    guard square.side <= 4 * longer,
+      square.x > -square.side, square.x < image.width,
+      square.y > -square.side, square.y < image.height
+    else { return nil }
+    let fill = square.background
+    return networkInput(
+      from: image, x: square.x, y: square.y, side: square.side,
+      fill: [Float(fill.red), Float(fill.green), Float(fill.blue)])
+  }
+
+  /// Resamples the square at (`x`, `y`) of side `side` to `outputSize²` and normalises it; what
+  /// lies outside the image reads as `fill` (R, G, B).
+  private func networkInput(
+    from image: RGBImage, x: Int, y: Int, side: Int, fill: [Float]
+  ) -> [Float] {
+    let n = outputSize
+    let taps = ResamplingTaps(inputSize: side, outputSize: n)
+    let rowLength = side * 3
+    // The square's columns that lie on the image: [lead, lead + visible).
+    let firstColumn = min(max(x, 0), image.width)
+    let lead = firstColumn - x
+    let visible = max(min(x + side, image.width) - firstColumn, 0)
+    let visibleLength = visible * 3
+    let fillRow = (0..<visibleLength).map { fill[$0 % 3] }
+    // Vertical pass: n rows of the square's full width.
     var vertical = [Float](repeating: 0, count: n * rowLength)
     image.pixels.withUnsafeBufferPointer { source in
       vertical.withUnsafeMutableBufferPointer { target in
         guard let source = source.baseAddress, let target = target.baseAddress else { return }
         for oy in 0..<n {
           let out = target + oy * rowLength
+          let visibleOut = out + lead * 3
           for t in 0..<taps.count[oy] {
             let w = taps.weights[oy * taps.stride + t]
-            let row = source + ((crop.y + taps.start[oy] + t) * image.width + crop.x) * 3
-            for j in 0..<rowLength { out[j] += w * Float(row[j]) }
+            let sourceRow = y + taps.start[oy] + t
+            if sourceRow >= 0, sourceRow < image.height {
+              let row = source + (sourceRow * image.width + firstColumn) * 3
+              for j in 0..<visibleLength { visibleOut[j] += w * Float(row[j]) }
+            } else {
+              for j in 0..<visibleLength { visibleOut[j] += w * fillRow[j] }
+            }
           }
+          // Columns off the image: the background, whatever the row.
+          for j in 0..<(lead * 3) { out[j] = fill[j % 3] }
+          for j in ((lead + visible) * 3)..<rowLength { out[j] = fill[j % 3] }
         }
       }
     }

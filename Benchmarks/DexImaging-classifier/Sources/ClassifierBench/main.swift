@@ -181,10 +181,12 @@ do {
   }
   let endToEndRuns = options.endToEnd ? options.runs : 0
   let endToEnd = measure(runs: endToEndRuns, concurrency: options.concurrency) {
-    // As ImageClassifier's default configuration decides: the whole distribution, the
-    // calibration fitted for the model's precision, the names below the category.
+    // As ImageClassifier's default configuration decides: the whole distribution from the
+    // views the calibration fitted for the model's precision runs (a second pass on a plain
+    // background), that calibration, the names below the category.
     let image = try readPPM(data)
-    let distribution = try model.rankedLabels(for: image, limit: .max, threads: threads)
+    let distribution = try model.rankedLabels(
+      for: image, limit: .max, views: model.calibration.views, threads: threads)
     _ = ImageClassifier.guess(fromDistribution: distribution, calibration: model.calibration)
   }
   let top = model.rankedLabels(
