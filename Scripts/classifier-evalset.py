@@ -22,6 +22,7 @@ photo with a subject (`compare` likewise, per precision).
   python3 Scripts/classifier-evalset.py report /work/evaldata/set --tta mirror   # test-time augmentation
   python3 Scripts/classifier-evalset.py fixtures /work/evaldata/set [--precision int8]
   python3 Scripts/classifier-evalset.py cross-validate /work/evaldata/set   # how the ridge was chosen (a few minutes)
+  python3 Scripts/classifier-evalset.py subject-parity /work/evaldata/set   # Swift's subject square against this one
 
 `report` compares, on the held-out split, the seed's top-5 vote with the whole-distribution
 decision (class logits divided by a class temperature, probability summed over all 1000 classes
@@ -48,6 +49,9 @@ TTA[NAME] before calibration, fitting and judging as without it (`--tta subject`
 subject's square alone). Only the views the Swift classifier runs (SWIFT_VIEWS: the centre crop
 alone, or `subject+centre`, ClassifierViews.centreCropAndSubject) can be written; `--write` with
 any other refuses. The written calibration names its views, and `fixtures` reads them back.
+`subject-parity` checks that Swift's ImagePreprocessor.subjectSquare(in:) finds the squares
+subject_square() finds, on the pixels judged here, and that its network inputs for them match
+(ClassifierBench --subject-squares-of); it fails on any square that differs.
 
 `--precision int8` judges the network as DexKit's own engine runs it in 8-bit arithmetic:
 `logits --precision int8` builds Benchmarks' ClassifierBench (release), hands it the same
@@ -262,7 +266,24 @@ def subject_square(rgb, margin=0.1):
     and filled outside the photo with that colour. None where the border is not plain (fewer
     than 90 % of its pixels within 12 levels of its median, plain-feature.py's test) or the
     subject covers under 1 % of the photo: the scanner's own crop is kept then. Session 43's
-    experiment, chosen before it was measured (margin included), never fitted on a split."""
+    experiment, chosen before it was measured (margin included), never fitted on a split; Swift's
+    ImagePreprocessor.subjectSquare(in:) since session 44 (`subject-parity` compares the two)."""
+    import numpy as np
+    box = subject_square_box(rgb, margin)
+    if box is None:
+        return None
+    left, top, side, *colour = box
+    h, w, _ = rgb.shape
+    square = np.empty((side, side, 3), dtype=np.uint8)
+    square[:] = np.array(colour, dtype=np.uint8)
+    sy0, sx0, sy1, sx1 = max(top, 0), max(left, 0), min(top + side, h), min(left + side, w)
+    square[sy0 - top:sy1 - top, sx0 - left:sx1 - left] = rgb[sy0:sy1, sx0:sx1]
+    return square
+
+
+def subject_square_box(rgb, margin=0.1):
+    """subject_square()'s square as [left, top, side, red, green, blue] (the fill colour), or None:
+    SubjectSquare's fields, for `subject-parity`."""
     import numpy as np
     pixels = rgb.astype(np.int16)
     h, w, _ = pixels.shape
@@ -276,11 +297,7 @@ def subject_square(rgb, margin=0.1):
     x0, x1 = np.percentile(xs, [0.5, 99.5])
     side = int(round(max(y1 - y0, x1 - x0) * (1 + 2 * margin)))
     top, left = int(round((y0 + y1 - side) / 2)), int(round((x0 + x1 - side) / 2))
-    square = np.empty((side, side, 3), dtype=np.uint8)
-    square[:] = median.astype(np.uint8)
-    sy0, sx0, sy1, sx1 = max(top, 0), max(left, 0), min(top + side, h), min(left + side, w)
-    square[sy0 - top:sy1 - top, sx0 - left:sx1 - left] = rgb[sy0:sy1, sx0:sx1]
-    return square
+    return [left, top, side] + [int(v) for v in median.astype(np.uint8)]
 
 
 def border_plainness(rgb):
@@ -371,6 +388,41 @@ def logits_path(dest, precision, extra=False, model="lite0"):
     return os.path.join(dest, ("extra-logits" if extra else "logits") + suffix + ".json")
 
 
+def classifier_bench(binary=None):
+    """A built ClassifierBench (release): `binary`, or Benchmarks' own, built here."""
+    if binary is None:
+        subprocess.run(["swift", "build", "-c", "release", "--package-path", os.path.join(ROOT, "Benchmarks"),
+                        "--product", "ClassifierBench"], check=True)
+        binary = os.path.join(ROOT, "Benchmarks", ".build", "release", "ClassifierBench")
+    return binary
+
+
+def subject_parity(dest, binary=None):
+    """DexImaging's subject square (ImagePreprocessor.subjectSquare(in:)) against subject_square(),
+    on the pixels this script judges for every photo of the set: writes them, the script's
+    squares and its network inputs for them into DEST/subject-parity, and has ClassifierBench
+    (--subject-squares-of) compare; fails if any square differs."""
+    import numpy as np
+    ref = load_script("ref", os.path.join("Scripts", "classifier-reference.py"))
+    folder = os.path.join(dest, "subject-parity")
+    os.makedirs(folder, exist_ok=True)
+    squares = {}
+    for row in read_manifest():
+        rgb = load_rgb(ref, os.path.join(dest, "images", row["sha"]))
+        h, w, _ = rgb.shape
+        name = row["sha"][:16]
+        with open(os.path.join(folder, name + ".ppm"), "wb") as f:
+            f.write(f"P6\n{w} {h}\n255\n".encode() + rgb.tobytes())
+        square = subject_square_box(rgb)
+        squares[name] = square
+        if square is not None:
+            views(ref, rgb)["subject"].astype("<f4").tofile(os.path.join(folder, name + ".input"))
+    with open(os.path.join(folder, "squares.json"), "w") as f:
+        json.dump(squares, f)
+    print(f"{len(squares)} photos, {sum(v is not None for v in squares.values())} with a square, in {folder}")
+    subprocess.run([classifier_bench(binary), "--subject-squares-of", folder], check=True)
+
+
 def swift_logits(dest, precision, binary=None):
     """The Swift engine's logits (ClassifierBench --logits-of) for every photo of the set and its
     mirror image, the repository's photos and the test fixtures, from the inputs ONNX gets."""
@@ -380,10 +432,7 @@ def swift_logits(dest, precision, binary=None):
     spec = importlib.util.spec_from_file_location("ref", os.path.join(ROOT, "Scripts", "classifier-reference.py"))
     ref = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ref)
-    if binary is None:
-        subprocess.run(["swift", "build", "-c", "release", "--package-path", os.path.join(ROOT, "Benchmarks"),
-                        "--product", "ClassifierBench"], check=True)
-        binary = os.path.join(ROOT, "Benchmarks", ".build", "release", "ClassifierBench")
+    binary = classifier_bench(binary)
     keys, inputs = [], []
     for row in read_manifest():
         for kind, x in views(ref, load_rgb(ref, os.path.join(dest, "images", row["sha"]))).items():
@@ -1016,14 +1065,15 @@ def compare(dest, tta=None, model="lite0"):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["fetch", "logits", "report", "compare", "fixtures", "cross-validate"])
+    parser.add_argument("command", choices=["fetch", "logits", "report", "compare", "fixtures", "cross-validate",
+                                            "subject-parity"])
     parser.add_argument("dest", help="a scratch folder outside the repository")
     parser.add_argument("--write", action="store_true", help="regenerate the Swift calibration constants")
     parser.add_argument("--precision", choices=["float32", "int8"], default="float32",
                         help="float32: ONNX's logits; int8: the Swift engine's (logits builds ClassifierBench)")
     parser.add_argument("--tta", choices=sorted(TTA),
                         help="report, compare: average each photo's logits over these views (never written)")
-    parser.add_argument("--binary", help="a built ClassifierBench for `logits --precision int8` (else built here)")
+    parser.add_argument("--binary", help="a built ClassifierBench for `logits --precision int8` and `subject-parity` (else built here)")
     parser.add_argument("--model", choices=sorted(MODELS), default="lite0",
                         help="logits, report, compare: a larger EfficientNet-Lite in float32 (ONNX; never written)")
     parser.add_argument("--fit-start-temperature", type=float, metavar="T",
@@ -1048,6 +1098,7 @@ def main():
      "report": lambda: report(args.dest, args.write, args.precision, args.tta, args.model),
      "compare": lambda: compare(args.dest, args.tta, args.model),
      "fixtures": lambda: fixtures(args.dest, args.precision),
+     "subject-parity": lambda: subject_parity(args.dest, args.binary),
      "cross-validate": lambda: cross_validate(args.dest)}[args.command]()
 
 

@@ -4,6 +4,7 @@
 //                    [--skip-end-to-end] [--serve] [--backend automatic|oneDNN|portable]
 //                    [--precision automatic|float32|int8]
 //   classifier-bench --logits-of <inputs.f32> [--out <logits.f32>] [--backend ...] [--precision ...]
+//   classifier-bench --subject-squares-of <folder>
 //
 // Prints one JSON object: per-run latencies in milliseconds for "network" (preprocessed input to
 // logits) and "endToEnd" (encoded bytes to LocalGuess), each inference spread over T cores, with
@@ -20,6 +21,13 @@
 // it), then prints the backend, instruction set and precision that computed them on standard
 // error: how the evaluation set is judged on the engine itself (int8 has no other
 // implementation to ask).
+//
+// With --subject-squares-of it checks DexImaging's subject square against the script's:
+// the folder holds squares.json (each photo's name: [x, y, side, red, green, blue], or null where
+// the script finds no square), NAME.ppm (the pixels the script judged) and, for each square,
+// NAME.input (the script's network input for it, as --logits-of reads them). It prints how many
+// squares differ and the largest difference between the two network inputs, and exits 1 if any
+// square differs (`Scripts/classifier-evalset.py subject-parity` writes the folder and runs it).
 //
 // Without --precision the model is the default configuration's (`ClassifierModel.bundled`: int8
 // where oneDNN has VNNI, f32 elsewhere).
@@ -38,6 +46,7 @@ struct Options {
   var precision: ClassifierPrecision?
   var logitsOf: String?
   var out: String?
+  var subjectSquaresOf: String?
 }
 
 func parse() -> Options? {
@@ -59,10 +68,12 @@ func parse() -> Options? {
       options.precision = precision
     case "--logits-of": options.logitsOf = args.popFirst()
     case "--out": options.out = args.popFirst()
+    case "--subject-squares-of": options.subjectSquaresOf = args.popFirst()
     default: options.path = arg
     }
   }
-  return options.path.isEmpty && options.logitsOf == nil ? nil : options
+  return options.path.isEmpty && options.logitsOf == nil && options.subjectSquaresOf == nil
+    ? nil : options
 }
 
 /// The bundled model as `options` ask: the default precision unless one is named.
@@ -97,6 +108,50 @@ func writeLogits(of path: String, to out: String?, model: ClassifierModel) throw
   }
   FileHandle.standardError.write(Data(
     "\(data.count / stride) inputs, backend \(model.backend.rawValue), isa \(model.instructionSet ?? "none"), precision \(model.precision.rawValue)\n".utf8))
+}
+
+/// `--subject-squares-of`: DexImaging's square and network input against the script's, photo
+/// by photo; the number of squares that differ.
+func checkSubjectSquares(in folder: String) throws -> Int {
+  struct BadFolder: Error, CustomStringConvertible { var description: String }
+  let root = URL(fileURLWithPath: folder)
+  guard let expected = try JSONSerialization.jsonObject(
+    with: Data(contentsOf: root.appendingPathComponent("squares.json"))) as? [String: Any]
+  else { throw BadFolder(description: "squares.json is not an object") }
+  let preprocessor = ImagePreprocessor()
+  var differing = 0
+  var squares = 0
+  var largest: Float = 0
+  for name in expected.keys.sorted() {
+    let image = try readPPM(Data(contentsOf: root.appendingPathComponent(name + ".ppm")))
+    let square = preprocessor.subjectSquare(in: image)
+    let want = (expected[name] as? [Int]).map { v in
+      SubjectSquare(x: v[0], y: v[1], side: v[2], background: .init(
+        red: UInt8(v[3]), green: UInt8(v[4]), blue: UInt8(v[5])))
+    }
+    guard square == want else {
+      differing += 1
+      print("\(name): ours \(square.map { "\($0)" } ?? "none"), the script's \(want.map { "\($0)" } ?? "none")")
+      continue
+    }
+    guard let square, let input = preprocessor.networkInput(from: image, square: square) else {
+      continue
+    }
+    squares += 1
+    let reference = try Data(contentsOf: root.appendingPathComponent(name + ".input"))
+    guard reference.count == input.count * 4 else {
+      throw BadFolder(description: "\(name).input: \(reference.count) bytes")
+    }
+    reference.withUnsafeBytes { raw in
+      for i in input.indices {
+        let value = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(
+          fromByteOffset: i * 4, as: UInt32.self)))
+        largest = max(largest, abs(value - input[i]))
+      }
+    }
+  }
+  print("\(expected.count) photos: \(squares) squares alike, \(differing) differing; largest network-input difference \(largest)")
+  return differing
 }
 
 func milliseconds(_ body: () throws -> Void) rethrows -> Double {
@@ -155,6 +210,9 @@ do {
   if let inputs = options.logitsOf {
     try writeLogits(of: inputs, to: options.out, model: loadModel(options))
     exit(0)
+  }
+  if let folder = options.subjectSquaresOf {
+    exit(try checkSubjectSquares(in: folder) == 0 ? 0 : 1)
   }
   let data = try Data(contentsOf: URL(fileURLWithPath: options.path))
   let loadMs = try milliseconds { _ = try loadModel(options) }
