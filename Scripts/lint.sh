@@ -20,6 +20,28 @@ if grep -rnE --include='*.swift' --include='*.md' "canImport\((${own_c_targets})
   echo "error: guard on os(...) or a package trait, not canImport of DexKit's own C targets" >&2
   exit 1
 fi
+# The SDK and its tests compile for the package's oldest Apple platforms (macOS 13, iOS 16): an
+# API newer than those (Synchronization's Mutex and Atomic, task executors) is used only in a
+# file that Linux alone compiles (it opens with `#if os(Linux)`) or under an `@available` /
+# `#available` of macOS 15 (DexTestSupport's `Locked` is the portable lock for tests).
+python3 - <<'PY'
+import pathlib, re, sys
+newer = re.compile(r"\b(import Synchronization|Mutex[<(]|Atomic<|TaskExecutor\b|executorPreference|withTaskExecutorPreference)")
+bad = []
+for path in sorted(list(pathlib.Path("Sources").rglob("*.swift")) + list(pathlib.Path("Tests").rglob("*.swift"))):
+    text = path.read_text(encoding="utf-8")
+    code = [l for l in text.splitlines() if l.strip() and not l.strip().startswith("//")]
+    if code and code[0].startswith("#if os(Linux)"):
+        continue
+    if re.search(r"[@#]available\(macOS 15", text):
+        continue
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip().startswith("//") and newer.search(line):
+            bad.append(f"{path}:{number}: {line.strip()}")
+if bad:
+    sys.exit("error: APIs newer than the package's Apple platforms, outside a Linux-only file or an "
+             "availability check:\n" + "\n".join(bad))
+PY
 # Every label category is decided once, in Scripts/label-categories.txt: the keyword vocabulary,
 # the WordNet lexicon and the ImageNet label table made from it are regenerated into a
 # temporary folder and must equal the committed ones (the WordNet two where wordnet-base is

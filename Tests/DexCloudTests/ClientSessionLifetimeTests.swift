@@ -1,6 +1,5 @@
 import DexTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import DexCloud
@@ -10,7 +9,7 @@ import Testing
 struct ClientSessionLifetimeTests {
   /// A settable clock for the client's `now`.
   final class ManualClock: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    private let date = Locked(Date(timeIntervalSince1970: 1_800_000_000))
     var now: Date { date.withLock { $0 } }
     func advance(by seconds: TimeInterval) { date.withLock { $0.addTimeInterval(seconds) } }
   }

@@ -1,7 +1,7 @@
 import DexModel
+import DexTestSupport
 import Foundation
 import GRDB
-import Synchronization
 import Testing
 
 @testable import DexStorage
@@ -58,7 +58,7 @@ struct DexStoreBackupConcurrencyTests {
     try await withTemporaryDirectory { directory in
       let (store, saved) = try await Self.filledStore(directory)
       let archive = directory.appendingPathComponent("backup.tar")
-      let pinsAtTheStart = Mutex<[String]?>(nil)
+      let pinsAtTheStart = Locked<[String]?>(nil)
       let manifest = try await DexStore.$hardLinksUnavailable.withValue(true) {
         try await DexStore.$exportStageReached.withValue({ stage in
           guard stage == .filesPinned else { return }

@@ -9,6 +9,10 @@ import Foundation
 /// The `.offCooperativePool` trait (DexTestTraits) runs such tests here instead: every
 /// nonisolated async function they call, DexKit's own included, then runs on these threads, and
 /// the pool stays free.
+///
+/// Task executors need macOS 15, iOS 18, tvOS 18 or watchOS 11; on older Apple systems the trait
+/// leaves the tests on the cooperative pool.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 public final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
   /// The executor the CPU-heavy tests share: two threads, so that tests of concurrent calls
   /// still run concurrently.

@@ -16,6 +16,11 @@ public struct OffCooperativePoolTrait: TestTrait, SuiteTrait, TestScoping {
   ) async throws {
     // The suite itself gets a scope too; only the test cases need moving.
     guard testCase != nil else { return try await function() }
+    // Task executors are newer than the package's oldest Apple platforms: there the test stays
+    // on the cooperative pool.
+    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else {
+      return try await function()
+    }
     try await withTaskExecutorPreference(DedicatedThreadExecutor.heavyWork) {
       try await function()
     }

@@ -1,7 +1,6 @@
 import DexTestSupport
 import DexTestTraits
 import Foundation
-import Synchronization
 import Testing
 
 @testable import DexImaging
@@ -188,7 +187,7 @@ import Testing
     let input = model.preprocessor.networkInput(from: try ClassifierFixtures.image("cat"))
     let expected = try #require(
       try ClassifierFixtures.reference().images.first { $0.name == "cat" })
-    let results = Mutex<[[Float]]>([])
+    let results = Locked<[[Float]]>([])
     let group = DispatchGroup()
     for _ in 0..<3 {
       for _ in 0..<8 {
