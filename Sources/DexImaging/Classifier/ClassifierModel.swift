@@ -31,7 +31,8 @@ public final class ClassifierModel: Sendable {
     precision == .int8 ? .fittedInt8 : .fitted
   }
 
-  /// Pairs a network with its labels, and logs (once, here) which backend and precision run it:
+  /// Pairs a network with its labels, and logs (once, here) which backend, precision and views
+  /// (those of its ``calibration``) run it:
   /// at debug level, and at notice level when oneDNN was wanted but the network fell back, or
   /// ``ClassifierPrecision/int8`` was asked for and not granted.
   ///
@@ -61,6 +62,7 @@ public final class ClassifierModel: Sendable {
     var metadata: Logger.Metadata = ["backend": "\(backend.rawValue)"]
     if let isa = network.instructionSet { metadata["isa"] = "\(isa)" }
     metadata["precision"] = "\(network.precision.rawValue)"
+    metadata["views"] = "\(calibration.views.rawValue)"
     if let fused = network.fusedBlocks { metadata["fused_blocks"] = "\(fused)" }
     logger.debug("classifier backend", metadata: metadata)
   }

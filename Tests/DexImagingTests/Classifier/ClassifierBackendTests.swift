@@ -147,8 +147,8 @@ import Testing
 
   // Its count of fused blocks is ClassifierFusionTests' (oneDNN only).
   #if os(Linux) && OneDNN
-    /// The choice (backend and instruction set) is logged once, at debug level, when the model
-    /// loads.
+    /// The choice (backend, instruction set, precision and the views of its calibration) is
+    /// logged once, at debug level, when the model loads.
     @Test(.enabled(if: EfficientNetLite0.isOneDNNBuiltIn))
     func choiceIsLoggedOnceAtDebug() throws {
       let capture = LogCapture()
@@ -167,7 +167,7 @@ import Testing
         ? expanded.filter { $0 > ClassifierFusionTests.level2CacheBytes }.count : 0
       #expect(
         capture.lines == [
-          "[debug] test: classifier backend backend=oneDNN fused_blocks=\(fused) isa=\(isa) precision=float32"
+          "[debug] test: classifier backend backend=oneDNN fused_blocks=\(fused) isa=\(isa) precision=float32 views=centreCropAndSubject"
         ])
     }
   #endif

@@ -22,7 +22,11 @@ import Testing
     let expected: ClassifierPrecision = EfficientNetLite0.hasInt8Kernels ? .int8 : .float32
     #expect(model.precision == expected)
     #expect(capture.lines.count == (expected == .int8 ? 1 : 2), "\(capture.lines)")
-    #expect(capture.lines.last?.hasSuffix("precision=\(expected.rawValue)") == true)
+    // The views are those of the precision's own calibration.
+    let views = (expected == .int8 ? ClassifierCalibration.fittedInt8 : .fitted).views
+    #expect(
+      capture.lines.last?.hasSuffix("precision=\(expected.rawValue) views=\(views.rawValue)")
+        == true, "\(capture.lines)")
     if expected == .float32 {
       #expect(capture.lines.first?.hasPrefix("[notice]") == true, "\(capture.lines)")
       #expect(capture.lines.first?.contains("no VNNI") == true, "\(capture.lines)")
@@ -90,7 +94,10 @@ import Testing
     #expect(automatic.network.requestedPrecision == .automatic)
     #expect(automatic.calibration == (granted == .int8 ? .fittedInt8 : .fitted))
     #expect(capture.lines.count == 1, "\(capture.lines)")
-    #expect(capture.lines.first?.hasSuffix("precision=\(granted.rawValue)") == true)
+    #expect(
+      capture.lines.first?.hasSuffix(
+        "precision=\(granted.rawValue) views=\(automatic.calibration.views.rawValue)") == true,
+      "\(capture.lines)")
     let bundled = try ClassifierModel.bundled()
     #expect(bundled.precision == granted)
     #expect(bundled === (try ClassifierModel.bundled(backend: .automatic, precision: granted)))
