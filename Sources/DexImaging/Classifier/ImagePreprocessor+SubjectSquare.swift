@@ -13,8 +13,8 @@ extension ImagePreprocessor {
   /// they were measured and are not fitted on any photo; `subject_square()` in
   /// `Scripts/classifier-evalset.py` is the same rule in numpy.
   ///
-  /// Two passes over the pixels and counters per row and column: no memory in proportion to the
-  /// photo beyond them.
+  /// It reads the border twice, and only where the border is plain every pixel once more; it
+  /// keeps three 256-bin histograms and a counter per row and per column, no copy of the photo.
   public func subjectSquare(in image: RGBImage) -> SubjectSquare? {
     let width = image.width
     let height = image.height
