@@ -31,6 +31,12 @@ public final class ClassifierModel: Sendable {
     precision == .int8 ? .fittedInt8 : .fitted
   }
 
+  /// `configured` as this model runs it: ``ClassifierCalibration/fitted`` stands for the
+  /// calibration fitted for the model's own precision (``calibration``), any other as given.
+  func calibration(for configured: ClassifierCalibration) -> ClassifierCalibration {
+    configured == .fitted ? calibration : configured
+  }
+
   /// Pairs a network with its labels, and logs (once, here) which backend, precision and views
   /// (those of its ``calibration``) run it:
   /// at debug level, and at notice level when oneDNN was wanted but the network fell back, or

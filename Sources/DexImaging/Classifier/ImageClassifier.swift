@@ -172,7 +172,7 @@ public struct ImageClassifier: ImageClassifying {
       return Self.guess(from: ranked, minimumConfidence: configuration.minimumConfidence)
     }
     let distribution = try await rankedLabels(for: image, limit: .max)
-    let own = try calibration == .fitted ? loadModel().calibration : calibration
+    let own = try loadModel().calibration(for: calibration)
     return Self.guess(
       fromDistribution: distribution, calibration: own,
       hierarchy: configuration.hierarchy, minimumConfidence: configuration.minimumConfidence)
@@ -200,9 +200,9 @@ public struct ImageClassifier: ImageClassifying {
     let calibration = configuration.calibration
     return try await InferenceQueue.run { isCancelled throws(ClassifierError) in
       let model = try loadModel()
-      let views = calibration.map { $0 == .fitted ? model.calibration.views : $0.views }
+      let views = calibration.map { model.calibration(for: $0).views } ?? .centreCrop
       return try model.rankedLabels(
-        for: image, limit: limit, views: views ?? .centreCrop, threads: threads,
+        for: image, limit: limit, views: views, threads: threads,
         isCancelled: isCancelled)
     }
   }

@@ -65,7 +65,10 @@ public struct ImagePreprocessor: Sendable, Hashable {
     let lead = firstColumn - x
     let visible = max(min(x + side, image.width) - firstColumn, 0)
     let visibleLength = visible * 3
-    let fillRow = (0..<visibleLength).map { fill[$0 % 3] }
+    // The background's row, where the square reaches above or below the image (never for the
+    // centre crop).
+    let fillRow =
+      y < 0 || y + side > image.height ? (0..<visibleLength).map { fill[$0 % 3] } : []
     // Vertical pass: n rows of the square's full width.
     var vertical = [Float](repeating: 0, count: n * rowLength)
     image.pixels.withUnsafeBufferPointer { source in
