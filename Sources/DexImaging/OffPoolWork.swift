@@ -21,11 +21,3 @@ func awaitOffCooperativePool<T: Sendable>(
     cancelled.set()
   }
 }
-
-/// A flag set once by a cancellation handler, read from any thread.
-private final class CancellationFlag: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value = false  // guarded by `lock`
-  var isSet: Bool { lock.withLock { value } }
-  func set() { lock.withLock { value = true } }
-}

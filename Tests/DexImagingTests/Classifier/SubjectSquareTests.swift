@@ -157,5 +157,15 @@ import Testing
     }
     let cat = try ClassifierFixtures.image("cat")
     #expect(try model.logits(for: cat, views: .centreCropAndSubject) == centreLogits("cat"))
+
+    // On two threads the two passes run side by side, one thread each, and average to the same
+    // logits; a cancellation the calling thread sees ends the call with `cancelled`.
+    let sideBySide = try model.logits(for: fish, views: .centreCropAndSubject, threads: 2)
+    #expect(zip(sideBySide, both).allSatisfy { abs($0 - $1) < 1e-4 })
+    #expect(
+      throws: ClassifierError.cancelled,
+      performing: {
+        try model.logits(for: fish, views: .centreCropAndSubject, threads: 2) { true }
+      })
   }
 }

@@ -1,7 +1,8 @@
 // Times DexImaging's classifier: the network alone and end to end from encoded bytes.
 //
 //   classifier-bench <image.ppm> [--runs N] [--warmup N] [--threads T] [--concurrency K]
-//                    [--skip-end-to-end] [--serve] [--backend automatic|oneDNN|portable]
+//                    [--skip-end-to-end] [--serve | --serve-end-to-end]
+//                    [--backend automatic|oneDNN|portable]
 //                    [--precision automatic|float32|int8]
 //   classifier-bench --logits-of <inputs.f32> [--out <logits.f32>] [--backend ...] [--precision ...]
 //   classifier-bench --subject-squares-of <folder>
@@ -13,7 +14,8 @@
 // With --serve it prints "ready" after the warm-up, then runs one network pass for each line it
 // reads from standard input and prints that pass's milliseconds, until end of input: bench.py
 // alternates single passes of two such servers, so that each pair of passes shares the host's
-// conditions.
+// conditions. With --serve-end-to-end each line runs the end-to-end guess instead (the image
+// file's pixels to LocalGuess, every view the calibration runs): ab.py --end-to-end.
 //
 // With --logits-of it reads network inputs (224 x 224 x 3 little-endian float32 each, NHWC, as
 // ImagePreprocessor makes them; Scripts/classifier-evalset.py writes the evaluation set's) and
@@ -42,6 +44,8 @@ struct Options {
   var threads = 1
   var endToEnd = true
   var serve = false
+  /// Each served line runs the end-to-end guess, not one network pass.
+  var serveEndToEnd = false
   var backend = ClassifierBackend.automatic
   var precision: ClassifierPrecision?
   var logitsOf: String?
@@ -60,6 +64,7 @@ func parse() -> Options? {
     case "--threads": options.threads = max(1, Int(args.popFirst() ?? "") ?? 1)
     case "--skip-end-to-end": options.endToEnd = false
     case "--serve": options.serve = true
+    case "--serve-end-to-end": (options.serve, options.serveEndToEnd) = (true, true)
     case "--backend":
       guard let backend = ClassifierBackend(rawValue: args.popFirst() ?? "") else { return nil }
       options.backend = backend
@@ -223,12 +228,28 @@ do {
   for _ in 0..<options.warmup {
     _ = try model.logits(forNetworkInput: input, threads: threads)
   }
+  // As ImageClassifier's default configuration decides: the whole distribution from the views
+  // the calibration fitted for the model's precision runs (a second pass on a plain
+  // background), that calibration, the names below the category.
+  let guess: @Sendable () throws -> Void = {
+    let image = try readPPM(data)
+    let distribution = try model.rankedLabels(
+      for: image, limit: .max, views: model.calibration.views, threads: threads)
+    _ = ImageClassifier.guess(fromDistribution: distribution, calibration: model.calibration)
+  }
   if options.serve {
+    if options.serveEndToEnd {
+      for _ in 0..<options.warmup { try guess() }
+    }
     // Unbuffered: the driver waits for each line.
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     while readLine() != nil {
       let ms = try milliseconds {
-        _ = try model.logits(forNetworkInput: input, threads: threads)
+        if options.serveEndToEnd {
+          try guess()
+        } else {
+          _ = try model.logits(forNetworkInput: input, threads: threads)
+        }
       }
       FileHandle.standardOutput.write(Data("\(ms)\n".utf8))
     }
@@ -238,15 +259,7 @@ do {
     _ = try model.logits(forNetworkInput: input, threads: threads)
   }
   let endToEndRuns = options.endToEnd ? options.runs : 0
-  let endToEnd = measure(runs: endToEndRuns, concurrency: options.concurrency) {
-    // As ImageClassifier's default configuration decides: the whole distribution from the
-    // views the calibration fitted for the model's precision runs (a second pass on a plain
-    // background), that calibration, the names below the category.
-    let image = try readPPM(data)
-    let distribution = try model.rankedLabels(
-      for: image, limit: .max, views: model.calibration.views, threads: threads)
-    _ = ImageClassifier.guess(fromDistribution: distribution, calibration: model.calibration)
-  }
+  let endToEnd = measure(runs: endToEndRuns, concurrency: options.concurrency) { try guess() }
   let top = model.rankedLabels(
     logits: try model.logits(forNetworkInput: input), limit: 1)
   let result: [String: Any] = [
