@@ -256,11 +256,11 @@ public final class ClassifierModel: Sendable {
     return zip(centre, subject).map { ($0 + $1) / 2 }
   }
 
-  /// The logits of `first` on the calling thread and of `second` on a dispatch worker at the
-  /// same time, `threads` (at least 2) shared between them. The worker's pass stops at
-  /// cancellation once the calling thread's `isCancelled` has said so (a pass is short, and
-  /// `isCancelled` may only be asked on the calling thread); the call returns when both passes
-  /// have ended.
+  /// The logits of `first` on the calling thread and of `second` on one of ``InferenceQueue``'s
+  /// second-view queues, at the same time, `threads` (at least 2) shared between them. The
+  /// second pass stops at cancellation once the calling thread's `isCancelled` has said so (a
+  /// pass is short, and `isCancelled` may only be asked on the calling thread); the call
+  /// returns when both passes have ended.
   private func sideBySide(
     _ first: [Float], _ second: [Float], threads: Int, isCancelled: () -> Bool
   ) throws(ClassifierError) -> ([Float], [Float]) {
@@ -268,7 +268,7 @@ public final class ClassifierModel: Sendable {
     let outcome = SecondPass()
     let done = DispatchGroup()
     let network = self.network
-    DispatchQueue.global(qos: .userInitiated).async(group: done) {
+    InferenceQueue.nextBesideQueue().async(group: done) {
       outcome.result = Result { () throws(ClassifierError) in
         try network.logits(
           forNormalizedInput: second, threads: threads / 2, isCancelled: { cancelled.isSet })
@@ -291,8 +291,8 @@ public final class ClassifierModel: Sendable {
     return (try firstResult.get(), try secondResult.get())
   }
 
-  /// Where the dispatch worker of ``sideBySide(_:_:threads:isCancelled:)`` leaves its outcome,
-  /// read after the group's wait.
+  /// Where the second pass of ``sideBySide(_:_:threads:isCancelled:)`` leaves its outcome,
+  /// read after the wait for it.
   private final class SecondPass: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Result<[Float], ClassifierError>?  // guarded by `lock`

@@ -1,4 +1,5 @@
 import DexModel
+import DexTestSupport
 import DexTestTraits
 import Foundation
 import Testing
@@ -167,5 +168,25 @@ import Testing
       performing: {
         try model.logits(for: fish, views: .centreCropAndSubject, threads: 2) { true }
       })
+  }
+
+  /// Two-view guesses called from every worker of a full dispatch pool at once each finish with
+  /// the same logits: the second pass does not wait for a worker of the caller's pool.
+  @Test(.timeLimit(.minutes(2))) func sideBySideViewsFinishFromAFullPool() throws {
+    let engine = try #require(ClassifierFixtures.Engine.available.first)
+    let model = try ClassifierFixtures.model(engine)
+    let fish = try ClassifierFixtures.image("fish")
+    let expected = try model.logits(for: fish, views: .centreCropAndSubject, threads: 2)
+    let calls = 2 * ProcessInfo.processInfo.activeProcessorCount
+    let results = Locked([Int: [Float]]())
+    DispatchQueue.concurrentPerform(iterations: calls) { call in
+      let logits = try? model.logits(for: fish, views: .centreCropAndSubject, threads: 2)
+      results.withLock { $0[call] = logits }
+    }
+    let finished = results.withLock { $0 }
+    #expect(finished.count == calls)
+    for (call, logits) in finished {
+      #expect(logits == expected, "call \(call)")
+    }
   }
 }
