@@ -16,7 +16,8 @@
     let maximumWorkers: Int
     /// Requests a worker answers before it is retired (its CPU-time limit covers its life).
     let requestsPerWorker: Int
-    private let slots: DispatchSemaphore
+    /// Who may talk to a worker now; the queue of those waiting, first in, first out.
+    let slots: DecodeSlots
     private let state = Mutex(State())
 
     private struct State {
@@ -29,7 +30,7 @@
       self.launch = launch
       self.maximumWorkers = max(1, maximumWorkers)
       self.requestsPerWorker = max(1, requestsPerWorker)
-      slots = DispatchSemaphore(value: self.maximumWorkers)
+      slots = DecodeSlots(count: self.maximumWorkers)
     }
 
     deinit {
@@ -47,12 +48,12 @@
       _ body: (DecodeWorker) throws(DecodeWorkerChannel.Failure) -> (Result, keep: Bool)
     ) throws(IsolatedDecodingFailure) -> Result {
       try acquireSlot(until: deadline, timeout: timeout)
-      defer { slots.signal() }
+      defer { slots.release() }
       return try lend(timeout: timeout, body)
     }
 
     /// ``withWorker(until:timeout:_:)`` for async callers, holding no thread of Swift's
-    /// cooperative pool while it waits: it waits for a slot by sleeping, then talks to the worker
+    /// cooperative pool while it waits: it waits for a slot suspended, then talks to the worker
     /// on a dispatch queue of its own (a thread outside the pool, one per slot at most). The
     /// pool has one thread per core, so a wait on a hung worker (up to the whole ``timeout``)
     /// there would stall every other task of the host, its HTTP server's handlers included.
@@ -74,7 +75,7 @@
           }
         }
         // The slot is free before the caller resumes, so its next call finds it.
-        self.slots.signal()
+        self.slots.release()
         return outcome
       }
       return try outcome.get()
@@ -106,13 +107,13 @@
       return outcome.0
     }
 
-    /// Waits for a free slot in 50 ms steps, so that cancellation and the deadline are seen.
+    /// Waits for a slot, blocking the calling thread; cancellation and the deadline are seen
+    /// within 50 ms.
     private func acquireSlot(
       until deadline: ContinuousClock.Instant, timeout: Duration
     ) throws(IsolatedDecodingFailure) {
-      while slots.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
-        if Task.isCancelled { throw .cancelled }
-        if ContinuousClock.now >= deadline { throw .timedOut(after: timeout) }
+      if let refusal = slots.acquire(until: deadline, isCancelled: { Task.isCancelled }) {
+        throw Self.failure(refusal, timeout: timeout)
       }
       try keepSlot(until: deadline, timeout: timeout, cancelled: Task.isCancelled)
     }
@@ -123,32 +124,33 @@
       until deadline: ContinuousClock.Instant, timeout: Duration, cancelled: Bool
     ) throws(IsolatedDecodingFailure) {
       if cancelled {
-        slots.signal()
+        slots.release()
         throw .cancelled
       }
       if ContinuousClock.now >= deadline {
-        slots.signal()
+        slots.release()
         throw .timedOut(after: timeout)
       }
     }
 
-    /// Waits for a free slot by sleeping between tries (5 ms at first, then up to 50 ms), so
-    /// that a queue of callers holds no thread; cancellation ends the wait at once.
+    /// Waits for a slot suspended, so that a queue of callers holds no thread; cancellation
+    /// ends the wait at once.
     private func acquireSlotWithoutBlocking(
       until deadline: ContinuousClock.Instant, timeout: Duration
     ) async throws(IsolatedDecodingFailure) {
-      var pause = Duration.milliseconds(5)
-      while slots.wait(timeout: .now()) == .timedOut {
-        let left = deadline - ContinuousClock.now
-        guard left > .zero else { throw .timedOut(after: timeout) }
-        do {
-          try await Task.sleep(for: min(pause, left))
-        } catch {
-          throw .cancelled
-        }
-        pause = min(pause * 2, .milliseconds(50))
+      if let refusal = await slots.acquire(until: deadline) {
+        throw Self.failure(refusal, timeout: timeout)
       }
       try keepSlot(until: deadline, timeout: timeout, cancelled: Task.isCancelled)
+    }
+
+    private static func failure(
+      _ refusal: DecodeSlots.Refusal, timeout: Duration
+    ) -> IsolatedDecodingFailure {
+      switch refusal {
+      case .cancelled: .cancelled
+      case .timedOut: .timedOut(after: timeout)
+      }
     }
 
     private func checkOut() throws(IsolatedDecodingFailure) -> DecodeWorker {

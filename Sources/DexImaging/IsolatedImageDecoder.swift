@@ -42,7 +42,8 @@
     public let cpuTimeLimit: Duration
     /// Each worker's address-space limit in bytes.
     public let addressSpaceLimit: Int
-    /// The most workers that run at once; further calls wait for one within their ``timeout``.
+    /// The most workers that run at once; further calls wait for one within their ``timeout``,
+    /// served in the order they came.
     public var maximumWorkers: Int { pool.maximumWorkers }
     /// Receives a warning for each failed worker (never pixels or bytes of the photo).
     public var logger: Logger
