@@ -244,6 +244,8 @@ public final class ClassifierModel: Sendable {
       return try network.logits(
         forNormalizedInput: centreInput, threads: threads, isCancelled: isCancelled)
     }
+    // More threads than cores would only make the two passes' threads take turns.
+    let threads = min(threads, ProcessInfo.processInfo.activeProcessorCount)
     let (centre, subject) =
       threads > 1
       ? try sideBySide(centreInput, subjectInput, threads: threads, isCancelled: isCancelled)
@@ -258,12 +260,16 @@ public final class ClassifierModel: Sendable {
 
   /// The logits of `first` on the calling thread and of `second` on one of ``InferenceQueue``'s
   /// second-view queues, at the same time, `threads` (at least 2) shared between them. The
-  /// second pass stops at cancellation once the calling thread's `isCancelled` has said so (a
-  /// pass is short, and `isCancelled` may only be asked on the calling thread); the call
-  /// returns when both passes have ended.
+  /// calling thread asks `isCancelled` (which may only be asked there) before the second pass
+  /// starts, while it waits for that pass, and once both have ended: a cancellation seen while
+  /// they run ends the call with ``ClassifierError/cancelled``, as it would between passes run
+  /// one after the other, and reaches the second pass through a flag at its next check (the
+  /// portable network checks between layers; a oneDNN pass, a few milliseconds, only as it
+  /// starts). The call returns when both passes have ended.
   private func sideBySide(
     _ first: [Float], _ second: [Float], threads: Int, isCancelled: () -> Bool
   ) throws(ClassifierError) -> ([Float], [Float]) {
+    if isCancelled() { throw .cancelled }
     let cancelled = CancellationFlag()
     let outcome = SecondPass()
     let done = DispatchGroup()
@@ -284,7 +290,10 @@ public final class ClassifierModel: Sendable {
         })
     }
     if case .failure = firstResult { cancelled.set() }
-    done.wait()
+    while done.wait(timeout: .now() + .milliseconds(2)) == .timedOut {
+      if !cancelled.isSet, isCancelled() { cancelled.set() }
+    }
+    if case .success = firstResult, isCancelled() { throw .cancelled }
     guard let secondResult = outcome.result else {
       throw .backendFailed("the second view's pass returned nothing")
     }

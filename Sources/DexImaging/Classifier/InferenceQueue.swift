@@ -2,7 +2,8 @@ import Dispatch
 import Foundation
 
 /// Where ``ImageClassifier`` runs the network: a few serial dispatch queues of its own (one per
-/// core), never Swift's cooperative pool.
+/// core, and as many more for the second view of a two-view guess), never Swift's cooperative
+/// pool.
 ///
 /// An inference is hundreds of milliseconds of arithmetic on the calling thread (seconds on the
 /// portable path in a debug build, the path of every platform without oneDNN 2: Debian 13,
@@ -10,8 +11,9 @@ import Foundation
 /// run there held every thread: on a two-core machine two of them stalled every other task of
 /// the process (HTTP servers and clients in the same process timed out; found in a Debian 13
 /// run of the test suite). Each serial queue has a thread of its own when it has work, so the
-/// number of inferences running at once stays bounded by the core count, and a caller waits
-/// for its turn without holding a pool thread.
+/// number of inferences running at once stays bounded by the core count (twice that for
+/// passes, counting the second views'), and a caller waits for its turn without holding a pool
+/// thread.
 enum InferenceQueue {
   private static let queues: [DispatchQueue] =
     (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map {
@@ -20,9 +22,11 @@ enum InferenceQueue {
   private static let turn = Turn()
   /// Where the second view's pass of an inference runs while its calling thread runs the first
   /// (``ClassifierModel/logits(for:views:threads:)``): serial queues, like the ones above, which
-  /// libdispatch runs on its overcommit threads, so the pass starts at once even when every
-  /// worker of a pool (the caller's own included) is busy or blocked; its thread stays warm
-  /// between calls (a new thread per pass made the two-view guess 1.2 times slower).
+  /// libdispatch runs on its overcommit threads, so the pass does not wait for a worker of a
+  /// pool (the caller's own included) that is busy or blocked; it waits only for the second
+  /// passes queued on the same queue before it, when more callers than cores make two-view
+  /// guesses at once. Its thread stays warm between calls (a new thread per pass made the
+  /// two-view guess 1.2 times slower).
   private static let besideQueues: [DispatchQueue] =
     (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map {
       DispatchQueue(label: "DexImaging.Classifier.beside.\($0)", qos: .userInitiated)

@@ -167,6 +167,18 @@ import Testing
       performing: {
         try model.logits(for: fish, views: .centreCropAndSubject, threads: 2) { true }
       })
+    // So does one that comes while the passes run (here after the first two asks; a oneDNN
+    // pass asks only as it starts), as it would between passes run one after the other.
+    var asks = 0
+    #expect(
+      throws: ClassifierError.cancelled,
+      performing: {
+        try model.logits(for: fish, views: .centreCropAndSubject, threads: 2) {
+          asks += 1
+          return asks > 2
+        }
+      })
+    #expect(asks > 2)
   }
 
   /// Two-view guesses called from every worker of a full dispatch pool at once each finish with
