@@ -32,9 +32,13 @@ public final class ClassifierModel: Sendable {
   }
 
   /// `configured` as this model runs it: ``ClassifierCalibration/fitted`` stands for the
-  /// calibration fitted for the model's own precision (``calibration``), any other as given.
+  /// calibration fitted for the model's own precision (``calibration``), and
+  /// ``ClassifierCalibration/fittedCentreCrop`` for int8's own fit when the network runs in int8
+  /// (that fit is the centre crop's too); any other as given.
   func calibration(for configured: ClassifierCalibration) -> ClassifierCalibration {
-    configured == .fitted ? calibration : configured
+    if configured == .fitted { return calibration }
+    if configured == .fittedCentreCrop, precision == .int8 { return .fittedInt8 }
+    return configured
   }
 
   /// Pairs a network with its labels, and logs (once, here) which backend, precision and views

@@ -46,7 +46,11 @@ public struct ImageClassifier: ImageClassifying {
     /// the uncalibrated top-``topK`` vote of ``ImageClassifier/guess(from:minimumConfidence:)``.
     /// ``ClassifierCalibration/fitted`` (the default) stands for the calibration fitted for the
     /// precision the model runs in (``ClassifierModel/calibration``): the int8 network moves
-    /// its logits a little, and has constants of its own.
+    /// its logits a little, and has constants of its own. The guess runs the views the
+    /// calibration was fitted on (``ClassifierCalibration/views``):
+    /// ``ClassifierCalibration/fittedCentreCrop`` keeps every guess to one network pass (a
+    /// server's throughput), where ``ClassifierCalibration/fitted`` adds a second on plain
+    /// backgrounds.
     public var calibration: ClassifierCalibration?
     /// The groups of classes a calibrated guess may be named after ("Domestic Cat", "Dog");
     /// `nil` leaves ``/DexModel/LocalGuess/name`` unset, so that entries are named by the label

@@ -35,6 +35,20 @@ import Testing
     #expect(fitted.confidence == expected)
   }
 
+  /// The two f32 fits name the views they were fitted on, and differ: the default averages the
+  /// subject's square in on plain backgrounds, the other is the centre crop's alone.
+  @Test func theFitsNameTheirViews() {
+    #expect(ClassifierCalibration.fitted.views == .centreCropAndSubject)
+    #expect(ClassifierCalibration.fittedCentreCrop.views == .centreCrop)
+    #expect(ClassifierCalibration.fittedInt8.views == .centreCrop)
+    #expect(ClassifierCalibration.fittedCentreCrop != .fitted)
+    let distribution = [label("vase", 0.55, .object), label("daisy", 0.45, .plant)]
+    let onePass = ClassifierCalibration.fittedCentreCrop.categoryProbabilities(distribution)
+    #expect(abs(onePass.values.reduce(0, +) - 1) < 1e-12)
+    #expect(
+      onePass[.plant] != ClassifierCalibration.fitted.categoryProbabilities(distribution)[.plant])
+  }
+
   @Test func temperatureSharpensAndProbabilitiesSumToOne() {
     let distribution = [label("a", 0.6, .animal), label("b", 0.4, .bird)]
     let sharp = ClassifierCalibration(logWeights: [:], temperature: 0.5)

@@ -159,6 +159,11 @@ import Testing
       // The default configuration runs int8 here, and decides with int8's calibration.
       let byDefault = ImageClassifier(decoder: ImageDownscaler())
       #expect(sameConfidence(try await byDefault.guess(for: image), own))
+      // The centre crop's f32 fit stands for int8's own too (both are the centre crop's).
+      let onePass = ImageClassifier(
+        model: model, decoder: ImageDownscaler(),
+        configuration: ImageClassifier.Configuration(calibration: .fittedCentreCrop))
+      #expect(sameConfidence(try await onePass.guess(for: image), own))
       let explicit = ImageClassifier(
         model: model, decoder: ImageDownscaler(),
         configuration: ImageClassifier.Configuration(calibration: .identity))

@@ -149,8 +149,12 @@ import Testing
     #expect(zip(both, zip(centre, subject)).allSatisfy { abs($0 - ($1.0 + $1.1) / 2) < 1e-4 })
     #expect(both != centre)
     // The classifier (one thread: the passes one after the other) runs the views of its
-    // calibration: the fitted one's (both) or, without a calibration, the centre crop alone.
-    for (calibration, logits) in [(ClassifierCalibration.fitted, both), (nil, centre)] {
+    // calibration: the fitted one's (both) or, with the centre crop's fit or without a
+    // calibration, the centre crop alone.
+    let runs: [(ClassifierCalibration?, [Float])] = [
+      (.fitted, both), (.fittedCentreCrop, centre), (nil, centre),
+    ]
+    for (calibration, logits) in runs {
       let classifier = ImageClassifier(
         model: model, decoder: PPMDecoder(),
         configuration: .init(calibration: calibration))
