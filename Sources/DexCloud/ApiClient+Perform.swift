@@ -210,10 +210,7 @@ extension ApiClient {
   }
 
   static func httpError(_ response: TransportResponse, redactor: Redactor) -> DexCloudError {
-    var detail = APIErrorDetail.parse(response.body)
-    if let message = detail?.message {
-      detail?.message = String(redactor.redact(message).prefix(300))
-    }
+    let detail = APIErrorDetail.parse(response.body)?.redacted(by: redactor)
     return DexCloudError(
       kind: .http,
       message: "The server answered \(response.statusCode).",

@@ -161,7 +161,7 @@ public actor ApiClient {
     }
   }
 
-  func redactor(session: SessionCredential?, signature: String?) -> Redactor {
+  nonisolated func redactor(session: SessionCredential?, signature: String?) -> Redactor {
     Redactor(
       secrets: [
         configuration.bootstrapKey.value, session?.secret.value, session?.sessionID, signature,

@@ -84,7 +84,8 @@ public struct DexVisionService: DexVisionServicing {
   ) -> AsyncThrowingStream<String, any Error> {
     AsyncThrowingStream.running { continuation in
       let body = try encode(imageData) { .ask(image: $0, question: question, stream: true) }
-      var reader = VisionStreamReader(task: .ask)
+      var reader = VisionStreamReader(
+        task: .ask, redactor: client.redactor(session: nil, signature: nil))
       do {
         try await read(body, deadline: deadline, into: &reader) { update in
           if case .text(let piece) = update { continuation.yield(piece) }
@@ -104,7 +105,8 @@ public struct DexVisionService: DexVisionServicing {
       let body = try encode(imageData) {
         .identify(image: $0, categoryHint: categoryHint, stream: true)
       }
-      var reader = VisionStreamReader(task: .identify)
+      var reader = VisionStreamReader(
+        task: .identify, redactor: client.redactor(session: nil, signature: nil))
       do {
         try await read(body, deadline: deadline, into: &reader) { update in
           if case .identification(let step) = update { continuation.yield(step) }
@@ -117,7 +119,9 @@ public struct DexVisionService: DexVisionServicing {
   }
 
   /// Sends `body` for a streamed reply and feeds what arrives to `reader`, handing each update
-  /// to `yield`. Bytes that arrived before a failure turn it into the reader's interruption.
+  /// to `yield`. Bytes that arrived before a failure (the body's end before its `done` event
+  /// included) turn it into the reader's interruption; a cancelled task ends with
+  /// ``DexCloudError/Kind/cancelled``, even where the body simply stops.
   private func read(
     _ body: Data, deadline: ContinuousClock.Instant?, into reader: inout VisionStreamReader,
     yield: (VisionStreamReader.Update) -> Void
@@ -132,10 +136,12 @@ public struct DexVisionService: DexVisionServicing {
         try reader.consume(chunk, yield)
         if reader.isFinished { return }
       }
+      // A cancelled iteration ends without throwing: the body did not end, its reader left.
+      try Task.checkCancellation()
+      for update in try reader.finish() { yield(update) }
     } catch {
       throw reader.interrupted(by: error)
     }
-    for update in try reader.finish() { yield(update) }
   }
 
   /// The JSON body for `imageData`, refused before the encoded copy is made when too large.
@@ -158,10 +164,13 @@ public struct DexVisionService: DexVisionServicing {
     }
   }
 
+  /// Logs a failed request at error level; a cancelled one is the caller's choice, not a
+  /// failure, and is not logged.
   private func logFailure(_ error: any Error, task: String) {
     guard
       let error = (error as? DexCloudError)
-        ?? ((error as? InterruptedScanError)?.reason as? DexCloudError)
+        ?? ((error as? InterruptedScanError)?.reason as? DexCloudError),
+      error.kind != .cancelled
     else { return }
     logger.error(
       "Cloud \(task) request failed",

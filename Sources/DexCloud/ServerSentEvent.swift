@@ -17,11 +17,17 @@ public struct ServerSentEvent: Sendable, Equatable {
     self.data = data
   }
 
-  /// The event as it is written on the wire, blank line included.
+  /// The event as it is written on the wire, blank line included. Each line of ``data`` (ended
+  /// by LF, CR LF or CR, as a reader splits them) becomes a `data:` line, so the reader gets
+  /// ``data`` back with its line ends as LF; line breaks in ``event`` are left out, since no
+  /// name can hold one, so that no text written here can start another field or event.
   public var encoded: Data {
     var text = ""
-    if let event { text += "event: \(event)\n" }
-    for line in data.split(separator: "\n", omittingEmptySubsequences: false) {
+    if let event {
+      text += "event: \(event.filter { !["\n", "\r", "\r\n"].contains($0) })\n"
+    }
+    let lineEnds: Set<Character> = ["\n", "\r", "\r\n"]
+    for line in data.split(omittingEmptySubsequences: false, whereSeparator: lineEnds.contains) {
       text += "data: \(line)\n"
     }
     return Data((text + "\n").utf8)

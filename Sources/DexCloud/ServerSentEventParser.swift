@@ -3,8 +3,9 @@ import Foundation
 /// Splits a `text/event-stream` body into ``ServerSentEvent``s as its bytes arrive, in
 /// whatever pieces they arrive.
 ///
-/// Lines end with LF, CR LF or CR; comments (`:` lines) and fields other than `event` and
-/// `data` are skipped. What one event may hold is bounded: a line longer than
+/// Lines end with LF, CR LF or CR; a byte-order mark at the very start is skipped, and comments
+/// (`:` lines) and fields other than `event` and `data` are skipped too, as the WHATWG
+/// specification reads a stream. What one event may hold is bounded: a line longer than
 /// ``maximumLineBytes`` or an event's data longer than ``maximumEventBytes`` fails with
 /// ``DexCloudError/Kind/payloadTooLarge``, so a stream that never ends a line cannot make the
 /// reader hold more.
@@ -19,6 +20,10 @@ public struct ServerSentEventParser: Sendable {
   private var event: String?
   private var data: [UInt8] = []
   private var hasData = false
+  /// How many bytes of a leading byte-order mark were seen; `nil` once the stream's first
+  /// bytes are known not to be, or to have been, one.
+  private var byteOrderMarkSeen: Int? = 0
+  private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
   /// Creates a parser with limits (64 KiB lines and events by default).
   public init(maximumLineBytes: Int = 64 << 10, maximumEventBytes: Int = 64 << 10) {
@@ -35,24 +40,52 @@ public struct ServerSentEventParser: Sendable {
     -> [ServerSentEvent]
   {
     var events: [ServerSentEvent] = []
-    for byte in chunk {
-      if byte == 0x0A, lastWasCR {
-        lastWasCR = false
-        continue
-      }
-      lastWasCR = byte == 0x0D
-      if byte == 0x0A || byte == 0x0D {
-        if let event = try endLine() { events.append(event) }
-        continue
-      }
-      guard line.count < maximumLineBytes else {
-        throw DexCloudError(
-          kind: .payloadTooLarge, message: "An event-stream line is over \(maximumLineBytes) bytes."
-        )
-      }
-      line.append(byte)
+    do {
+      try consume(chunk) { events.append($0) }
+    } catch let error as DexCloudError {
+      throw error
+    } catch {
+      throw DexCloudError(kind: .decoding, message: "The event stream is not readable.")
     }
     return events
+  }
+
+  /// Reads `chunk`, handing each event to `handle` as soon as it is complete, so that the
+  /// events before a failing line still reach it.
+  mutating func consume(
+    _ chunk: some Sequence<UInt8>, each handle: (ServerSentEvent) throws -> Void
+  ) throws {
+    for byte in chunk {
+      if let seen = byteOrderMarkSeen {
+        if byte == Self.byteOrderMark[seen] {
+          byteOrderMarkSeen = seen + 1 < Self.byteOrderMark.count ? seen + 1 : nil
+          continue
+        }
+        // Not a byte-order mark after all: what looked like its start is text.
+        byteOrderMarkSeen = nil
+        for earlier in Self.byteOrderMark[..<seen] {
+          if let event = try read(earlier) { try handle(event) }
+        }
+      }
+      if let event = try read(byte) { try handle(event) }
+    }
+  }
+
+  /// Reads one byte; the event it completes, if any.
+  private mutating func read(_ byte: UInt8) throws(DexCloudError) -> ServerSentEvent? {
+    if byte == 0x0A, lastWasCR {
+      lastWasCR = false
+      return nil
+    }
+    lastWasCR = byte == 0x0D
+    if byte == 0x0A || byte == 0x0D { return try endLine() }
+    guard line.count < maximumLineBytes else {
+      throw DexCloudError(
+        kind: .payloadTooLarge, message: "An event-stream line is over \(maximumLineBytes) bytes."
+      )
+    }
+    line.append(byte)
+    return nil
   }
 
   private mutating func endLine() throws(DexCloudError) -> ServerSentEvent? {

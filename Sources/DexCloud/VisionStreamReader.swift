@@ -15,6 +15,10 @@ struct VisionStreamReader {
 
   /// The most of a reply that is not an event stream that is read (1 MiB).
   static let maximumPlainReplyBytes = 1 << 20
+  /// The most of an event stream that is read (8 MiB, the size the default transport allows
+  /// any body): a transport of the host's own may allow more, and an endless stream of small
+  /// events must not grow what the reader or its caller holds until the deadline.
+  static let maximumStreamBytes = 8 << 20
 
   let task: VisionRequest.Kind
   /// Whether the response is `text/event-stream`; otherwise it is one JSON reply.
@@ -26,14 +30,23 @@ struct VisionStreamReader {
   private var partial = PartialScanResult()
   private var plain = Data()
   private var receivedBytes = false
+  private var streamBytes = 0
   private var sawDelta = false
+  /// Scrubs the message of an `error` event, as the client scrubs a refusal's.
+  private let redactor: Redactor
+  private let maximumStreamBytes: Int
 
-  init(task: VisionRequest.Kind) {
+  init(
+    task: VisionRequest.Kind, redactor: Redactor = Redactor(secrets: []),
+    maximumStreamBytes: Int = Self.maximumStreamBytes
+  ) {
     self.task = task
+    self.redactor = redactor
+    self.maximumStreamBytes = maximumStreamBytes
   }
 
   /// Hands the updates `chunk` completes to `yield` as each event is read (so those before a
-  /// failing event are delivered).
+  /// failing event, or a failing line in the same chunk, are delivered).
   ///
   /// - Throws: ``DexCloudError`` for an `error` event, an unreadable event or a reply over its
   ///   limit; ``/DexModel/ScanResult/ParseError`` when the finished reply identifies nothing.
@@ -49,7 +62,15 @@ struct VisionStreamReader {
       plain.append(chunk)
       return
     }
-    for event in try events.consume(chunk) where !isFinished {
+    guard chunk.count <= maximumStreamBytes - streamBytes else {
+      throw DexCloudError(
+        kind: .payloadTooLarge, message: "The event stream is over \(maximumStreamBytes) bytes.")
+    }
+    streamBytes += chunk.count
+    var events = self.events
+    defer { self.events = events }
+    try events.consume(chunk) { event in
+      guard !isFinished else { return }
       for update in try handle(event) { yield(update) }
     }
   }
@@ -77,10 +98,14 @@ struct VisionStreamReader {
   }
 
   /// What a failure after the request was answered becomes: for an identification whose
-  /// reply had begun, ``/DexModel/InterruptedScanError`` with the fields so far; otherwise the
-  /// failure itself (a parse refusal stays a refusal).
+  /// event stream had begun, ``/DexModel/InterruptedScanError`` with the fields so far;
+  /// otherwise the failure itself (a parse refusal stays a refusal, a one-piece JSON reply has
+  /// no fields so far, and a cancelled task's `CancellationError` becomes
+  /// ``DexCloudError/Kind/cancelled``).
   func interrupted(by error: any Error) -> any Error {
-    guard task == .identify, receivedBytes, !(error is ScanResult.ParseError) else { return error }
+    let error = error is CancellationError ? DexCloudError.cancelled() : error
+    guard task == .identify, expectsEvents, receivedBytes, !(error is ScanResult.ParseError)
+    else { return error }
     let reason: any Error & Sendable =
       (error as? DexCloudError)
       ?? (error is CancellationError
@@ -130,7 +155,7 @@ struct VisionStreamReader {
         return [.identification(.complete(result))]
       }
     case "error":
-      let detail = APIErrorDetail.parse(data)
+      let detail = APIErrorDetail.parse(data)?.redacted(by: redactor)
       struct Status: Decodable { var status: Int? }
       let status = (try? JSONDecoder().decode(Status.self, from: data))?.status
       throw DexCloudError(

@@ -10,7 +10,9 @@ public enum DexScanError: Error, Sendable {
   case unreadableImage(ImagingError)
   /// The cloud pass failed: the error the vision service threw (a `DexCloudError` for
   /// transport and status failures, a `ScanResult.ParseError` for an unusable reply, or a
-  /// host service's own error). Timeouts are never this case but ``timedOut``.
+  /// host service's own error), or `ScanResult.ParseError.noIdentification` when the scanner
+  /// refused what the service answered: no entry at all, or one that names nothing (a
+  /// placeholder "Unknown"). Timeouts are never this case but ``timedOut``.
   case identificationFailed(any Error)
   /// Neither pass produced anything (for example offline, with no local guess); says why.
   case nothingIdentified(String)

@@ -283,9 +283,13 @@ public struct DexScanner: Sendable {
           case .complete(let result): final = result
           }
         }
-        guard let final else {
-          throw DexScanError.nothingIdentified("The cloud's reply ended without an entry.")
+        // A host's own service is held to what the bundled one checks: an entry that names
+        // nothing (a placeholder "Unknown") is a failed pass, which takes the fallback path,
+        // and a confidence outside 0...1 is read as the tolerant parser reads one.
+        guard var final, final.identifiesSomething else {
+          throw ScanResult.ParseError.noIdentification
         }
+        final.confidence = ScanResult.unitConfidence(final.confidence)
         return final
       }
       partials.close()

@@ -60,6 +60,12 @@ extension ScanResult {
 }
 
 extension ScanResult {
+  /// `value` read as the tolerant parser reads a confidence: above 1 a percentage, clamped to
+  /// `0...1`, 0 when not finite (for entries that arrive typed, from a host's own service).
+  package static func unitConfidence(_ value: Double) -> Double {
+    ScanResultFields.unitConfidence(value, isPercent: false)
+  }
+
   /// Whether the result names something: the rejection rule of ``init(jsonString:)``'s layer 4,
   /// for results that arrive already decoded (the proxy's typed `entry`).
   package var identifiesSomething: Bool {

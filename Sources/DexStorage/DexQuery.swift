@@ -3,8 +3,9 @@ import DexModel
 /// Which entries a listing, count or observation is about.
 ///
 /// An empty query means "everything, newest first". A category and a text search combine with
-/// AND; the text matches word prefixes in the common name, scientific name, summary and facts,
-/// ignoring case and diacritics ("clown" finds "Clownfish", "eleve" finds "Élevé").
+/// AND; the text matches word prefixes in the common name, scientific name, summary, facts and
+/// the text read from the photo, ignoring case and diacritics ("clown" finds "Clownfish",
+/// "eleve" finds "Élevé").
 public struct DexQuery: Sendable, Hashable {
   /// The page size used when none is given: one grid screen and a bit.
   public static let defaultLimit = 50

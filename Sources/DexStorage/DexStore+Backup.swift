@@ -182,7 +182,7 @@ extension DexStore {
 
   /// Whether entry `id` is stored, asked on the writer connection: after any insert or delete
   /// in flight has finished (its files moved and its row committed or gone).
-  private func isStoredOnceWritesSettle(id: String) async throws -> Bool {
+  func isStoredOnceWritesSettle(id: String) async throws -> Bool {
     try await writeWithoutTransaction { db in
       try Row.fetchOne(db, sql: "SELECT 1 FROM entry WHERE id = ?", arguments: [id]) != nil
     }
@@ -332,8 +332,11 @@ extension DexStore {
     }
     try await flush()
     if completed != manifest.items.count {
+      let missing = manifest.items.count - completed
       throw DexStoreError.invalidArchive(
-        "\(manifest.items.count - completed) entries have no image in the archive")
+        missing == 1
+          ? "1 entry has no image in the archive"
+          : "\(missing) entries have no image in the archive")
     }
     return report
   }
@@ -375,9 +378,19 @@ extension DexStore {
       throw DexStoreError.invalidArchive("manifest.json cannot be read (\(error))")
     }
     var ids = Set<String>()
+    // Each member holds one file of one entry, so that every file is checked against the hash
+    // its own item records: a member named twice (two entries', or one entry's photo and
+    // thumbnail) would be checked against one of the hashes only.
+    var members = Set<String>()
     for index in manifest.items.indices {
-      guard let id = canonicalID(manifest.items[index].entry.id), ids.insert(id).inserted else {
+      let item = manifest.items[index]
+      guard let id = canonicalID(item.entry.id), ids.insert(id).inserted else {
         throw DexStoreError.invalidArchive("the manifest has an invalid or repeated id")
+      }
+      for member in [item.image, item.thumbnail].compactMap({ $0 }) {
+        guard members.insert(member).inserted else {
+          throw DexStoreError.invalidArchive("the manifest names member \(member) twice")
+        }
       }
       manifest.items[index].entry.id = id
     }

@@ -100,8 +100,9 @@ extension DexStore {
   /// Deletes files in `images/` that no entry references (left by hand edits or restores; the
   /// store's own crash recovery never needs this). Returns how many were removed.
   ///
-  /// Only acts while no other process has the store open, since another process's in-flight
-  /// insert would look like an orphan; returns `0` otherwise.
+  /// Each file is checked again on the writer connection, just before it is removed: removed
+  /// only if no row names it then. An insert, in this process or another, moves its files into
+  /// `images/` only after its row is committed, so none of its files is taken for an orphan.
   @discardableResult
   public func removeUnreferencedFiles() async throws -> Int {
     let report = try await verifyIntegrity(verifyingHashes: false)

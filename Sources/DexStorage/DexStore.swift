@@ -209,7 +209,13 @@ public final class DexStore: DexStoring {
       switch loaded {
       case .data(let data): return data
       case .none: return nil
-      case .missing where attempt == 0: continue  // deleted meanwhile? the next read says notFound.
+      case .missing where attempt == 0:
+        // A delete of this entry may be half done (its files moved, its row not yet gone):
+        // once the writer is free, its row says which (gone: notFound; there: read again).
+        guard try await isStoredOnceWritesSettle(id: id) else {
+          throw DexStoreError.notFound(id: id)
+        }
+        continue
       case .missing: throw DexStoreError.imageMissing(id: id)
       }
     }

@@ -1,5 +1,4 @@
 /// Everything that can go wrong in a ``DexStore``, each with a message a person can act on.
-
 ///
 /// Storage failures are mapped to a few meaningful cases (corrupt database, unwritable directory,
 /// full disk, busy) instead of raw SQLite or POSIX codes, so an app can tell the user what to do.

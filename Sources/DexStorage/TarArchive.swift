@@ -102,14 +102,24 @@ struct TarReader: Sendable {
   private let handle: FileHandle
   private let path: String
 
+  /// Opens the archive at `url`, which must be a regular file (a symbolic link to one is
+  /// followed): a FIFO or a device in its place is refused without waiting on it.
   init(url: URL) throws {
-    do {
-      handle = try FileHandle(forReadingFrom: url)
-    } catch {
+    let path = url.path
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard fd >= 0 else {
       throw DexStoreError.io(
-        operation: "open the archive", path: url.path, detail: error.localizedDescription)
+        operation: "open the archive", path: path, detail: String(cString: strerror(errno)))
     }
-    path = url.path
+    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+      try? handle.close()
+      throw DexStoreError.io(
+        operation: "open the archive", path: path, detail: "not a regular file")
+    }
+    self.handle = handle
+    self.path = path
   }
 
   func close() { try? handle.close() }

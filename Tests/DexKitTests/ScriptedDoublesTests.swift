@@ -43,6 +43,43 @@ struct ScriptedDoublesTests {
     #expect(try await store.imageData(for: entry.id) == photo)
   }
 
+  /// A host's own service that answers a placeholder "Unknown" is a failed cloud pass, as the
+  /// bundled service's is: the local guess becomes the offline entry, and without one the scan
+  /// fails; a confidence of 85 reads as 0.85.
+  @Test func aServiceThatNamesNothingTakesTheFallbackPath() async throws {
+    let photo = try SamplePhoto.cat.data
+    let placeholder = ScanResult(commonName: "Unknown", category: "unknown", confidence: 0.9)
+    let withGuess = await DexScanner(
+      classifier: FixedClassifier(category: .animal, label: "tabby"),
+      visionService: ScriptedVisionService(.result(placeholder)),
+      downscaler: ScriptedDownscaler()
+    ).run(photo)
+    #expect(withGuess.phase == .result)
+    #expect(withGuess.isOffline)
+    #expect(withGuess.result?.commonName != "Unknown")
+    guard case .identificationFailed(let reason)? = withGuess.cloudError else {
+      Issue.record("expected identificationFailed, got \(String(describing: withGuess.cloudError))")
+      return
+    }
+    #expect(reason as? ScanResult.ParseError == .noIdentification)
+
+    let blind = await DexScanner(
+      classifier: FixedClassifier.blind, visionService: ScriptedVisionService(.result(placeholder)),
+      downscaler: ScriptedDownscaler()
+    ).run(photo)
+    #expect(blind.phase == .failed)
+    #expect(blind.result == nil)
+
+    var percent = tabby
+    percent.confidence = 85
+    let read = await DexScanner(
+      classifier: FixedClassifier.blind, visionService: ScriptedVisionService(.result(percent)),
+      downscaler: ScriptedDownscaler()
+    ).run(photo)
+    #expect(read.result?.confidence == 0.85)
+    #expect(!read.isOffline)
+  }
+
   @Test func aScriptedDecodeFailureIsTheScansUnreadableImage() async throws {
     let refusal = ImagingError.corruptData(format: .heif, message: "scripted")
     let vision = ScriptedVisionService(.result(tabby))

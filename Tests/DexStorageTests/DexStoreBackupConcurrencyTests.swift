@@ -164,6 +164,43 @@ struct DexStoreBackupConcurrencyTests {
     }
   }
 
+  /// A photo read while its entry is being deleted (its file moved, its row not yet gone) is
+  /// `notFound` once the delete commits, not a spurious `imageMissing`.
+  @Test func aPhotoReadWhileItsEntryIsDeletedIsNotFound() async throws {
+    try await withTemporaryDirectory { directory in
+      let (store, saved) = try await Self.filledStore(directory)
+      let victim = saved[0]
+      let root = directory.appendingPathComponent("A.store")
+      let published = root.appendingPathComponent(
+        StoreFiles.relativePath(id: victim.id, kind: .image)
+      ).path
+      let moved = root.appendingPathComponent("tmp/\(victim.id).image.trash-test").path
+      let renamed = DispatchSemaphore(value: 0)
+      // A delete's own steps, on the writer: the photo moved away, a pause, the row removed.
+      let deleting = Task {
+        try await store.writeWithoutTransaction { db in
+          try FileManager.default.moveItem(atPath: published, toPath: moved)
+          renamed.signal()
+          Thread.sleep(forTimeInterval: 0.3)
+          try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [victim.id])
+        }
+      }
+      await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+          renamed.wait()
+          continuation.resume()
+        }
+      }
+      await #expect(throws: DexStoreError.notFound(id: victim.id)) {
+        _ = try await store.imageData(for: victim.id)
+      }
+      try await deleting.value
+      // Another entry's photo still reads.
+      #expect(try await store.imageData(for: saved[1].id).isEmpty == false)
+      try? FileManager.default.removeItem(atPath: moved)
+    }
+  }
+
   /// A file missing for an entry that is still stored is a typed error, as before the pins.
   @Test func aMissingFileOfAStoredEntryIsStillAnError() async throws {
     try await withTemporaryDirectory { directory in

@@ -96,6 +96,33 @@ struct DexStoreImportStreamingTests {
     }
   }
 
+  /// A FIFO (or anything but a regular file) given as the archive is refused at once instead
+  /// of blocking the caller until something writes to it; a symbolic link to an archive is
+  /// followed.
+  @Test func anArchiveThatIsNotARegularFileIsRefusedWithoutWaiting() async throws {
+    try await withTemporaryDirectory { dir in
+      let store = try openStore(dir.appendingPathComponent("S.store"))
+      let fifo = dir.appendingPathComponent("backup.tar").path
+      try #require(mkfifo(fifo, 0o600) == 0)
+      await #expect(
+        throws: DexStoreError.io(
+          operation: "open the archive", path: fifo, detail: "not a regular file")
+      ) {
+        _ = try await store.importArchive(from: URL(fileURLWithPath: fifo))
+      }
+      await #expect(throws: DexStoreError.self) {
+        _ = try await store.importArchive(from: dir.appendingPathComponent("S.store"))
+      }
+      let members = Self.members(count: 1, imageBytes: 1_000, thumbnailBytes: 100)
+      let archive = dir.appendingPathComponent("real.tar")
+      try Self.writeArchive(members, layout: .thumbnailsLast, to: archive)
+      let link = dir.appendingPathComponent("link.tar").path
+      try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: archive.path)
+      let report = try await store.importArchive(from: URL(fileURLWithPath: link))
+      #expect(report == DexImportReport(inserted: 1, skipped: 0))
+    }
+  }
+
   @Test func strayDuplicateOrMissingMembersAreRefusedAndCleanedUp() async throws {
     try await withTemporaryDirectory { dir in
       let members = Self.members(count: 3, imageBytes: 5_000, thumbnailBytes: 500)
@@ -140,6 +167,19 @@ struct DexStoreImportStreamingTests {
           to: url)
       }
       #expect(twice == .invalidArchive("the member \(members[0].item.image) appears twice"))
+      // A manifest that names one member for two files (another entry's photo, or an entry's
+      // own photo as its thumbnail): each file must be checked against its own hash.
+      for shared in [
+        { (items: inout [DexArchiveManifest.Item]) in items[1].image = items[0].image },
+        { (items: inout [DexArchiveManifest.Item]) in items[1].thumbnail = items[1].image },
+      ] {
+        var items = members.map(\.item)
+        shared(&items)
+        let named = try await importing { url in
+          try Self.writeTar([("manifest.json", try Self.manifestData(items))] + images, to: url)
+        }
+        #expect(named == .invalidArchive("the manifest names member \(items[1].image) twice"))
+      }
       // No manifest at all.
       let noManifest = try await importing { url in try Self.writeTar(images + thumbnails, to: url)
       }
@@ -150,7 +190,7 @@ struct DexStoreImportStreamingTests {
           [("manifest.json", try Self.manifestData(members.map(\.item)))] + images
             + thumbnails.dropLast(), to: url)
       }
-      #expect(missing == .invalidArchive("1 entries have no image in the archive"))
+      #expect(missing == .invalidArchive("1 entry has no image in the archive"))
       // Every refusal removed what it had spilled; only the complete entries of the last one
       // (all but the one missing its thumbnail) were stored.
       #expect(store.files.contents(of: store.files.tmpPath).isEmpty)
