@@ -195,6 +195,18 @@ struct VisionStreamingTests {
     }
   }
 
+  /// The error a streamed description ends with, when it is a `DexCloudError`.
+  static func descriptionFailure(_ transport: ScriptedTransport) async -> DexCloudError? {
+    do {
+      for try await _ in service(transport).streamDescription(
+        imageData: Data([0xFF]), question: nil)
+      {}
+      return nil
+    } catch {
+      return error as? DexCloudError
+    }
+  }
+
   /// A body that ends cleanly before its `done` event still hands over the fields so far, as a
   /// cut connection does.
   @Test func aCleanEndBeforeDoneKeepsTheFields() async throws {
@@ -220,14 +232,7 @@ struct VisionStreamingTests {
             "error", ["error": ["message": String(message.prefix(60_000)), "code": secret]]
           ).encoded))
     ])
-    var failure: DexCloudError?
-    do {
-      for try await _ in Self.service(transport).streamDescription(
-        imageData: Data([0xFF]), question: nil)
-      {}
-    } catch {
-      failure = error as? DexCloudError
-    }
+    let failure = await Self.descriptionFailure(transport)
     let detail = try #require(failure?.apiError)
     let text = try #require(detail.message)
     #expect(text.hasPrefix("upstream said [redacted]"))
@@ -299,14 +304,7 @@ struct VisionStreamingTests {
       .respond(TransportResponse(statusCode: 503, headers: [:], body: page)),
       .respond(TransportResponse(statusCode: 503, headers: [:], body: page)),
     ])
-    var failure: DexCloudError?
-    do {
-      for try await _ in Self.service(transport).streamDescription(
-        imageData: Data([0xFF]), question: nil)
-      {}
-    } catch {
-      failure = error as? DexCloudError
-    }
+    let failure = await Self.descriptionFailure(transport)
     #expect(failure?.kind == .http)
     #expect(failure?.statusCode == 503)
     #expect(transport.sentCount > 1)
