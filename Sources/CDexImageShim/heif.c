@@ -114,6 +114,7 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   if (!dex_heif_library_supported(d->message)) return DEX_STATUS_UNSUPPORTED;
   d->context = heif_context_alloc();
   if (!d->context) return DEX_STATUS_OUT_OF_MEMORY;
+  heif_context_set_max_decoding_threads(d->context, DEX_HEIF_DECODING_THREADS);
   // libheif's limits, every one that DecodingLimits speaks for; a 0 would disable a limit, so
   // callers' zeros become 1. The rest keep libheif's defaults (32 iloc extents an item, 100
   // children a box, 64 entities a group, a 100 MB colour profile, 256 components).
@@ -160,11 +161,14 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   h.has_alpha = heif_image_handle_has_alpha_channel(d->handle) != 0;
   h.premultiplied_alpha = heif_image_handle_is_premultiplied_alpha(d->handle) != 0;
   h.luma_bits = heif_image_handle_get_luma_bits_per_pixel(d->handle);
-  h.overlay_input_pixels = dex_heif_overlay_input_pixels(d->context, primary);
-  h.has_overlay = h.overlay_input_pixels > 0;
   d->exif_id = exif_block(d->handle, &h.exif_size);
+  // What the primary decodes from: only HEVC and AV1 images (and grids, overlays and identity
+  // transforms of them) are decoded, whatever other decoders libheif has (its built-in `unci`
+  // among them); their pixels are counted against the caller's limits.
+  const int32_t walked = dex_heif_walk_inputs(d->context, primary, limits->max_items, &h, d->message);
   *header = h;
   d->header = h;
+  if (walked != DEX_STATUS_OK) return walked;
   if (h.width <= 0 || h.height <= 0) {
     snprintf(d->message, DEX_MESSAGE_CAPACITY, "HEIF primary image has no size (%dx%d)", h.width,
              h.height);
@@ -174,6 +178,16 @@ int32_t dex_heif_read_header(dex_heif_decoder *d, const uint8_t *data, size_t si
   const uint64_t coded = (uint64_t)(h.ispe_width > 0 ? h.ispe_width : 0) *
                          (uint64_t)(h.ispe_height > 0 ? h.ispe_height : 0);
   const uint32_t side = limits->max_dimension;
+  // The work of decoding the inputs: a grid's tiles and an alpha image of the same size come to
+  // twice the picture; more is refused (1023 distinct 100-megapixel tiles under a small grid,
+  // all sharing one coded extent, each checked alone against max_pixels).
+  const uint64_t work_limit = limits->max_pixels > UINT64_MAX / 2 ? UINT64_MAX : limits->max_pixels * 2;
+  if ((uint64_t)h.input_pixels > work_limit) {
+    snprintf(d->message, DEX_MESSAGE_CAPACITY,
+             "HEIF primary image decodes %lld pixels from %d images, more than %llu",
+             (long long)h.input_pixels, h.input_count, (unsigned long long)work_limit);
+    return DEX_STATUS_TOO_LARGE;
+  }
   if (shown > limits->max_pixels || coded > limits->max_pixels ||
       (side > 0 && ((uint32_t)h.width > side || (uint32_t)h.height > side ||
                     (uint32_t)h.ispe_width > side || (uint32_t)h.ispe_height > side))) {

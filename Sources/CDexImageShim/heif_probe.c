@@ -5,10 +5,12 @@
 // declared 64x64 took 471 MB; an `infe` v4 HEVC item whose SPS says 30000x30000 under a 64x64
 // `ispe` wrote out of bounds in libheif 1.15 and takes gigabytes in 1.19).
 //
-// Nothing here reads the file's bytes: libheif assembles each item's stream (its decoder
+// Nothing here reads the file's structure: libheif assembles each item's stream (its decoder
 // configuration and data) and hands it to this plugin, chosen by name, exactly as it would hand
 // it to the real decoder; libde265 and dav1d parse it, and their picture allocators, which run
-// before any picture exists, report the size and refuse to allocate.
+// before any picture exists, report the size and refuse to allocate. The one walk over bytes
+// here, measure_hevc, only splits the stream libheif assembled into its length-prefixed NAL
+// units, bounds-checked, for libde265.
 //
 // One exception in order, not in language: libde265 builds its per-PPS tables from the SPS's
 // size (CtbAddrRStoTS, MinTbAddrZS...: 4 bytes per 4x4 block) when the PPS arrives, before it
@@ -330,31 +332,117 @@ int32_t dex_heif_probe_streams(struct heif_context *context, uint32_t max_items,
   return status;
 }
 
-// MARK: Overlays (the second check)
+// MARK: What the primary decodes from (the second check)
 
-// The pixels an overlay's inputs decode to: libheif decodes each of them in full, wherever on
-// the canvas (or off it) it is drawn (heif-overlay-1024-inputs.heic: 1024 references to one tile
-// on a 64 x 64 canvas). Read through libheif's item references; 0 for any other image.
-int64_t dex_heif_overlay_input_pixels(struct heif_context *context, heif_item_id primary) {
-  if (heif_item_get_item_type(context, primary) != heif_fourcc('i', 'o', 'v', 'l')) return 0;
-  int64_t pixels = 0;
-  for (int index = 0;; index++) {
-    uint32_t type = 0;
-    heif_item_id *inputs = NULL;
-    const size_t count = heif_context_get_item_references(context, primary, index, &type, &inputs);
-    if (count == 0) break;
-    for (size_t i = 0; type == heif_fourcc('d', 'i', 'm', 'g') && i < count; i++) {
-      struct heif_image_handle *input = NULL;
-      struct heif_error error = heif_context_get_image_handle(context, inputs[i], &input);
-      if (error.code != heif_error_Ok || !input) continue;
-      const int64_t w = heif_image_handle_get_ispe_width(input);
-      const int64_t h = heif_image_handle_get_ispe_height(input);
-      heif_image_handle_release(input);
-      if (w > 0 && h > 0) pixels = w * h > INT64_MAX - pixels ? INT64_MAX : pixels + w * h;
-    }
-    heif_release_item_references(context, &inputs);
+static int allowed_type(uint32_t type) {
+  return type == heif_fourcc('h', 'v', 'c', '1') || type == heif_fourcc('a', 'v', '0', '1') ||
+         type == heif_fourcc('g', 'r', 'i', 'd') || type == heif_fourcc('i', 'o', 'v', 'l') ||
+         type == heif_fourcc('i', 'd', 'e', 'n');
+}
+
+static int is_derived(uint32_t type) {
+  return type == heif_fourcc('g', 'r', 'i', 'd') || type == heif_fourcc('i', 'o', 'v', 'l') ||
+         type == heif_fourcc('i', 'd', 'e', 'n');
+}
+
+static int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+
+// The alpha images of `handle`: its auxiliary images that are not depth, minus those that are
+// neither depth nor alpha (libheif's filters have no "alpha only").
+static int alpha_images(const struct heif_image_handle *handle, heif_item_id *out, int capacity) {
+  const int with_alpha = (int)LIBHEIF_AUX_IMAGE_FILTER_OMIT_DEPTH;
+  const int without_alpha =
+      (int)(LIBHEIF_AUX_IMAGE_FILTER_OMIT_DEPTH | LIBHEIF_AUX_IMAGE_FILTER_OMIT_ALPHA);
+  heif_item_id all[16], other[16];
+  const int all_count = heif_image_handle_get_list_of_auxiliary_image_IDs(handle, with_alpha, all, 16);
+  const int other_count =
+      heif_image_handle_get_list_of_auxiliary_image_IDs(handle, without_alpha, other, 16);
+  int found = 0;
+  for (int i = 0; i < all_count && found < capacity; i++) {
+    int is_other = 0;
+    for (int j = 0; j < other_count; j++) is_other |= other[j] == all[i];
+    if (!is_other) out[found++] = all[i];
   }
-  return pixels;
+  return found;
+}
+
+int32_t dex_heif_walk_inputs(struct heif_context *context, heif_item_id primary,
+                             uint32_t max_items, dex_heif_header *header, char *message) {
+  const size_t budget = (size_t)max_items * 4 + 16;
+  heif_item_id *stack = calloc(budget, sizeof *stack);
+  if (!stack) return DEX_STATUS_OUT_OF_MEMORY;
+  size_t depth = 0, visited = 0;
+  int32_t status = DEX_STATUS_OK;
+  int64_t total = 0, largest = 0;
+  int32_t count = 0;
+  stack[depth++] = primary;
+  while (depth > 0 && status == DEX_STATUS_OK) {
+    const heif_item_id id = stack[--depth];
+    if (++visited > budget) {
+      snprintf(message, DEX_MESSAGE_CAPACITY,
+               "HEIF primary image decodes from more than %zu images", budget - 1);
+      status = DEX_STATUS_TOO_LARGE;
+      break;
+    }
+    const uint32_t type = heif_item_get_item_type(context, id);
+    if (!allowed_type(type)) {
+      snprintf(message, DEX_MESSAGE_CAPACITY,
+               "HEIF whose item %u is coded as '%c%c%c%c' (only HEVC and AV1 images, and grids, "
+               "overlays and identity transforms of them, are decoded)",
+               id, (char)(type >> 24 & 0x7F), (char)(type >> 16 & 0x7F), (char)(type >> 8 & 0x7F),
+               (char)(type & 0x7F));
+      status = DEX_STATUS_UNSUPPORTED;
+      break;
+    }
+    struct heif_image_handle *handle = NULL;
+    if (heif_context_get_image_handle(context, id, &handle).code != heif_error_Ok || !handle)
+      continue;  // an image libheif cannot open is never decoded either
+    if (id != primary) {
+      int64_t pixels = (int64_t)heif_image_handle_get_ispe_width(handle) *
+                       (int64_t)heif_image_handle_get_ispe_height(handle);
+      struct heif_image_tiling tiling;
+      if (type == heif_fourcc('g', 'r', 'i', 'd') &&
+          heif_image_handle_get_image_tiling(handle, 1, &tiling).code == heif_error_Ok) {
+        const int64_t canvas = (int64_t)tiling.image_width * (int64_t)tiling.image_height;
+        if (canvas > pixels) pixels = canvas;
+      }
+      if (pixels < 0) pixels = 0;
+      total = saturating_add(total, pixels);
+      if (pixels > largest) largest = pixels;
+      count++;
+    }
+    heif_item_id alphas[4];
+    const int alpha_count = alpha_images(handle, alphas, 4);
+    heif_image_handle_release(handle);
+    for (int i = 0; i < alpha_count && status == DEX_STATUS_OK; i++) {
+      if (depth >= budget) status = DEX_STATUS_TOO_LARGE;
+      else stack[depth++] = alphas[i];
+    }
+    if (!is_derived(type)) continue;
+    for (int index = 0; status == DEX_STATUS_OK; index++) {
+      uint32_t reference = 0;
+      heif_item_id *inputs = NULL;
+      const size_t references =
+          heif_context_get_item_references(context, id, index, &reference, &inputs);
+      if (references == 0) break;
+      for (size_t i = 0; reference == heif_fourcc('d', 'i', 'm', 'g') && i < references; i++) {
+        if (depth >= budget) {
+          status = DEX_STATUS_TOO_LARGE;
+          break;
+        }
+        stack[depth++] = inputs[i];
+      }
+      heif_release_item_references(context, &inputs);
+    }
+    if (status == DEX_STATUS_TOO_LARGE)
+      snprintf(message, DEX_MESSAGE_CAPACITY,
+               "HEIF primary image decodes from more than %zu images", budget - 1);
+  }
+  free(stack);
+  header->input_count = count;
+  header->input_pixels = total;
+  header->largest_input_pixels = largest;
+  return status;
 }
 
 #endif  // LIBHEIF_HAVE_VERSION(1, 19, 0)

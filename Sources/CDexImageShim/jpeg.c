@@ -395,11 +395,55 @@ int32_t dex_jpeg_decode(dex_jpeg_decoder *d, int32_t scale_num, int32_t fancy_up
   return DEX_STATUS_OK;
 }
 
+// The encoder's output, grown here rather than by libjpeg's memory destination: that one frees
+// its first buffer when it grows without telling its caller, so an error after a growth (a
+// failed allocation) left the caller freeing a freed buffer and leaking the live one. Here the
+// one live buffer is always `buffer`, whatever happens.
+typedef struct {
+  struct jpeg_destination_mgr pub;
+  unsigned char *buffer;
+  size_t capacity;
+  size_t size;
+} dex_jpeg_destination;
+
+static void destination_fail(j_compress_ptr cinfo) {
+  cinfo->err->msg_code = JERR_OUT_OF_MEMORY;
+  cinfo->err->msg_parm.i[0] = 10;
+  cinfo->err->error_exit((j_common_ptr)cinfo);
+}
+
+static void destination_init(j_compress_ptr cinfo) {
+  dex_jpeg_destination *dest = (dex_jpeg_destination *)cinfo->dest;
+  dest->capacity = 64 * 1024;
+  dest->buffer = malloc(dest->capacity);
+  if (!dest->buffer) destination_fail(cinfo);
+  dest->pub.next_output_byte = dest->buffer;
+  dest->pub.free_in_buffer = dest->capacity;
+}
+
+// Called when the buffer is full: doubles it, keeping what was written.
+static boolean destination_grow(j_compress_ptr cinfo) {
+  dex_jpeg_destination *dest = (dex_jpeg_destination *)cinfo->dest;
+  if (dest->capacity > SIZE_MAX / 2) destination_fail(cinfo);
+  const size_t capacity = dest->capacity * 2;
+  unsigned char *grown = realloc(dest->buffer, capacity);
+  if (!grown) destination_fail(cinfo);  // dest->buffer is still the live buffer
+  dest->buffer = grown;
+  dest->pub.next_output_byte = grown + dest->capacity;
+  dest->pub.free_in_buffer = capacity - dest->capacity;
+  dest->capacity = capacity;
+  return TRUE;
+}
+
+static void destination_term(j_compress_ptr cinfo) {
+  dex_jpeg_destination *dest = (dex_jpeg_destination *)cinfo->dest;
+  dest->size = dest->capacity - dest->pub.free_in_buffer;
+}
+
 typedef struct {
   struct jpeg_compress_struct cinfo;
   dex_jpeg_error error;
-  unsigned char *buffer;
-  unsigned long size;
+  dex_jpeg_destination destination;
   int32_t created;
 } dex_jpeg_encoder;
 
@@ -417,13 +461,16 @@ int32_t dex_jpeg_encode_rgb(const uint8_t *pixels, int32_t width, int32_t height
   if (setjmp(e->error.jump)) {
     if (message) memcpy(message, e->error.message, DEX_MESSAGE_CAPACITY);
     if (e->created) jpeg_destroy_compress(&e->cinfo);
-    free(e->buffer);
+    free(e->destination.buffer);
     free(e);
     return DEX_STATUS_LIBRARY_ERROR;
   }
   jpeg_create_compress(&e->cinfo);
   e->created = 1;
-  jpeg_mem_dest(&e->cinfo, &e->buffer, &e->size);
+  e->destination.pub.init_destination = destination_init;
+  e->destination.pub.empty_output_buffer = destination_grow;
+  e->destination.pub.term_destination = destination_term;
+  e->cinfo.dest = &e->destination.pub;
   e->cinfo.image_width = (JDIMENSION)width;
   e->cinfo.image_height = (JDIMENSION)height;
   e->cinfo.input_components = 3;
@@ -455,8 +502,8 @@ int32_t dex_jpeg_encode_rgb(const uint8_t *pixels, int32_t width, int32_t height
     jpeg_write_scanlines(&e->cinfo, rows, n);
   }
   jpeg_finish_compress(&e->cinfo);
-  *out_data = e->buffer;
-  *out_size = (size_t)e->size;
+  *out_data = e->destination.buffer;
+  *out_size = e->destination.size;
   jpeg_destroy_compress(&e->cinfo);
   free(e);
   return DEX_STATUS_OK;

@@ -90,7 +90,7 @@
         // exec: under the filter this ends the worker with SIGSYS; without it, it returns.
         let result = execve("/nonexistent/dex-decode-worker-test", [nil], [nil])
         throw .invalidArgument("execve() returned \(result), errno \(errno): not filtered")
-      case .testHang, .testAllocate, .testCrash:
+      case .testHang, .testAllocate, .testCrash, .testReplyTwice:
         guard allowsTestHooks else { throw .invalidArgument("test hooks are off") }
         runTestHook(request.mode)
         (reply.width, reply.height, reply.sourceWidth, reply.sourceHeight) = (1, 1, 1, 1)
@@ -102,8 +102,12 @@
       reply.failure = DecodeWorkerMessage.Reply.Failure(error)
       payloads = []
     }
+    reply.requestID = request.requestID
     do {
       try channel.send(reply, payloads: payloads)
+      if request.mode == .testReplyTwice, allowsTestHooks {
+        try channel.send(reply, payloads: payloads)
+      }
       return true
     } catch {
       return false

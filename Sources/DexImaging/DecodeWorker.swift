@@ -61,6 +61,14 @@
       return DecodeWorker(processID: processID, descriptor: pair[0])
     }
 
+    /// Whether the worker has sent anything beyond its answers (or closed its socket): a worker
+    /// that did is not lent again, so that bytes it sent ahead can never be read as the answer
+    /// to another caller's request.
+    func hasUnreadOutput() -> Bool {
+      var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+      return poll(&entry, 1, 0) != 0
+    }
+
     /// Whether the process still runs (a worker that died while idle is reaped here).
     func isRunning() -> Bool {
       var status: Int32 = 0

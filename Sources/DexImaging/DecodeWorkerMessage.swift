@@ -21,9 +21,11 @@
         case downscale
         /// Test hooks, honoured only by a worker started with `--test-hooks`: never answer,
         /// allocate 4 GiB, end with SIGSEGV, report (as an invalid-argument error) what
-        /// opening a file, a socket and a pipe gave, or make a system call its seccomp filter
-        /// ends it for (`execve`).
+        /// opening a file, a socket and a pipe gave, make a system call its seccomp filter
+        /// ends it for (`execve`), or send its answer twice (the second ahead of a next
+        /// request, as a compromised worker could).
         case testHang, testAllocate, testCrash, testConfinement, testForbiddenSystemCall
+        case testReplyTwice
       }
 
       package var mode: Mode
@@ -40,6 +42,10 @@
       package var cpuSeconds: Int
       /// The photo's length in bytes (the payload that follows).
       package var byteCount: Int
+      /// A number the host draws for each request and the reply must carry back, so that bytes
+      /// a worker sent ahead, or an answer to an earlier request, are never taken for this
+      /// request's answer.
+      package var requestID: UInt64 = 0
 
       /// ``PixelTarget`` as data.
       package struct Target: Codable, Sendable {
@@ -133,6 +139,8 @@
 
     /// The answer: an image (pixels, and for a downscale the JPEGs) or a typed error.
     package struct Reply: Codable, Sendable {
+      /// The ``Request/requestID`` of the request answered.
+      package var requestID: UInt64 = 0
       package var failure: Failure?
       package var width = 0
       package var height = 0

@@ -103,7 +103,9 @@
         }
       }
       worker.served += 1
-      checkIn(worker, keep: outcome.keep && worker.served < requestsPerWorker)
+      checkIn(
+        worker,
+        keep: outcome.keep && worker.served < requestsPerWorker && !worker.hasUnreadOutput())
       return outcome.0
     }
 

@@ -20,11 +20,15 @@
 
     /// What libheif holds to decode the primary image: its planes (1.5 bytes a pixel for 8-bit
     /// 4:2:0, 3 for deeper samples) and the interleaved RGB or RGBA copy, at full size (HEVC and
-    /// AV1 have no scaled decode); for an overlay, every input's planes as well.
+    /// AV1 have no scaled decode); and the planes of the images it decodes from (a grid's tiles,
+    /// an overlay's inputs, an alpha image), of which libheif holds at most
+    /// `DEX_HEIF_DECODING_THREADS` at once and an alpha image: counted as that many of the
+    /// largest. (Their total work is bounded in the shim: twice the pixel limit.)
     static func decodeByteCount(_ header: dex_heif_header) -> Int {
       let shown = Double(header.width) * Double(header.height)
       let coded = Double(header.ispe_width) * Double(header.ispe_height)
-      let inputs = header.has_overlay != 0 ? Double(header.overlay_input_pixels) : 0
+      let held = Double(Swift.min(Int(header.input_count), Int(DEX_HEIF_DECODING_THREADS) + 1))
+      let inputs = held * Double(header.largest_input_pixels)
       let planes = header.luma_bits > 8 ? 3.0 : 1.5
       let interleaved = header.has_alpha != 0 ? 4.0 : 3.0
       let bytes = Swift.max(shown, coded) * (planes + interleaved) + inputs * planes
@@ -46,6 +50,16 @@
       options: DecodingOptions
     ) throws(ImagingError) -> DecodedImage {
       let base = try ShimDecoding.baseAddress(of: bytes)
+      if let item = HEIFItemEncodings.encodedItem(in: bytes) {
+        let encoding = String(
+          item.encoding.prefix(32).filter {
+            $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_")
+          })
+        throw .unsupportedFormat(
+          detected:
+            "HEIF whose item \(item.id) is compressed (\(encoding)); compressed items are refused, "
+            + "since libheif inflates them without a bound while it reads the file")
+      }
       _ = spsReaderInstalled
       guard let decoder = dex_heif_decoder_create() else { throw .outOfMemory }
       defer { dex_heif_decoder_destroy(decoder) }
@@ -56,6 +70,9 @@
       let status = dex_heif_read_header(decoder, base, bytes.count, &shim, &header)
       switch ShimStatus(status) {
       case .ok: break
+      case .unsupported where dex_heif_library_supported(nil) != 0:
+        // A coding DexKit does not decode inside a file libheif reads (uncompressed, JPEG...).
+        throw .unsupportedFormat(detected: libraryMessage(decoder))
       case .unsupported:
         throw .decoderUnavailable(format: format, reason: libraryMessage(decoder))
       case .tooLarge:

@@ -9,7 +9,8 @@ public enum ImagingError: Error, Sendable, Hashable {
   /// The input held no bytes at all.
   case emptyInput
   /// The bytes are not a JPEG, PNG, HEIF, AVIF or WebP; `detected` names what the magic bytes
-  /// look like (for example "GIF", "TIFF" or "unknown data (first bytes 00 01 02 03)").
+  /// look like (for example "GIF", "TIFF" or "unknown data (first bytes 00 01 02 03)"), or which
+  /// image of a HEIF is coded with something other than HEVC or AV1 (uncompressed, JPEG...).
   case unsupportedFormat(detected: String)
   /// The decoder rejected the data; `message` is the library's own explanation.
   case corruptData(format: ImageFormat, message: String)

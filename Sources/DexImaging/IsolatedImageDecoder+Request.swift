@@ -88,8 +88,13 @@
         "Isolated decode handed to a worker", metadata: ["pid": "\(worker.processID)"])
       var channel = DecodeWorkerChannel(descriptor: worker.descriptor, deadline: deadline)
       channel.isCancelled = isCancelled
+      var request = request
+      request.requestID = UInt64.random(in: 1...UInt64.max)
       try channel.send(request, payloads: [data])
       let reply = try channel.receive(DecodeWorkerMessage.Reply.self)
+      guard reply.requestID == request.requestID else {
+        throw .malformed("the reply answers another request")
+      }
       if let failure = reply.failure {
         guard let error = failure.error else {
           throw .malformed("an error the worker cannot send (\(failure.kind))")

@@ -9,7 +9,9 @@
   /// Each worker is `dex-decode-worker`, an executable product of this package that a host
   /// ships beside its own binary. It is started with posix_spawn + exec (never a fork of the
   /// host), with descriptor 0 its end of a socket pair, 1 and 2 `/dev/null`, no other
-  /// descriptor, an empty environment, and these limits set by the host before the first
+  /// descriptor, none of the host's environment (only the settings it needs: the Swift
+  /// backtracer off, two malloc arenas, the host's `LD_LIBRARY_PATH`), and these limits set by
+  /// the host before the first
   /// request and again by the worker: an address-space limit (``addressSpaceLimit``, RLIMIT_AS),
   /// a CPU-time limit (``cpuTimeLimit`` per request, RLIMIT_CPU), RLIMIT_NOFILE 3 (it cannot
   /// open a file, a socket or a pipe), RLIMIT_FSIZE 0, no core dump, not dumpable, no new
@@ -24,9 +26,11 @@
   /// the downscaled image, not the photo, so the copy is small next to the decode (see the
   /// DocC article's figures).
   ///
-  /// Not enforced: a seccomp filter (a worker may still make system calls that need no new
-  /// descriptor, such as `kill` of the same user's processes or `unlink`); the worker runs as
-  /// the host's user. Linux only; hosts that do not opt in keep ``ImageDownscaler``.
+  /// Before it reads a request, a worker confines itself with a deny-by-default seccomp filter:
+  /// it may use its socket, anonymous memory, its own threads, futexes and clocks; opening
+  /// anything fails, and any other system call (`kill` of another process, `unlink`, `execve`)
+  /// ends it. Not enforced: the worker runs as the host's user, in the host's namespaces. Linux
+  /// only; hosts that do not opt in keep ``ImageDownscaler``.
   ///
   /// A value type: copies share one pool of workers, which are ended when the last copy goes.
   public struct IsolatedImageDecoder: ImageDownscaling, ImageDecoding {

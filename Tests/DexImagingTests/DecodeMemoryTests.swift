@@ -23,9 +23,10 @@
     }
 
     @Test(arguments: [
-      // 96 x 60 (libheif's size for the primary image), 8-bit 4:2:0: 1.5 bytes a pixel of
-      // planes and 3 of RGB.
-      ("heic-8bit.heic", 96 * 60 * 9 / 2),
+      // 96 x 60 (libheif's size for the primary image, a grid), 8-bit 4:2:0: 1.5 bytes a pixel
+      // of planes and 3 of RGB; and the planes of its one 96 x 64 tile, decoded before it is
+      // copied into the grid.
+      ("heic-8bit.heic", 96 * 60 * 9 / 2 + 96 * 64 * 3 / 2),
       // A lossless image's whole ARGB picture, and an animation's two RGBA canvases.
       ("webp-lossless-alpha.webp", 96 * 60 * 4), ("webp-animated.webp", 2 * 96 * 60 * 4),
     ])

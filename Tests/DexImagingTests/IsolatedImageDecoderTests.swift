@@ -233,6 +233,34 @@
       try await Self.expectDecodes(decoder)
     }
 
+    /// A worker that sends more than its answer (a second answer, ahead of the next request) is
+    /// never taken at its word for the next request: that request gets its own answer from a
+    /// fresh worker (the extra bytes had arrived when the first was taken back), or a typed
+    /// error naming a reply to another request (they arrived later), and never the earlier
+    /// answer's 1 x 1 image.
+    @Test func aReplySentAheadIsNeverTakenForTheNextOne() async throws {
+      let decoder = Self.decoder(maximumWorkers: 1)
+      let first = await Self.spawn { () throws(ImagingError) in
+        try decoder.performTestHook(.testReplyTwice)
+      }.value
+      #expect(throws: Never.self) { try first.get() }
+      let photo = try resource("photo.jpg")
+      let second = await Self.spawn { () throws(ImagingError) in
+        try decoder.decodePixels(from: photo, target: .fitting(maximumDimension: 256))
+      }.value
+      switch second {
+      case .success(let image):
+        #expect(max(image.width, image.height) == 256)
+        #expect(decoder.pool.startedCount == 2)
+      case .failure(let error):
+        #expect(
+          error
+            == .isolatedDecodingFailed(.malformedReply(reason: "the reply answers another request"))
+        )
+      }
+      try await Self.expectDecodes(decoder)
+    }
+
     @Test func aCrashingWorkerIsATypedError() async throws {
       let decoder = Self.decoder()
       let result = await Self.spawn { () throws(ImagingError) in

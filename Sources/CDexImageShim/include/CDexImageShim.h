@@ -140,6 +140,9 @@ int32_t dex_png_decode(dex_png_decoder *decoder, uint8_t bg_r, uint8_t bg_g, uin
                        int32_t allow_partial, uint8_t *dst, int32_t dst_width, int32_t dst_height,
                        size_t dst_stride, int32_t *partial);
 
+/// How many images libheif decodes at once for one file (a grid's tiles): set on every context.
+#define DEX_HEIF_DECODING_THREADS 4
+
 /// What the primary image of a HEIF / AVIF file is, read through libheif without decoding.
 typedef struct {
   /// Size after libheif's transforms (irot / imir / clap): what is displayed and decoded.
@@ -153,11 +156,13 @@ typedef struct {
   int32_t premultiplied_alpha;
   /// Bits per luma sample (8, 10 or 12; -1 when unknown).
   int32_t luma_bits;
-  /// The primary image is an overlay (`iovl`): libheif decodes each of its inputs in full,
-  /// wherever on the canvas (or off it) the input is drawn.
-  int32_t has_overlay;
-  /// For an overlay: the pixels of all its inputs' coded sizes, one per reference (0 otherwise).
-  int64_t overlay_input_pixels;
+  /// The images libheif decodes to make the primary one (a grid's tiles, an overlay's inputs,
+  /// an identity transform's source, each one's alpha image, recursively), each in full at its
+  /// own `ispe`: how many, the pixels of all of them (the work), and of the largest (the
+  /// memory: libheif holds at most DEX_HEIF_DECODING_THREADS of them at once, and an alpha).
+  int32_t input_count;
+  int64_t input_pixels;
+  int64_t largest_input_pixels;
   /// Length of the primary image's first `Exif` metadata block as libheif holds it, its 4-byte
   /// big-endian TIFF header offset included (ISO/IEC 23008-12 Annex A); 0 when there is none or
   /// it is longer than DEX_MAX_EXIF_BYTES.
@@ -190,16 +195,18 @@ int32_t dex_heif_library_supported(char *message);
 
 /// Parses the file under `limits` (libheif keeps a pointer to `data`, which must outlive the
 /// decoder) and reads the primary image's header. Refuses (DEX_STATUS_TOO_LARGE) what exceeds
-/// the limits, before any pixel buffer exists; a coded stream declaring pictures larger than
-/// its item's `ispe` is corrupt (DEX_STATUS_LIBRARY_ERROR); with libheif older than 1.19,
-/// DEX_STATUS_UNSUPPORTED. The header is filled in as far as it was read.
+/// the limits, before any pixel buffer exists (the images the primary decodes from included);
+/// a coded stream declaring pictures larger than its item's `ispe` is corrupt
+/// (DEX_STATUS_LIBRARY_ERROR); an image the primary decodes from that is coded other than as
+/// HEVC or AV1, and any libheif older than 1.19, are DEX_STATUS_UNSUPPORTED (the message says
+/// which). The header is filled in as far as it was read.
 int32_t dex_heif_read_header(dex_heif_decoder *decoder, const uint8_t *data, size_t size,
                              const dex_heif_limits *limits, dex_heif_header *header);
 
 /// Reads the picture sizes the HEVC sequence parameter sets in `stream` declare: NAL units, each
 /// after a 4-byte big-endian length, as libheif hands an item's coded stream to a decoder. Sets
 /// the largest width and height of any of them and returns 1, or returns 0 when none is
-/// readable. Written in Swift (HEVCSequenceParameterSet): no hostile byte is parsed in C.
+/// readable. Written in Swift (HEVCSequenceParameterSet), so that the SPS is not parsed in C.
 typedef int32_t (*dex_hevc_sps_reader)(const uint8_t *stream, size_t size, uint64_t *width,
                                        uint64_t *height);
 
