@@ -5,11 +5,15 @@ extension DexStore {
   /// Resolves every file an interrupted insert or delete left in `tmp/`.
   ///
   /// Only called while this store holds the exclusive open lock, so no write is in flight
-  /// anywhere. For each journal file the committed database decides: if the entry's row exists
-  /// and its published file is missing, the file is moved back into place (an insert committed
-  /// before the crash, or a delete that did not); otherwise it is deleted.
+  /// anywhere. For each journal file the committed database decides: if the entry's row exists,
+  /// its published file is missing and the journal file's bytes are the ones the row records
+  /// (its SHA-256), the file is moved back into place (an insert committed before the crash, or
+  /// a delete that did not); otherwise it is deleted. The hash decides between two candidates
+  /// for one entry (a deleted entry's parked photo and a later re-insert's staged one), whatever
+  /// order the folder lists them in.
   func recoverInterruptedWrites() throws {
     let files = files
+    let maximum = configuration.maximumImageBytes
     let names = files.contents(of: files.tmpPath)
     if names.isEmpty { return }
     var restored = 0
@@ -33,11 +37,14 @@ extension DexStore {
           discard(path)
           continue
         }
-        let column = kind == .image ? "imagePath" : "thumbnailPath"
-        let relative = try String.fetchOne(
-          db, sql: "SELECT \(column) FROM entry WHERE id = ?", arguments: [id])
+        let columns = kind == .image ? "imagePath, imageSHA256" : "thumbnailPath, thumbnailSHA256"
+        let row = try Row.fetchOne(
+          db, sql: "SELECT \(columns) FROM entry WHERE id = ?", arguments: [id])
+        let relative: String? = try row.flatMap { try $0.decode(atIndex: 0) }
+        let hash: String? = try row.flatMap { try $0.decode(atIndex: 1) }
         if let relative, StoreFiles.isStoredPath(relative, id: id, kind: kind),
-          files.isRegularFile(path), !files.fileExists(files.absolute(relative))
+          files.isRegularFile(path), !files.fileExists(files.absolute(relative)),
+          hash == nil || (try? files.read(path, maximumBytes: maximum))??.sha256Hex == hash
         {
           try files.renameDurably(path, to: files.absolute(relative))
           restored += 1

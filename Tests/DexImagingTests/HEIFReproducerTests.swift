@@ -145,6 +145,16 @@
           "hevc-30000-under-64-infe-v3",
           try lyingHEVCStream(width: 30_000, height: 30_000, infeVersion: 3)
         ),
+        // Session 46's review: what the primary decodes from, and items libheif inflates.
+        ("grid-of-an-unci-tile", try grid(columns: 1, rows: 1, output: (96, 64), tileType: "unci")),
+        (
+          "grid-with-a-jpeg-alpha",
+          try grid(columns: 1, rows: 1, output: (96, 64), alphaType: "jpeg")
+        ),
+        (
+          "deflated-xmp-item",
+          try grid(columns: 1, rows: 1, output: (96, 64), xmp: (2, "deflate"))
+        ),
       ]
     }
 
@@ -157,7 +167,7 @@
         } catch {
           switch error {
           case .corruptData, .imageTooLarge, .dimensionTooLarge, .decodingMemoryTooLarge,
-            .truncatedData:
+            .truncatedData, .unsupportedFormat:
             break
           default: Issue.record("\(name): unexpected \(error)")
           }

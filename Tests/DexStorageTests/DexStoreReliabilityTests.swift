@@ -195,6 +195,46 @@ struct DexStoreReliabilityTests {
     }
   }
 
+  /// Recovery puts back only a file whose bytes are the ones the entry's row records: of a
+  /// deleted entry's parked photo and its re-insert's staged one, the re-insert's, in whatever
+  /// order they are listed; a parked photo alone that is not the row's is removed, and the
+  /// entry then says its photo is missing rather than showing another.
+  @Test func recoveryPutsBackOnlyTheRowsOwnBytes() async throws {
+    try await withTemporaryDirectory { dir in
+      var entry = makeEntry("Reinserted")
+      let image = randomImage(3_000)
+      do {
+        let store = try openStore(dir)
+        entry = try await store.insert(entry, image: image)
+        try store.close()
+      }
+      let files = StoreFiles(root: dir)
+      let published = files.absolute(StoreFiles.relativePath(id: entry.id, kind: .image))
+      // The re-insert's photo still staged, and an older photo of the same id parked by a
+      // delete whose clean-up never ran, named so that it is listed first or last.
+      try files.rename(published, to: files.stagedPath(id: entry.id, kind: .image))
+      for suffix in ["0", "~"] {
+        try randomImage(2_000).write(
+          to: URL(fileURLWithPath: files.tmpPath + "/\(entry.id).image.trash-\(suffix)"))
+      }
+      do {
+        let store = try openStore(dir)
+        #expect(try await store.imageData(for: entry.id) == image)
+        #expect(filesUnder(dir.appendingPathComponent("tmp")).isEmpty)
+        try store.close()
+      }
+      // Only a parked photo that is not the row's: removed, not put in the photo's place.
+      try FileManager.default.removeItem(atPath: published)
+      try randomImage(2_000).write(
+        to: URL(fileURLWithPath: files.trashPath(id: entry.id, kind: .image)))
+      let store = try openStore(dir)
+      #expect(filesUnder(dir.appendingPathComponent("tmp")).isEmpty)
+      await #expect(throws: DexStoreError.imageMissing(id: entry.id)) {
+        _ = try await store.imageData(for: entry.id)
+      }
+    }
+  }
+
   /// While another store has the directory open, its in-flight files must not be swept.
   @Test func doesNotSweepWhileAnotherStoreIsOpen() async throws {
     try await withTemporaryDirectory { dir in
