@@ -165,20 +165,27 @@ struct DexStoreReliabilityTests {
     }
   }
 
+  /// A closed store with one entry named `name` whose photo is as a crash after its commit,
+  /// before its rename, leaves it: still staged in `tmp/`. Returns the entry, its photo and the
+  /// path the photo is published at.
+  static func stagedAfterCommit(
+    _ name: String, in dir: URL
+  ) async throws -> (DexEntry, Data, String) {
+    let image = randomImage(3_000)
+    let store = try openStore(dir)
+    let entry = try await store.insert(makeEntry(name), image: image)
+    try store.close()
+    let files = StoreFiles(root: dir)
+    let published = files.absolute(StoreFiles.relativePath(id: entry.id, kind: .image))
+    try files.rename(published, to: files.stagedPath(id: entry.id, kind: .image))
+    return (entry, image, published)
+  }
+
   /// Files an interrupted insert or delete leaves in `tmp/` are resolved by the committed rows.
   @Test func recoveryRestoresCommittedFilesAndRemovesTheRest() async throws {
     try await withTemporaryDirectory { dir in
-      var committed = makeEntry("Committed")
-      let image = randomImage(3_000)
-      do {
-        let store = try openStore(dir)
-        committed = try await store.insert(committed, image: image)
-        try store.close()
-      }
+      let (committed, image, published) = try await Self.stagedAfterCommit("Committed", in: dir)
       let files = StoreFiles(root: dir)
-      // A crash after the commit, before the rename: the file is still staged.
-      let published = files.absolute(StoreFiles.relativePath(id: committed.id, kind: .image))
-      try files.rename(published, to: files.stagedPath(id: committed.id, kind: .image))
       // A crash before an insert's commit, a delete's parked file and some junk.
       let uncommitted = UUID().uuidString
       try randomImage().write(
@@ -201,18 +208,10 @@ struct DexStoreReliabilityTests {
   /// entry then says its photo is missing rather than showing another.
   @Test func recoveryPutsBackOnlyTheRowsOwnBytes() async throws {
     try await withTemporaryDirectory { dir in
-      var entry = makeEntry("Reinserted")
-      let image = randomImage(3_000)
-      do {
-        let store = try openStore(dir)
-        entry = try await store.insert(entry, image: image)
-        try store.close()
-      }
-      let files = StoreFiles(root: dir)
-      let published = files.absolute(StoreFiles.relativePath(id: entry.id, kind: .image))
       // The re-insert's photo still staged, and an older photo of the same id parked by a
       // delete whose clean-up never ran, named so that it is listed first or last.
-      try files.rename(published, to: files.stagedPath(id: entry.id, kind: .image))
+      let (entry, image, published) = try await Self.stagedAfterCommit("Reinserted", in: dir)
+      let files = StoreFiles(root: dir)
       for suffix in ["0", "~"] {
         try randomImage(2_000).write(
           to: URL(fileURLWithPath: files.tmpPath + "/\(entry.id).image.trash-\(suffix)"))
