@@ -77,7 +77,12 @@ struct ProxyRoutes: Sendable {
       }
     }
     if servesMetrics {
-      router.get("/metrics") { _, _ in
+      // Only at exactly `/metrics`: Hummingbird's router also matches `//metrics`, `/metrics/`
+      // and HEAD, which a load balancer's rule that keeps `/metrics` private would not match.
+      router.get("/metrics") { request, _ in
+        guard request.method == .get, request.uri.path == "/metrics" else {
+          return Response(status: .notFound)
+        }
         var fields = HTTPFields()
         fields[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
         return Response(

@@ -30,6 +30,22 @@ import Testing
     }
   }
 
+  /// Metrics answer at exactly `GET /metrics`, not at the other spellings the router matches,
+  /// so that a rule keeping `/metrics` private at a load balancer covers every way to them.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func metricsAnswerOnlyAtTheirExactPath() async throws {
+    try await ProxyHarness.with(configure: { $0.servesMetrics = true }) { proxy in
+      let exact = try await proxy.send("GET", "/metrics")
+      #expect(exact.statusCode == 200)
+      for path in ["//metrics", "/metrics/"] {
+        let other = try await proxy.send("GET", path)
+        #expect(other.statusCode == 404, "\(path)")
+      }
+      let head = try await proxy.send("HEAD", "/metrics")
+      #expect(head.statusCode == 404)
+    }
+  }
+
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func signedRequestsAndAReplayAreCounted() async throws {
     try await ProxyHarness.with(configure: { $0.servesMetrics = true }) { proxy in

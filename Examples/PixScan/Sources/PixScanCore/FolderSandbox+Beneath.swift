@@ -78,8 +78,11 @@ extension FolderSandbox {
   }
 
   /// The folder's state directory (``stateDirectory``), created (mode 0700) when missing and
-  /// checked to be a directory of its own: a `.pixscan` that is a symbolic link (to another
-  /// folder's state, or anywhere the database would be written) is refused.
+  /// checked to be a directory of its own, with no database file in it that is anything but a
+  /// regular file: a `.pixscan` that is a symbolic link, or a `pixscan.sqlite` (or its journal,
+  /// WAL or shared-memory file) that is one (to another folder's state, to another SQLite file
+  /// of the user's, or dangling, where SQLite would create one), is refused, so that the
+  /// database is never opened or written anywhere else.
   ///
   /// - Throws: ``PixScanError/folderUnreadable(path:message:)``.
   public func checkedStateDirectory() throws(PixScanError) -> String {
@@ -98,6 +101,24 @@ extension FolderSandbox {
         message:
           "\(Self.stateDirectoryName) is a symbolic link or not a folder; PixScan keeps its state only in a folder of its own"
       )
+    }
+    let state = Self.openBeneath(root, Self.stateDirectoryName, flags: O_RDONLY | O_DIRECTORY)
+    guard state >= 0 else {
+      throw .folderUnreadable(
+        path: stateDirectory, message: "it cannot be opened: \(String(cString: strerror(errno)))")
+    }
+    defer { close(state) }
+    for suffix in ["", "-journal", "-wal", "-shm"] {
+      let name = PixScanStore.fileName + suffix
+      var file = stat()
+      guard fstatat(state, name, &file, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+      guard (file.st_mode & S_IFMT) == S_IFREG else {
+        throw .folderUnreadable(
+          path: stateDirectory + "/" + name,
+          message:
+            "it is a symbolic link or not a file; PixScan opens its database only as a file of its own"
+        )
+      }
     }
     return stateDirectory
   }

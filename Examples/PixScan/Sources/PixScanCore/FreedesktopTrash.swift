@@ -160,7 +160,17 @@ public struct FreedesktopTrash: Sendable, Hashable {
 
   /// Removes the `.trashinfo` reserved for `name` (the file was not moved).
   public func release(_ name: String) {
+    guard Self.isTrashName(name) else { return }
     unlink(infoDirectory + "/" + name + ".trashinfo")
+  }
+
+  /// Whether `name` can be a name this trash gave a photo: one path component (no `/`, not `.`
+  /// or `..`), no NUL (C calls would stop there and name another file), and short enough for
+  /// its `.trashinfo` to be a file name. A name read back from a folder's database (which the
+  /// folder carries, and anyone may have written) is used only when it is one.
+  public static func isTrashName(_ name: String) -> Bool {
+    !name.isEmpty && name != "." && name != ".." && !name.contains("/")
+      && !name.utf8.contains(0) && name.utf8.count + ".trashinfo".utf8.count <= 255
   }
 
   /// `rename` that fails with `EEXIST` instead of replacing `target` (and with `EINVAL` or

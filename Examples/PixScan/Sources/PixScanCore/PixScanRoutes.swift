@@ -65,7 +65,7 @@ public struct PixScanRoutes: Sendable {
     let session = self.session
     let page = self.page
     router.get("/") { _, _ in
-      Self.text(page, type: "text/html", headers: [.cacheControl: "no-store"])
+      Self.text(page, type: "text/html", headers: Self.pageHeaders)
     }
     router.get("/api/state") { request, _ in
       await Self.respond { () async throws(PixScanError) in
@@ -260,6 +260,16 @@ public struct PixScanRoutes: Sendable {
   }
 
   /// A 200 answer of UTF-8 `text` as `type`, with `headers` added.
+  /// The page's headers: never cached (the token reaches it in its URL's fragment), never
+  /// framed by another site (which could then read what the page shows), its type never
+  /// guessed.
+  static let pageHeaders: HTTPFields = [
+    .cacheControl: "no-store",
+    .contentSecurityPolicy: "frame-ancestors 'none'",
+    HTTPField.Name("X-Frame-Options")!: "DENY",
+    HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+  ]
+
   static func text(_ text: String, type: String, headers extra: HTTPFields) -> Response {
     var headers = extra
     headers[.contentType] = "\(type); charset=utf-8"

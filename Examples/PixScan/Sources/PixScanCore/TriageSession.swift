@@ -415,13 +415,13 @@ public actor TriageSession {
     for (path, name) in pending {
       var info = stat()
       let inFolder = sandbox.status(of: path) != nil
-      let inTrash =
-        !name.contains("/") && name != ".." && lstat(trash.filesDirectory + "/" + name, &info) == 0
+      let isTrashName = FreedesktopTrash.isTrashName(name)
+      let inTrash = isTrashName && lstat(trash.filesDirectory + "/" + name, &info) == 0
       if !inFolder && inTrash {
         moved.append(path)
       } else {
         notMoved.append(path)
-        if !inTrash && !name.contains("/") { trash.release(name) }
+        if !inTrash && isTrashName { trash.release(name) }
       }
     }
     try await store.settleTrashing(moved: moved, notMoved: notMoved)

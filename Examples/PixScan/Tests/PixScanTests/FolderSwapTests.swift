@@ -100,4 +100,24 @@ struct FolderSwapTests {
     }
     #expect(!elsewhere.exists("pixscan.sqlite"))
   }
+
+  /// A folder whose `.pixscan` is a real folder holding a `pixscan.sqlite` (or its WAL) that is
+  /// a link, to another folder's database or dangling, is refused: the link's target is neither
+  /// opened nor created.
+  @Test(arguments: ["pixscan.sqlite", "pixscan.sqlite-wal"])
+  func aDatabaseFileThatIsALinkIsRefused(name: String) async throws {
+    let folder = try TemporaryFolder()
+    let elsewhere = try TemporaryFolder()
+    let data = try TemporaryFolder()
+    try folder.addSamplePhotos([.cat])
+    try FileManager.default.createDirectory(
+      atPath: folder.file(".pixscan"), withIntermediateDirectories: false)
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file(".pixscan/" + name), withDestinationPath: elsewhere.file(name))
+    await #expect(throws: PixScanError.self) {
+      _ = try await TriageSessionTests.open(folder, trash: data.file("Trash"))
+    }
+    #expect(!elsewhere.exists(name))
+    #expect(!elsewhere.exists("pixscan.sqlite"))
+  }
 }

@@ -17,6 +17,8 @@ struct PixScanHTTPTests {
     var status: Int
     var contentType: String
     var setCookie: String = ""
+    /// What the page allows: its `Content-Security-Policy` and `X-Frame-Options`.
+    var framing: String = ""
     var body: Data
     var json: [String: Any]? {
       (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
@@ -42,6 +44,11 @@ struct PixScanHTTPTests {
       status: Int(response.status.code),
       contentType: response.headers.first(name: "Content-Type") ?? "",
       setCookie: response.headers.first(name: "Set-Cookie") ?? "",
+      framing: [
+        response.headers.first(name: "Content-Security-Policy") ?? "",
+        response.headers.first(name: "X-Frame-Options") ?? "",
+        response.headers.first(name: "X-Content-Type-Options") ?? "",
+      ].joined(separator: " | "),
       body: Data(bytes.readableBytesView))
   }
 
@@ -99,6 +106,8 @@ struct PixScanHTTPTests {
     try await Self.withServer(folder, trash: data.file("Trash")) { send in
       let page = try await send("GET", "/", nil)
       #expect(page.status == 200 && page.contentType.hasPrefix("text/html"))
+      // Never framed by another site, its type never guessed.
+      #expect(page.framing == "frame-ancestors 'none' | DENY | nosniff")
       #expect(String(decoding: page.body, as: UTF8.self).contains("id=\"card\""))
       let state = try await send("GET", "/api/state?ahead=2", nil)
       let upcoming = state.json?["upcoming"] as? [[String: Any]]

@@ -20,6 +20,32 @@ struct PixScanRobustnessTests {
     try DatabaseQueue(path: folder.file(".pixscan/pixscan.sqlite"))
   }
 
+  /// A trash name read back from the folder's database that no trash would give (one with a
+  /// NUL, which C calls stop at, or a path) is never used: another photo's restore record in the
+  /// user's trash survives the reopening that settles it.
+  @Test(arguments: ["keep.jpg.trashinfo\u{0}", "../info/keep.jpg", "."])
+  func aHostileTrashNameTouchesNothingInTheTrash(name: String) async throws {
+    let folder = try TemporaryFolder()
+    let data = try TemporaryFolder()
+    try folder.addSamplePhotos([.cat])
+    let trashPath = data.file("Trash")
+    do {
+      let session = try await TriageSessionTests.open(folder, trash: trashPath)
+      try await session.decide(path: "cat.jpg", action: .queue)
+    }
+    try FileManager.default.createDirectory(
+      atPath: data.file("Trash/info"), withIntermediateDirectories: true)
+    try Data("[Trash Info]\n".utf8).write(
+      to: URL(fileURLWithPath: data.file("Trash/info/keep.jpg.trashinfo")))
+    try await Self.database(folder).write { db in
+      try db.execute(
+        sql: "INSERT INTO trashing (path, trashName) VALUES (?, ?)", arguments: ["cat.jpg", name])
+    }
+    _ = try await TriageSessionTests.open(folder, trash: trashPath)
+    #expect(data.exists("Trash/info/keep.jpg.trashinfo"))
+    #expect(folder.exists("cat.jpg"))
+  }
+
   @Test func anInterruptedMoveIsSettledOnReopening() async throws {
     let folder = try TemporaryFolder()
     let data = try TemporaryFolder()
