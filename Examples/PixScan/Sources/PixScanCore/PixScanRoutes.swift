@@ -263,12 +263,15 @@ public struct PixScanRoutes: Sendable {
   /// The page's headers: never cached (the token reaches it in its URL's fragment), never
   /// framed by another site (which could then read what the page shows), its type never
   /// guessed.
-  static let pageHeaders: HTTPFields = [
-    .cacheControl: "no-store",
-    .contentSecurityPolicy: "frame-ancestors 'none'",
-    HTTPField.Name("X-Frame-Options")!: "DENY",
-    HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-  ]
+  static let pageHeaders: HTTPFields = {
+    var fields: HTTPFields = [
+      .cacheControl: "no-store", .contentSecurityPolicy: "frame-ancestors 'none'",
+    ]
+    for (name, value) in [("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff")] {
+      if let name = HTTPField.Name(name) { fields[name] = value }
+    }
+    return fields
+  }()
 
   static func text(_ text: String, type: String, headers extra: HTTPFields) -> Response {
     var headers = extra
