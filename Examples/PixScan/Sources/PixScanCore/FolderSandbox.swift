@@ -9,8 +9,11 @@ import Foundation
 /// The folder PixScan triages, and the one gate every path from a request goes through.
 ///
 /// It exists so that nothing PixScan reads, moves or writes is outside the folder it was given:
-/// a request path must be relative, without `.` or `..` components, and must resolve (after
-/// every symbolic link) to a file inside the folder's real path.
+/// a request path must be relative, without `.` or `..` components, and is opened beneath the
+/// folder with no symbolic link followed on its way (`openat2` with `RESOLVE_BENEATH` and
+/// `RESOLVE_NO_SYMLINKS`): a path through a link, even one pointing inside the folder, is
+/// refused. (``resolve(_:maximumByteCount:)``, which follows links and checks where they end,
+/// is for callers of this library that want that; PixScan's own requests do not use it.)
 public struct FolderSandbox: Sendable, Hashable {
   /// The folder's real path (symbolic links resolved), without a trailing slash.
   public let root: String
