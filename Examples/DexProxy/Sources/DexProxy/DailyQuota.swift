@@ -20,15 +20,33 @@ public protocol DailyQuotaStore: Sendable {
 }
 
 /// The in-process ``DailyQuotaStore`` used without PostgreSQL: counts for the current UTC day
-/// only (older days are dropped when the day changes).
+/// only (older days are dropped when the day changes), for at most ``maximumKeys`` keys a day.
 public actor InMemoryDailyQuota: DailyQuotaStore {
+  /// Why a call was not counted: the day's table holds ``InMemoryDailyQuota/maximumKeys`` keys.
+  public struct TableFull: Error, CustomStringConvertible {
+    /// The table's size.
+    public let maximumKeys: Int
+    /// Says that the table is full, and its size.
+    public var description: String { "the daily quota table is full (\(maximumKeys) keys)" }
+  }
+
+  /// The most keys (subjects, addresses, hours) counted in one day: past it a new key's call is
+  /// refused (the store cannot answer, so the request is refused: fail closed) rather than the
+  /// table growing with every address a client has until midnight. Keys whose count a refund
+  /// brings back to zero leave the table.
+  public let maximumKeys: Int
   private var day = ""
   private var used: [String: Int] = [:]
 
-  /// Creates an empty counter.
-  public init() {}
+  /// Creates an empty counter for at most `maximumKeys` keys a day (1 000 000 by default, some
+  /// 100 MB at most).
+  public init(maximumKeys: Int = 1_000_000) {
+    self.maximumKeys = max(1, maximumKeys)
+  }
 
   /// See ``DailyQuotaStore/consume(subject:on:limit:)``.
+  ///
+  /// - Throws: ``TableFull`` for a key not yet counted today when the table is full.
   public func consume(subject: String, on date: Date, limit: Int) async throws -> Bool {
     let today = DailyQuota.day(of: date)
     if today != day {
@@ -37,6 +55,7 @@ public actor InMemoryDailyQuota: DailyQuotaStore {
     }
     let count = used[subject, default: 0]
     guard count < limit else { return false }
+    if count == 0, used.count >= maximumKeys { throw TableFull(maximumKeys: maximumKeys) }
     used[subject] = count + 1
     return true
   }
@@ -44,8 +63,11 @@ public actor InMemoryDailyQuota: DailyQuotaStore {
   /// See ``DailyQuotaStore/refund(subject:on:)``.
   public func refund(subject: String, on date: Date) async throws {
     guard DailyQuota.day(of: date) == day, let count = used[subject], count > 0 else { return }
-    used[subject] = count - 1
+    used[subject] = count > 1 ? count - 1 : nil
   }
+
+  /// How many keys are counted today (for tests).
+  public var keyCount: Int { used.count }
 }
 
 extension PostgresSharedStore: DailyQuotaStore {

@@ -29,6 +29,26 @@ import Testing
     #expect(try await quota.consume(subject: "b", on: day, limit: 1))
   }
 
+  /// The day's table holds a bounded number of keys: a new one past it is refused (thrown:
+  /// fail closed) while counted keys go on, and a key a refund brings back to zero leaves.
+  @Test func theTableIsBoundedAndZeroedKeysLeave() async throws {
+    let quota = InMemoryDailyQuota(maximumKeys: 2)
+    let day = Date(timeIntervalSince1970: 1_700_000_000)
+    #expect(try await quota.consume(subject: "a", on: day, limit: 5))
+    #expect(try await quota.consume(subject: "b", on: day, limit: 5))
+    await #expect(throws: InMemoryDailyQuota.TableFull.self) {
+      _ = try await quota.consume(subject: "c", on: day, limit: 5)
+    }
+    #expect(try await quota.consume(subject: "a", on: day, limit: 5))
+    try await quota.refund(subject: "b", on: day)
+    #expect(await quota.keyCount == 1)
+    #expect(try await quota.consume(subject: "c", on: day, limit: 5))
+    #expect(await quota.keyCount == 2)
+    // A new day starts an empty table.
+    #expect(try await quota.consume(subject: "d", on: day.addingTimeInterval(86_400), limit: 5))
+    #expect(await quota.keyCount == 1)
+  }
+
   /// A call whose upstream request fails (502) is given back: the next call fits.
   @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func aFailedUpstreamCallIsRefunded() async throws {

@@ -170,7 +170,7 @@ public struct FreedesktopTrash: Sendable, Hashable {
   /// folder carries, and anyone may have written) is used only when it is one.
   public static func isTrashName(_ name: String) -> Bool {
     !name.isEmpty && name != "." && name != ".." && !name.contains("/")
-      && !name.utf8.contains(0) && name.utf8.count + ".trashinfo".utf8.count <= 255
+      && !name.utf8.contains(0) && name.utf8.count <= maximumNameBytes
   }
 
   /// `rename` that fails with `EEXIST` instead of replacing `target` (and with `EINVAL` or
@@ -195,11 +195,26 @@ public struct FreedesktopTrash: Sendable, Hashable {
 
   /// `cat.jpg` for the first attempt, then `cat.2.jpg`, `cat.3.jpg`, …
   static func candidateName(_ name: String, attempt: Int) -> String {
-    guard attempt > 1 else { return name }
+    if attempt == 1, name.utf8.count <= maximumNameBytes { return name }
     let ext = (name as NSString).pathExtension
-    let stem = (name as NSString).deletingPathExtension
-    return ext.isEmpty ? "\(stem).\(attempt)" : "\(stem).\(attempt).\(ext)"
+    var stem = (name as NSString).deletingPathExtension
+    func candidate() -> String {
+      let numbered = attempt > 1 ? "\(stem).\(attempt)" : stem
+      return ext.isEmpty ? numbered : "\(numbered).\(ext)"
+    }
+    // A name whose `.trashinfo` would be too long for a file name (255 bytes) is shortened,
+    // whole characters from the end of its stem, so that the photo can still be trashed.
+    var shortened = candidate()
+    while shortened.utf8.count > maximumNameBytes, !stem.isEmpty {
+      stem.removeLast()
+      shortened = candidate()
+    }
+    while shortened.utf8.count > maximumNameBytes { shortened.removeLast() }
+    return shortened
   }
+
+  /// The longest name a trashed photo gets: its `.trashinfo`'s name must fit in 255 bytes.
+  static let maximumNameBytes = 255 - ".trashinfo".utf8.count
 
   /// The `.trashinfo` text: the original absolute path, percent-encoded, and the deletion date
   /// as `YYYY-MM-DDThh:mm:ss` in local time.

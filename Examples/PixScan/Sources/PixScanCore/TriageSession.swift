@@ -260,22 +260,27 @@ public actor TriageSession {
     let options = DownscaleOptions(
       maximumDimension: ThumbnailSize.small.maximumDimension, quality: 0.5,
       decoding: DecodingOptions(limits: limits.decoding))
-    // Opened beneath the folder, no link followed at any component (as thumbnails are).
-    let data = try await FileReading.read(
-      sandbox, path: path, maximumByteCount: limits.maximumPhotoByteCount,
-      maximumPathByteCount: limits.maximumPathByteCount)
-    do {
-      let image = try await imaging.downscale(data, options: options)
-      let swapped = image.appliedOrientation.swapsDimensions
-      return PhotoInfo(
-        photo: photo,
-        pixelWidth: swapped ? image.sourcePixelHeight : image.sourcePixelWidth,
-        pixelHeight: swapped ? image.sourcePixelWidth : image.sourcePixelHeight,
-        format: image.sourceFormat.rawValue, exifDate: image.exifDate)
-    } catch let error as ImagingError {
-      throw .imaging(path: path, error)
-    } catch {
-      throw .cancelled
+    // The read and the decode take their turn with the thumbnails' (at most two at once), so
+    // that quick clicks through the queue's previews cannot start one 100 MiB read and decode
+    // each at the same time.
+    return try await thumbnails.decodes.run { () async throws(PixScanError) -> PhotoInfo in
+      // Opened beneath the folder, no link followed at any component (as thumbnails are).
+      let data = try await FileReading.read(
+        sandbox, path: path, maximumByteCount: limits.maximumPhotoByteCount,
+        maximumPathByteCount: limits.maximumPathByteCount)
+      do {
+        let image = try await imaging.downscale(data, options: options)
+        let swapped = image.appliedOrientation.swapsDimensions
+        return PhotoInfo(
+          photo: photo,
+          pixelWidth: swapped ? image.sourcePixelHeight : image.sourcePixelWidth,
+          pixelHeight: swapped ? image.sourcePixelWidth : image.sourcePixelHeight,
+          format: image.sourceFormat.rawValue, exifDate: image.exifDate)
+      } catch let error as ImagingError {
+        throw .imaging(path: path, error)
+      } catch {
+        throw .cancelled
+      }
     }
   }
 

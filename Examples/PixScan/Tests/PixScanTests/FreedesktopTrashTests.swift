@@ -43,6 +43,28 @@ struct FreedesktopTrashTests {
       })
   }
 
+  /// A photo whose name is too long for its `.trashinfo` to be a file name (over 245 bytes) is
+  /// trashed under a shortened name (whole characters, the extension kept); its `.trashinfo`
+  /// keeps the original path.
+  @Test func aLongNameIsShortenedInTheTrash() throws {
+    let data = try TemporaryFolder()
+    let folder = try TemporaryFolder()
+    let long = String(repeating: "é", count: 123) + "x.jpg"  // 251 bytes
+    let photo = try folder.write(Data("photo".utf8), to: long)
+    let trash = FreedesktopTrash(directory: data.file("Trash"))
+    let name = try trash.moveToTrash(photo, displayPath: long)
+    #expect(name.utf8.count <= 245 && name.hasSuffix(".jpg") && name.hasPrefix("éé"))
+    #expect(FreedesktopTrash.isTrashName(name))
+    #expect(!FileManager.default.fileExists(atPath: photo))
+    let info = try String(
+      contentsOfFile: data.file("Trash/info/\(name).trashinfo"), encoding: .utf8)
+    #expect(info.contains("x.jpg"))
+    // A second one of that name gets a number and is still short enough.
+    let again = try trash.moveToTrash(
+      try folder.write(Data("2".utf8), to: long), displayPath: long)
+    #expect(again != name && again.utf8.count <= 245 && again.hasSuffix(".2.jpg"))
+  }
+
   @Test func aNameAlreadyInTheTrashGetsANumber() throws {
     let data = try TemporaryFolder()
     let folder = try TemporaryFolder()

@@ -137,6 +137,62 @@ struct PixScanRobustnessTests {
     #expect(await session.thumbnailStatistics().misses == photos.count)
   }
 
+  /// A downscaler that counts how many downscales run at once, each held 50 ms.
+  final class CountingImaging: ImageDownscaling, ImageDecoding, @unchecked Sendable {
+    private let real = ImageDownscaler()
+    private let lock = NSLock()
+    private var running = 0  // guarded by `lock`
+    private var most = 0  // guarded by `lock`
+
+    /// The most downscales that ran at once.
+    var peak: Int { lock.withLock { most } }
+
+    func downscale(
+      _ imageData: Data, options: DownscaleOptions
+    ) throws(ImagingError) -> DownscaledImage {
+      lock.withLock {
+        running += 1
+        most = max(most, running)
+      }
+      defer { lock.withLock { running -= 1 } }
+      usleep(50_000)
+      return try real.downscale(imageData, options: options)
+    }
+
+    func decodePixels(
+      from imageData: Data, target: PixelTarget, options: DecodingOptions
+    ) throws(ImagingError) -> RGBImage {
+      try real.decodePixels(from: imageData, target: target, options: options)
+    }
+  }
+
+  /// The queue preview's photo information reads and decodes in turn with the thumbnails, at
+  /// most `maximumConcurrentDecodes` at once (one here: the async decodes run on Swift's pool,
+  /// as wide as the machine's cores, so a limit of two could not be told apart from no limit on
+  /// two cores), however many previews are asked for together.
+  @Test func photoInformationDecodesInTurnWithTheThumbnails() async throws {
+    let folder = try TemporaryFolder()
+    let data = try TemporaryFolder()
+    let photos = SamplePhoto.allCases
+    try folder.addSamplePhotos(photos)
+    let imaging = CountingImaging()
+    var quiet = Logger(label: "pixscan-test")
+    quiet.logLevel = .critical
+    let session = try await TriageSession(
+      folder: folder.path, limits: PixScanLimits(maximumConcurrentDecodes: 1), imaging: imaging,
+      recognizer: UnavailableTextRecognizer(reason: "none in this test"),
+      trash: FreedesktopTrash(directory: data.file("Trash")), logger: quiet)
+    let answered = await withTaskGroup(of: Bool.self) { group in
+      for photo in photos {
+        group.addTask { (try? await session.photoInfo(path: "\(photo.rawValue).jpg")) != nil }
+      }
+      return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+    }
+    #expect(answered == photos.count)
+    #expect(photos.count > 2)
+    #expect(imaging.peak == 1)
+  }
+
   @Test(.timeLimit(.minutes(5)))
   func aFIFONamedLikeAPhotoNeverBlocks() async throws {
     let folder = try TemporaryFolder()
