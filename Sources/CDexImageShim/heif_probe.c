@@ -334,15 +334,14 @@ int32_t dex_heif_probe_streams(struct heif_context *context, uint32_t max_items,
 
 // MARK: What the primary decodes from (the second check)
 
-static int allowed_type(uint32_t type) {
-  return type == heif_fourcc('h', 'v', 'c', '1') || type == heif_fourcc('a', 'v', '0', '1') ||
-         type == heif_fourcc('g', 'r', 'i', 'd') || type == heif_fourcc('i', 'o', 'v', 'l') ||
-         type == heif_fourcc('i', 'd', 'e', 'n');
-}
-
 static int is_derived(uint32_t type) {
   return type == heif_fourcc('g', 'r', 'i', 'd') || type == heif_fourcc('i', 'o', 'v', 'l') ||
          type == heif_fourcc('i', 'd', 'e', 'n');
+}
+
+static int allowed_type(uint32_t type) {
+  return type == heif_fourcc('h', 'v', 'c', '1') || type == heif_fourcc('a', 'v', '0', '1') ||
+         is_derived(type);
 }
 
 static int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
@@ -379,8 +378,6 @@ int32_t dex_heif_walk_inputs(struct heif_context *context, heif_item_id primary,
   while (depth > 0 && status == DEX_STATUS_OK) {
     const heif_item_id id = stack[--depth];
     if (++visited > budget) {
-      snprintf(message, DEX_MESSAGE_CAPACITY,
-               "HEIF primary image decodes from more than %zu images", budget - 1);
       status = DEX_STATUS_TOO_LARGE;
       break;
     }
@@ -434,10 +431,12 @@ int32_t dex_heif_walk_inputs(struct heif_context *context, heif_item_id primary,
       }
       heif_release_item_references(context, &inputs);
     }
-    if (status == DEX_STATUS_TOO_LARGE)
-      snprintf(message, DEX_MESSAGE_CAPACITY,
-               "HEIF primary image decodes from more than %zu images", budget - 1);
   }
+  // One message for every way past the budget (too many visits, or too many queued: an alpha
+  // image's or an input's).
+  if (status == DEX_STATUS_TOO_LARGE)
+    snprintf(message, DEX_MESSAGE_CAPACITY, "HEIF primary image decodes from more than %zu images",
+             budget - 1);
   free(stack);
   header->input_count = count;
   header->input_pixels = total;

@@ -24,18 +24,24 @@ struct VisionStreamingTests {
     DexVisionService(client: ClientUnitTests.client(transport))
   }
 
+  /// The events a new parser reads from `wire` handed over in chunks of `size` bytes.
+  static func parse(_ wire: Data, inChunksOf size: Int) throws -> [ServerSentEvent] {
+    var parser = ServerSentEventParser()
+    var events: [ServerSentEvent] = []
+    var index = 0
+    while index < wire.count {
+      events += try parser.consume(wire[index..<min(index + size, wire.count)])
+      index += size
+    }
+    return events
+  }
+
   @Test func eventsAreSplitWhateverTheChunks() throws {
     let wire = Data(
       "event: delta\ndata: {\"content\":\"a\"}\n\r\n: keep-alive\n\nevent: done\r\ndata: x\ndata: y\n\n"
         .utf8)
     for size in 1...wire.count {
-      var parser = ServerSentEventParser()
-      var events: [ServerSentEvent] = []
-      var index = 0
-      while index < wire.count {
-        events += try parser.consume(wire[index..<min(index + size, wire.count)])
-        index += size
-      }
+      let events = try Self.parse(wire, inChunksOf: size)
       #expect(
         events == [
           ServerSentEvent(event: "delta", data: #"{"content":"a"}"#),
@@ -246,13 +252,7 @@ struct VisionStreamingTests {
   @Test func aLeadingByteOrderMarkIsSkipped() throws {
     let wire = Data([0xEF, 0xBB, 0xBF]) + Data("event: done\ndata: x\n\n".utf8)
     for size in 1...4 {
-      var parser = ServerSentEventParser()
-      var events: [ServerSentEvent] = []
-      var index = 0
-      while index < wire.count {
-        events += try parser.consume(wire[index..<min(index + size, wire.count)])
-        index += size
-      }
+      let events = try Self.parse(wire, inChunksOf: size)
       #expect(events == [ServerSentEvent(event: "done", data: "x")], "chunks of \(size)")
     }
     // Two of its three bytes are text: they begin the first field's name, which is then no

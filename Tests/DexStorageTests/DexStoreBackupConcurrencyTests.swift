@@ -127,40 +127,48 @@ struct DexStoreBackupConcurrencyTests {
   /// An entry whose delete is half done when the export pins its files (the photo already
   /// moved to `tmp/`, the row not yet gone) is left out once the delete commits, not reported
   /// missing: the export asks again on the writer, which waits for the delete.
+  /// Starts a delete's own steps for entry `id` on the writer (its photo moved to `tmp/`, a
+  /// pause of 0.3 s, its row removed) and returns once the photo has moved, with the task that
+  /// finishes the delete.
+  static func startDelete(
+    of id: String, in store: DexStore, directory: URL
+  ) async -> Task<Void, any Error> {
+    let root = directory.appendingPathComponent("A.store")
+    let published = root.appendingPathComponent(
+      StoreFiles.relativePath(id: id, kind: .image)
+    ).path
+    let moved = root.appendingPathComponent("tmp/\(id).image.trash-test").path
+    let renamed = DispatchSemaphore(value: 0)
+    let deleting = Task {
+      try await store.writeWithoutTransaction { db in
+        try FileManager.default.moveItem(atPath: published, toPath: moved)
+        renamed.signal()
+        Thread.sleep(forTimeInterval: 0.3)
+        try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
+      }
+    }
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        renamed.wait()
+        continuation.resume()
+      }
+    }
+    return deleting
+  }
+
   @Test func anEntryWhoseDeleteIsInFlightIsLeftOut() async throws {
     try await withTemporaryDirectory { directory in
       let (store, saved) = try await Self.filledStore(directory)
       let victim = saved[0]
-      let root = directory.appendingPathComponent("A.store")
-      let published = root.appendingPathComponent(
-        StoreFiles.relativePath(id: victim.id, kind: .image)
-      ).path
-      let moved = root.appendingPathComponent("tmp/\(victim.id).image.trash-test").path
-      let renamed = DispatchSemaphore(value: 0)
       let archive = directory.appendingPathComponent("backup.tar")
       let manifest = try await DexStore.$exportStageReached.withValue({ stage in
         guard stage == .snapshotTaken else { return }
-        // A delete's own steps, on the writer: the photo moved away, a pause, the row removed.
-        Task {
-          try await store.writeWithoutTransaction { db in
-            try FileManager.default.moveItem(atPath: published, toPath: moved)
-            renamed.signal()
-            Thread.sleep(forTimeInterval: 0.3)
-            try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [victim.id])
-          }
-        }
-        await withCheckedContinuation { continuation in
-          DispatchQueue.global().async {
-            renamed.wait()
-            continuation.resume()
-          }
-        }
+        _ = await Self.startDelete(of: victim.id, in: store, directory: directory)
       }) {
         try await store.exportArchive(to: archive)
       }
       #expect(!manifest.items.contains { $0.entry.id == victim.id })
       #expect(manifest.items.count == 3)
-      try? FileManager.default.removeItem(atPath: moved)
     }
   }
 
@@ -170,34 +178,13 @@ struct DexStoreBackupConcurrencyTests {
     try await withTemporaryDirectory { directory in
       let (store, saved) = try await Self.filledStore(directory)
       let victim = saved[0]
-      let root = directory.appendingPathComponent("A.store")
-      let published = root.appendingPathComponent(
-        StoreFiles.relativePath(id: victim.id, kind: .image)
-      ).path
-      let moved = root.appendingPathComponent("tmp/\(victim.id).image.trash-test").path
-      let renamed = DispatchSemaphore(value: 0)
-      // A delete's own steps, on the writer: the photo moved away, a pause, the row removed.
-      let deleting = Task {
-        try await store.writeWithoutTransaction { db in
-          try FileManager.default.moveItem(atPath: published, toPath: moved)
-          renamed.signal()
-          Thread.sleep(forTimeInterval: 0.3)
-          try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [victim.id])
-        }
-      }
-      await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-          renamed.wait()
-          continuation.resume()
-        }
-      }
+      let deleting = await Self.startDelete(of: victim.id, in: store, directory: directory)
       await #expect(throws: DexStoreError.notFound(id: victim.id)) {
         _ = try await store.imageData(for: victim.id)
       }
       try await deleting.value
       // Another entry's photo still reads.
       #expect(try await store.imageData(for: saved[1].id).isEmpty == false)
-      try? FileManager.default.removeItem(atPath: moved)
     }
   }
 
