@@ -61,7 +61,9 @@ public enum DexProxyApplication {
       budgets: budgets(configuration, store: replayCache as? any DailyQuotaStore),
       inFlight: InFlightLimit(
         maximum: configuration.maximumInFlight,
-        maximumPerAddress: configuration.maximumInFlightPerAddress),
+        maximumPerAddress: configuration.maximumInFlightPerAddress,
+        maximumPerSession: configuration.maximumInFlightPerSession,
+        maximumBytes: max(configuration.maximumBodyBytesInFlight, configuration.maximumBodyBytes)),
       authInFlight: ProxyRoutes.authTokenPool(configuration),
       health: (replayCache as? any SharedReplayStore).map { HealthProbe(store: $0) },
       metrics: metrics, servesMetrics: configuration.servesMetrics)

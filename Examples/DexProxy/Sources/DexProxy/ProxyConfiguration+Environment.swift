@@ -53,8 +53,9 @@ extension ProxyConfiguration {
     /// ``ProxyConfiguration/defaultDailyBudget``; `off` for none); over it, 429
     /// `daily_budget_exhausted`.
     public static let dailyBudget = "DEX_PROXY_DAILY_BUDGET"
-    /// Optional. The most sessions issued to one client address per UTC hour (default 60;
-    /// `off` for none); over it, 429 `session_limit_exceeded`.
+    /// Optional. The most sessions issued to one client address per UTC hour (default
+    /// ``ProxyConfiguration/defaultSessionsPerAddressPerHour``; `off` for none); over it, 429
+    /// `session_limit_exceeded`.
     public static let addressHourlySessions = "DEX_PROXY_ADDRESS_HOURLY_SESSIONS"
     /// Optional. The longest AI Vision question accepted, in characters (default 500); longer,
     /// 400 `prompt_too_long`.
@@ -68,6 +69,13 @@ extension ProxyConfiguration {
     /// Optional. The most of those one client address (IPv6: its /64) has worked on at once
     /// (default 8); past it, 503 `busy`.
     public static let maximumInFlightPerAddress = "DEX_PROXY_MAX_IN_FLIGHT_PER_ADDRESS"
+    /// Optional. The most `/vision` requests of one session one instance works on at once
+    /// (default 4); past it, 503 `busy`.
+    public static let maximumInFlightPerSession = "DEX_PROXY_MAX_IN_FLIGHT_PER_SESSION"
+    /// Optional. The most body bytes the `/vision` requests in flight may declare together
+    /// (default ``ProxyConfiguration/defaultBodyBytesInFlight``; at least
+    /// `DEX_PROXY_MAX_BODY_BYTES`); past it, 503 `busy`.
+    public static let maximumBodyBytesInFlight = "DEX_PROXY_MAX_BODY_BYTES_IN_FLIGHT"
     /// Optional. `on` serves `GET /metrics` (Prometheus text format, unauthenticated); `off`
     /// (the default) answers it with 404.
     public static let metrics = "DEX_PROXY_METRICS"
@@ -183,7 +191,8 @@ extension ProxyConfiguration {
     let addressQuota = try optionalCount(
       Variable.addressDailyQuota, default: defaultAddressDailyQuota)
     let budget = try optionalCount(Variable.dailyBudget, default: defaultDailyBudget)
-    let sessions = try optionalCount(Variable.addressHourlySessions, default: 60)
+    let sessions = try optionalCount(
+      Variable.addressHourlySessions, default: defaultSessionsPerAddressPerHour)
     let promptCharacters =
       try number(Variable.promptMaxCharacters, default: 500, minimum: 1, maximum: 100_000) as Int
     let readTimeout =
@@ -193,6 +202,13 @@ extension ProxyConfiguration {
     let inFlightPerAddress =
       try number(
         Variable.maximumInFlightPerAddress, default: 8, minimum: 1, maximum: 1_000_000) as Int
+    let inFlightPerSession =
+      try number(
+        Variable.maximumInFlightPerSession, default: 4, minimum: 1, maximum: 1_000_000) as Int
+    let bodyBytesInFlight =
+      try number(
+        Variable.maximumBodyBytesInFlight, default: defaultBodyBytesInFlight, minimum: body,
+        maximum: 1 << 40) as Int
     var trusted = TrustedProxies.none
     if let text = environment[Variable.trustedProxies],
       !text.trimmingCharacters(in: .whitespaces).isEmpty
@@ -230,6 +246,7 @@ extension ProxyConfiguration {
       prompts: ProxyPrompts(maximumQuestionCharacters: promptCharacters),
       readTimeout: .milliseconds(Int((readTimeout * 1000).rounded())),
       maximumInFlight: inFlight, maximumInFlightPerAddress: inFlightPerAddress,
+      maximumInFlightPerSession: inFlightPerSession, maximumBodyBytesInFlight: bodyBytesInFlight,
       servesMetrics: servesMetrics)
   }
 }

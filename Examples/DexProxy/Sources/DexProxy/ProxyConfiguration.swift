@@ -43,8 +43,8 @@ public struct ProxyConfiguration: Sendable {
   /// The most `/vision` calls from all clients together per UTC day: the ceiling on the model
   /// bill (default ``defaultDailyBudget``); `nil` sets none.
   public var dailyBudget: Int?
-  /// The most sessions issued to one client address per UTC hour; `nil` (this initializer's
-  /// default) sets none, ``fromEnvironment(_:)`` sets 60 unless told otherwise.
+  /// The most sessions issued to one client address per UTC hour (default
+  /// ``defaultSessionsPerAddressPerHour``); `nil` sets none.
   public var sessionsPerAddressPerHour: Int?
   /// The server's prompts and the longest question a client may add (default 500 characters).
   public var prompts: ProxyPrompts
@@ -59,6 +59,15 @@ public struct ProxyConfiguration: Sendable {
   /// (default 8), so that one address that trickles its bodies cannot hold every slot; past it
   /// 503 `busy` as well.
   public var maximumInFlightPerAddress: Int
+  /// The most `/vision` requests of one session this instance works on at once (default 4),
+  /// so that one session sent from many addresses cannot hold every slot; past it 503 `busy`.
+  public var maximumInFlightPerSession: Int
+  /// The most request body bytes the `/vision` requests in flight may declare together (default
+  /// ``defaultBodyBytesInFlight``; never less than ``maximumBodyBytes``): a request is admitted
+  /// only if its declared length (``maximumBodyBytes`` when it declares none) fits, before any
+  /// of it is read, so the bodies buffered at once are bounded whatever the slot count; past it
+  /// 503 `busy`.
+  public var maximumBodyBytesInFlight: Int
   /// Whether `GET /metrics` answers with the ``ProxyMetrics`` in the Prometheus text format
   /// (default `false`: 404). The endpoint needs no signature, so turn it on only where the
   /// balancer does not route `/metrics` from the internet, or where the port is private.
@@ -84,6 +93,12 @@ public struct ProxyConfiguration: Sendable {
   /// the model bill (a few hundred users a day at a handful of scans each). Raise it with the
   /// app's audience; a budget spent answers 429 `daily_budget_exhausted` until UTC midnight.
   public static let defaultDailyBudget = 2000
+  /// The default cap on sessions issued to one client address per UTC hour: 60, one a minute,
+  /// far more than an app that keeps its session for its lifetime asks for.
+  public static let defaultSessionsPerAddressPerHour = 60
+  /// The default budget of body bytes in flight: 256 MiB, 32 bodies of the largest default size
+  /// at once and hundreds of typical ones (a downscaled photo is a few hundred kilobytes).
+  public static let defaultBodyBytesInFlight = 256 << 20
 
   /// Every ceiling in effect, for the one start-up log line that states them.
   var ceilings: String {
@@ -94,7 +109,9 @@ public struct ProxyConfiguration: Sendable {
       "daily \(count(dailyQuota)) per subject, \(count(addressDailyQuota)) per address, "
         + "\(count(dailyBudget)) in all",
       "sessions \(count(sessionsPerAddressPerHour)) per address per hour",
-      "in flight /vision \(maximumInFlight) (\(maximumInFlightPerAddress) per address), "
+      "in flight /vision \(maximumInFlight) (\(maximumInFlightPerAddress) per address, "
+        + "\(maximumInFlightPerSession) per session, "
+        + "\(max(maximumBodyBytesInFlight, maximumBodyBytes)) body bytes), "
         + "/auth_token \(auth.maximum) (\(auth.maximumPerAddress) per address)",
       "body /vision \(maximumBodyBytes) B, /auth_token \(ProxyRoutes.maximumAuthTokenBodyBytes) B "
         + "within \(ProxyRoutes.authTokenBodyTimeout(self).timeInterval) s",
@@ -110,9 +127,11 @@ public struct ProxyConfiguration: Sendable {
     rateLimit: RateLimit = .default, postgres: PostgresStoreConfiguration? = nil,
     trustedProxies: TrustedProxies = .none, dailyQuota: Int? = defaultDailyQuota,
     addressDailyQuota: Int? = defaultAddressDailyQuota, dailyBudget: Int? = defaultDailyBudget,
-    sessionsPerAddressPerHour: Int? = nil,
+    sessionsPerAddressPerHour: Int? = defaultSessionsPerAddressPerHour,
     prompts: ProxyPrompts = ProxyPrompts(), readTimeout: Duration = .seconds(30),
-    maximumInFlight: Int = 512, maximumInFlightPerAddress: Int = 8, servesMetrics: Bool = false
+    maximumInFlight: Int = 512, maximumInFlightPerAddress: Int = 8,
+    maximumInFlightPerSession: Int = 4, maximumBodyBytesInFlight: Int = defaultBodyBytesInFlight,
+    servesMetrics: Bool = false
   ) {
     self.bootstrapKeys = bootstrapKeys
     self.keyring = keyring
@@ -132,6 +151,8 @@ public struct ProxyConfiguration: Sendable {
     self.readTimeout = readTimeout
     self.maximumInFlight = maximumInFlight
     self.maximumInFlightPerAddress = maximumInFlightPerAddress
+    self.maximumInFlightPerSession = maximumInFlightPerSession
+    self.maximumBodyBytesInFlight = maximumBodyBytesInFlight
     self.servesMetrics = servesMetrics
   }
 }

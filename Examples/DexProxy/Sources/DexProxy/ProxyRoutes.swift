@@ -30,10 +30,12 @@ struct ProxyRoutes: Sendable {
   var prompts = ProxyPrompts()
   /// The daily and hourly budgets (per subject, per address, global, sessions per address).
   var budgets: ProxyBudgets?
-  /// The cap on `/vision` requests this instance works on at once: a slot is taken only once
-  /// the request's session id has verified (it is a stateless, signed token), so a client
-  /// without a session never holds one.
-  var inFlight = InFlightLimit(maximum: 512)
+  /// The cap on `/vision` requests this instance works on at once (in all, per address, per
+  /// session, and on the body bytes they declare): a slot is taken only once the request's
+  /// session id has verified (it is a stateless, signed token), so a client without a session
+  /// never holds one.
+  var inFlight = InFlightLimit(
+    maximum: 512, maximumPerSession: 4, maximumBytes: ProxyConfiguration.defaultBodyBytesInFlight)
   /// The separate, smaller cap on `/auth_token` requests: a slot is taken only once the
   /// request's small body has arrived whole (within ``authTokenBodyTimeout(_:)``), so bodies
   /// trickled by strangers hold no slot.
@@ -68,11 +70,17 @@ struct ProxyRoutes: Sendable {
       }
     }
     // Only a client holding a session may take a /vision slot (and have its body read).
+    // Its slot counts against the address's and the session's caps, and the body it declares
+    // (the largest allowed when it declares none) against the bytes all bodies may buffer.
     router.post("/vision") { request, context in
       if let refusal = sessionRefusal(request) {
         return answer(refusal)
       }
-      return await admitted(request, pool: inFlight, context: context) {
+      let declared = request.headers[.contentLength].flatMap(Int.init) ?? maximumBodyBytes
+      return await admitted(
+        request, pool: inFlight, session: Self.signedHead(request).sessionID,
+        bytes: min(declared, maximumBodyBytes), context: context
+      ) {
         await vision(request, context: context)
       }
     }
@@ -436,14 +444,15 @@ struct ProxyRoutes: Sendable {
     }
   }
 
-  /// Runs `handler` if fewer than `pool`'s maximum requests are being worked on, in all and
-  /// from `request`'s address, else answers 503 `busy` with `Retry-After: 1` at once.
+  /// Runs `handler` if `pool` has room for one more request from `request`'s address and
+  /// `session` that buffers at most `bytes` of body, else answers 503 `busy` with
+  /// `Retry-After: 1` at once.
   private func admitted(
-    _ request: Request, pool: InFlightLimit, context: ProxyRequestContext,
-    _ handler: () async -> Response
+    _ request: Request, pool: InFlightLimit, session: String? = nil, bytes: Int = 0,
+    context: ProxyRequestContext, _ handler: () async -> Response
   ) async -> Response {
     let address = budgetAddress(request, context)
-    guard pool.enter(address: address) else {
+    guard let entry = pool.enter(address: address, session: session, bytes: bytes) else {
       var headers = HTTPFields()
       headers[.retryAfter] = "1"
       let response = ErrorResponse.make(
@@ -452,7 +461,7 @@ struct ProxyRoutes: Sendable {
       return answer(response, "busy")
     }
     // A streamed reply takes the slot over (``InFlightSlot``) and releases it when it ends.
-    let slot = InFlightSlot { [pool] in pool.leave(address: address) }
+    let slot = InFlightSlot { [pool] in pool.leave(entry) }
     defer { slot.handlerReturned() }
     return await InFlightSlot.$current.withValue(slot) { await handler() }
   }

@@ -53,13 +53,17 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  /// A short explanation for the client.
+  /// A short explanation for the client, which never names the upstream's status.
   public var description: String {
     switch self {
     case .timedOut: "The model did not answer in time."
     case .unreachable: "The model service could not be reached."
     case .rateLimited: "The model service is rate limiting the proxy; retry later."
-    case .status(let status): "The model service answered HTTP \(status)."
+    // Not the status itself: a 401 or 403 would tell any client that the proxy's provider key
+    // is wrong. The proxy logs the status (``ChatCompletionsClient``).
+    case .status(let status) where (500..<600).contains(status):
+      "The model service failed; retry later."
+    case .status: "The model service refused the proxy's call."
     case .invalidResponse: "The model service sent a response the proxy could not read."
     case .responseTooLarge: "The model service sent a response larger than the proxy accepts."
     case .cancelled: "The client went away; the model call was cancelled."

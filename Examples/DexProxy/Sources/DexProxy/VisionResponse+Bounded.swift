@@ -9,6 +9,10 @@ extension VisionResponse {
   /// The longest description passed on, in characters (150 words with room to spare).
   static let maximumDescriptionCharacters = 2_000
 
+  /// The role every reply carries: the upstream's own `role` is not passed on (a client needs
+  /// none, and it is text of any length the model service chose).
+  static let assistantRole = "assistant"
+
   /// What the app gets of the model's answer to a `task` request.
   ///
   /// An identification comes back as the fields the app reads, re-encoded from what
@@ -24,13 +28,14 @@ extension VisionResponse {
         let data = try? JSONEncoder().encode(result)
       {
         return VisionResponse(
-          role: role, content: String(decoding: data, as: UTF8.self), entry: result)
+          role: Self.assistantRole, content: String(decoding: data, as: UTF8.self), entry: result)
       }
       return VisionResponse(
-        role: role, content: String(content.prefix(Self.maximumUnreadableCharacters)))
+        role: Self.assistantRole, content: String(content.prefix(Self.maximumUnreadableCharacters)))
     case .ask:
       return VisionResponse(
-        role: role, content: String(content.prefix(Self.maximumDescriptionCharacters)))
+        role: Self.assistantRole, content: String(content.prefix(Self.maximumDescriptionCharacters))
+      )
     }
   }
 }

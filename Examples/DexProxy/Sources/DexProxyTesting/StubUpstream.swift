@@ -10,6 +10,9 @@ public enum UpstreamReply: Sendable {
   case content(String, finishReason: String = "stop")
   /// 200 with `content: null` and this `refusal` (OpenAI structured refusal).
   case refusal(String)
+  /// 200 with a chat completion whose message has this `role` (not the usual `assistant`) and
+  /// this content: a model service that sends something unexpected.
+  case roleContent(role: String, content: String)
   /// This status with an OpenAI-style error body.
   case status(Int)
   /// Waits, then answers with the wrapped reply.
@@ -148,6 +151,8 @@ public final class StubUpstream: @unchecked Sendable {
     case .content(let text, let finishReason):
       return try Self.completion(
         message: ["role": "assistant", "content": text], finishReason: finishReason)
+    case .roleContent(let role, let text):
+      return try Self.completion(message: ["role": role, "content": text], finishReason: "stop")
     case .refusal(let text):
       return try Self.completion(
         message: ["role": "assistant", "content": NSNull(), "refusal": text], finishReason: "stop")

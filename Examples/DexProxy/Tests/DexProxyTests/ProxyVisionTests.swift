@@ -1,5 +1,6 @@
 import DexCloud
 import DexCloudServer
+import DexExamplesTestSupport
 import DexModel
 import DexProxy
 import DexProxyTesting
@@ -89,6 +90,47 @@ import Testing
       #expect(error?.statusCode == 502)
       #expect(error?.apiError?.code == code)
       #expect(proxy.upstream.received.count == 2)  // the client retried a 502 once
+    }
+  }
+
+  /// An upstream refusing the proxy's own credentials (401, 403) is a 502 whose message names
+  /// no status: a client learns the call failed, not that the provider key is wrong.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test(arguments: [401, 403, 404])
+  func upstreamRefusalNamesNoStatus(status: Int) async throws {
+    try await ProxyHarness.with { proxy in
+      proxy.upstream.setFallback(.status(status))
+      let session = try await proxy.rawSession()
+      let response = try await proxy.sendVision(
+        try visionBody("refused"), secret: session.sessionSecret, session: session.sessionID)
+      let text = String(decoding: response.body, as: UTF8.self)
+      #expect(response.statusCode == 502)
+      #expect(errorCode(response.body) == "upstream_error")
+      #expect(!text.contains("\(status)"), "\(text)")
+      #expect(text.contains("refused the proxy's call"))
+      // The proxy's own log keeps the status for whoever runs it.
+      #expect(
+        proxy.logs.lines.contains { $0.contains("Upstream refused") && $0.contains("\(status)") })
+    }
+  }
+
+  /// The reply's role is always `assistant`, whatever the model service sent there.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func theUpstreamsRoleIsNotPassedOn() async throws {
+    try await ProxyHarness.with { proxy in
+      let long = String(repeating: "r", count: 100_000)
+      for role in ["system", long] {
+        proxy.upstream.enqueue(.roleContent(role: role, content: "A short description."))
+        let session = try await proxy.rawSession()
+        let response = try await proxy.sendVision(
+          try visionBody("role \(role.count)"), secret: session.sessionSecret,
+          session: session.sessionID)
+        #expect(response.statusCode == 200)
+        let reply = try JSONDecoder().decode(VisionResponse.self, from: response.body)
+        #expect(reply.role == "assistant")
+        #expect(reply.content == "A short description.")
+        #expect(response.body.count < 1000)
+      }
     }
   }
 

@@ -1,9 +1,9 @@
 import NIOCore
 import NIOHTTPTypes
 
-/// Closes a connection whose client is too slow: the read timeout for headers and body, and the
-/// idle timeout between requests (dex-proxy's `DEX_PROXY_READ_TIMEOUT`, PixScan's
-/// `PixScanLimits.readTimeout`).
+/// Closes a connection whose client is too slow: the read timeout for headers and body, the
+/// idle timeout between requests, and the time a response may wait on a client that stopped
+/// reading it (dex-proxy's `DEX_PROXY_READ_TIMEOUT`, PixScan's `PixScanLimits.readTimeout`).
 ///
 /// An idle connection (just opened, or its last response sent) must deliver a request's
 /// headers within the timeout, and a request's body must arrive whole within the timeout from
@@ -11,6 +11,12 @@ import NIOHTTPTypes
 /// byte at a time cannot hold a connection, a request slot and its buffers for longer than that.
 /// While the server works on a request no timer runs (dex-proxy's upstream call has its own
 /// timeout). Add one per connection, in a Hummingbird server's `additionalChannelHandlers`.
+///
+/// Writing has its deadline too: when a response fills the connection's outbound buffer (the
+/// channel turns unwritable, so the handler writing it waits), the client has the timeout to
+/// start reading again, or the connection is closed, which fails the waiting write. A client
+/// that stops reading a streamed reply cannot hold its request slot (and the handler, and the
+/// upstream call behind it) for longer than that.
 ///
 /// A server may give some requests less time: `bodyTimeout` picks a request's body deadline from
 /// its raw path (dex-proxy gives every path but `/vision` a few seconds: an `/auth_token` body
@@ -30,6 +36,8 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
   private let connectTimeout: TimeAmount
   private let bodyTimeout: @Sendable (_ path: Substring) -> TimeAmount
   private var timer: Scheduled<Void>?
+  /// Runs while the channel is unwritable.
+  private var stallTimer: Scheduled<Void>?
   /// A request's head has arrived and its end not yet.
   private var reading = false
   /// Requests whose head has arrived and whose response has not ended yet.
@@ -58,6 +66,7 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
   /// Stops any deadline.
   public func handlerRemoved(context: ChannelHandlerContext) {
     disarm()
+    stopStallTimer()
   }
 
   /// Starts the idle deadline when the connection opens.
@@ -69,7 +78,23 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
   /// Stops any deadline when the connection closes.
   public func channelInactive(context: ChannelHandlerContext) {
     disarm()
+    stopStallTimer()
     context.fireChannelInactive()
+  }
+
+  /// Starts the write deadline when the outbound buffer fills (the client stopped reading),
+  /// stops it when the client drains it.
+  public func channelWritabilityChanged(context: ChannelHandlerContext) {
+    if context.channel.isWritable {
+      stopStallTimer()
+    } else if stallTimer == nil {
+      let loop = context.eventLoop.assumeIsolated()
+      stallTimer = loop.scheduleTask(in: timeout) { [weak self] in
+        self?.stallTimer = nil
+        context.close(promise: nil)
+      }
+    }
+    context.fireChannelWritabilityChanged()
   }
 
   /// Starts a request's deadline at its head, stops it at its end (unless its response has
@@ -115,5 +140,10 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
   private func disarm() {
     timer?.cancel()
     timer = nil
+  }
+
+  private func stopStallTimer() {
+    stallTimer?.cancel()
+    stallTimer = nil
   }
 }

@@ -11,7 +11,8 @@ import Foundation
 /// It exists apart from the session so that the listing rules are in one place: JPEG, PNG,
 /// HEIF/HEIC, AVIF and WebP files by extension; hidden files and folders (the `.pixscan` state
 /// directory among them) and symbolic links skipped; at most ``PixScanLimits/maximumDepth`` folder
-/// levels and ``PixScanLimits/maximumPhotoCount`` photos.
+/// levels, ``PixScanLimits/maximumPhotoCount`` photos and ``PixScanLimits/maximumEntryCount``
+/// directory entries read.
 public struct PhotoFolder: Sendable {
   /// The photos found, sorted by path.
   public var photos: [Photo]
@@ -25,25 +26,28 @@ public struct PhotoFolder: Sendable {
 
   /// Lists `sandbox`'s folder within `limits`.
   ///
+  /// Each folder is opened beneath the folder without following a link and read one entry at a
+  /// time, so that at most ``PixScanLimits/maximumEntryCount`` names (of every kind, hidden ones
+  /// included) are ever read or held, however many a folder has; the walk stops there, or at the
+  /// photo after the ``PixScanLimits/maximumPhotoCount``-th, and the listing is truncated.
+  ///
   /// - Throws: ``PixScanError/folderUnreadable(path:message:)`` when the folder itself cannot
   ///   be read (an unreadable sub-folder is skipped).
   public init(sandbox: FolderSandbox, limits: PixScanLimits) throws(PixScanError) {
     var found: [Photo] = []
     var truncated = false
+    var entriesLeft = max(0, limits.maximumEntryCount)
     var pending: [(relative: String, depth: Int)] = [("", 0)]
-    var isRoot = true
-    while let (relative, depth) = pending.popLast() {
-      let absolute = relative.isEmpty ? sandbox.root : sandbox.root + "/" + relative
+    walk: while let (relative, depth) = pending.popLast() {
       let names: [String]
-      do {
-        names = try FileManager.default.contentsOfDirectory(atPath: absolute)
-      } catch {
-        if isRoot {
-          throw .folderUnreadable(path: sandbox.root, message: error.localizedDescription)
-        }
+      switch Self.names(in: relative, of: sandbox, budget: &entriesLeft) {
+      case .success((let read, let complete)):
+        names = read
+        if !complete { truncated = true }
+      case .failure(let error):
+        if relative.isEmpty { throw error }
         continue
       }
-      isRoot = false
       for name in names.sorted() where !name.hasPrefix(".") {
         let child = relative.isEmpty ? name : relative + "/" + name
         // Looked at beneath the folder without following a link: a directory swapped for a
@@ -57,7 +61,7 @@ public struct PhotoFolder: Sendable {
           guard Self.photoExtensions.contains(ext) else { continue }
           guard found.count < limits.maximumPhotoCount else {
             truncated = true
-            continue
+            break walk
           }
           found.append(
             Photo(
@@ -67,9 +71,51 @@ public struct PhotoFolder: Sendable {
         default: continue
         }
       }
+      if truncated { break }
     }
     photos = found.sorted { $0.path < $1.path }
     isTruncated = truncated
+  }
+
+  /// The names in the folder `relative` beneath `sandbox`'s (`""`: the folder itself), opened
+  /// without following a link, read one at a time until `budget` is spent (`complete` is then
+  /// `false`); `.` and `..` are not counted.
+  private static func names(
+    in relative: String, of sandbox: FolderSandbox, budget: inout Int
+  ) -> Result<(names: [String], complete: Bool), PixScanError> {
+    let descriptor: Int32
+    do {
+      descriptor =
+        relative.isEmpty
+        ? try sandbox.openRoot()
+        : try sandbox.openBeneath(relative, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    } catch {
+      return .failure(error)
+    }
+    guard let directory = fdopendir(descriptor) else {
+      let message = String(cString: strerror(errno))
+      close(descriptor)
+      return .failure(.folderUnreadable(path: sandbox.root, message: message))
+    }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while true {
+      errno = 0
+      guard let entry = readdir(directory) else {
+        guard errno == 0 else {
+          return .failure(
+            .folderUnreadable(path: sandbox.root, message: String(cString: strerror(errno))))
+        }
+        return .success((names, true))
+      }
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name == "." || name == ".." { continue }
+      guard budget > 0 else { return .success((names, false)) }
+      budget -= 1
+      names.append(name)
+    }
   }
 
   /// The modification time of `info` in milliseconds since 1970.

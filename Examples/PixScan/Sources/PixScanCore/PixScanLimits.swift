@@ -11,6 +11,11 @@ public struct PixScanLimits: Sendable, Hashable {
   public var maximumPhotoCount: Int
   /// The deepest sub-folder level listed (default 8; the folder itself is level 0).
   public var maximumDepth: Int
+  /// The most directory entries one listing reads, of every kind and in all folders together
+  /// (default 1 000 000): a folder of ten million non-photos is not read whole into memory
+  /// before the photo bound can apply; past it the listing stops and reports
+  /// ``TriageProgress/isTruncated``.
+  public var maximumEntryCount: Int
   /// The largest photo file read, in bytes (default 100 MiB, DexImaging's own default).
   public var maximumPhotoByteCount: Int
   /// The decoder's limits on pixels, sides and buffers (``DecodingLimits/default``).
@@ -41,13 +46,14 @@ public struct PixScanLimits: Sendable, Hashable {
     maximumPageSize: Int = 500, thumbnailCacheByteCount: Int = 64 << 20,
     maximumPathByteCount: Int = 4096, maximumRecognitionDimension: Int = 2048,
     maximumConcurrentRecognitions: Int = 2, maximumConcurrentDecodes: Int = 2,
-    readTimeout: Duration = .seconds(30)
+    readTimeout: Duration = .seconds(30), maximumEntryCount: Int = 1_000_000
   ) {
     self.readTimeout = max(readTimeout, .milliseconds(1))
     self.maximumConcurrentRecognitions = max(1, maximumConcurrentRecognitions)
     self.maximumConcurrentDecodes = max(1, maximumConcurrentDecodes)
     self.maximumPhotoCount = maximumPhotoCount
     self.maximumDepth = maximumDepth
+    self.maximumEntryCount = maximumEntryCount
     self.maximumPhotoByteCount = maximumPhotoByteCount
     self.decoding = decoding
     self.maximumRequestBodyByteCount = maximumRequestBodyByteCount

@@ -38,7 +38,7 @@ struct ProxyHarness: Sendable {
       host: "127.0.0.1", port: 0, maximumBodyBytes: 256 << 10,
       rateLimit: RateLimit(burst: 100, refillPerSecond: 50),
       // Off unless a test sets them: a shared store's counts outlive a test.
-      dailyQuota: nil, addressDailyQuota: nil, dailyBudget: nil)
+      dailyQuota: nil, addressDailyQuota: nil, dailyBudget: nil, sessionsPerAddressPerHour: nil)
   }
 
   /// Starts the stub and the proxy, runs `body`, and always stops both.

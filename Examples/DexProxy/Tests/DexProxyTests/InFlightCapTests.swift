@@ -1,0 +1,147 @@
+import DexCloud
+import DexExamplesTestSupport
+import DexProxy
+import DexProxyTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The caps that keep anyone from holding every `/vision` slot or buffering without bound: one
+/// session sent from many addresses meets the session's cap, and bodies declared large meet the
+/// budget of body bytes in flight before a byte of them is read.
+@Suite struct InFlightCapTests {
+  /// One session sent from two addresses (behind a trusted balancer): past the session's cap
+  /// its requests are busy from any address, while another session from the same address is
+  /// still worked on.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func oneSessionCannotHoldEverySlotFromManyAddresses() async throws {
+    try await ProxyHarness.with(configure: {
+      $0.maximumInFlight = 10
+      $0.maximumInFlightPerAddress = 8
+      $0.maximumInFlightPerSession = 1
+      $0.upstream.timeout = .seconds(30)
+      $0.trustedProxies = TrustedProxies("127.0.0.1") ?? .none
+    }) { proxy in
+      proxy.upstream.enqueue(.slow(.seconds(6), .content(StubUpstream.cleanJSON)))
+      let spread = try await proxy.rawSession(subject: "spread", forwardedFor: "198.51.100.7")
+      let other = try await proxy.rawSession(subject: "other", forwardedFor: "198.51.100.8")
+      func send(
+        _ question: String, as session: AuthTokenResponse, from address: String
+      ) async throws -> TransportResponse {
+        let body = try visionBody(question)
+        var headers = ProxyHarness.signed(
+          "/vision", body: body, secret: session.sessionSecret, session: session.sessionID)
+        headers["X-Forwarded-For"] = address
+        return try await proxy.send("POST", "/vision", headers: headers, body: body)
+      }
+      let slow = Task { try await send("slow", as: spread, from: "203.0.113.9") }
+      let deadline = ContinuousClock.now + .seconds(10)
+      while proxy.upstream.received.isEmpty, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      let busy = try await send("from elsewhere", as: spread, from: "192.0.2.40")
+      #expect(busy.statusCode == 503)
+      #expect(errorCode(busy.body) == "busy")
+      #expect(try await send("another session", as: other, from: "192.0.2.40").statusCode == 200)
+      #expect(try await slow.value.statusCode == 200)
+      // The slot is given back: the session is served again.
+      #expect(try await send("after", as: spread, from: "192.0.2.40").statusCode == 200)
+    }
+  }
+
+  /// A connection that declares a large body and sends none of it holds that many bytes of the
+  /// budget: a second large body is busy at once, a small one is worked on.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func declaredBodiesMeetTheByteBudgetBeforeTheyAreRead() async throws {
+    try await ProxyHarness.with(configure: {
+      $0.maximumBodyBytes = 256 << 10
+      $0.maximumBodyBytesInFlight = 300 << 10
+      $0.readTimeout = .seconds(30)
+    }) { proxy in
+      let session = try await proxy.rawSession(subject: "holder")
+      // Headers signed for a body that never comes: they verify on their own (time, session),
+      // so the request takes its slot and its 200 KiB, then waits for the body.
+      let promised = Data(repeating: 0x20, count: 200 << 10)
+      func hold() throws -> RawConnection {
+        let signing = ProxyHarness.signed(
+          "/vision", body: promised, secret: session.sessionSecret, session: session.sessionID
+        ).map { "\($0.key): \($0.value)\r\n" }.joined()
+        let holder = try RawConnection(port: proxy.port)
+        _ = holder.send(
+          "POST /vision HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(promised.count)\r\n" + signing + "\r\n")
+        return holder
+      }
+      func large() throws -> Data {
+        try JSONEncoder().encode(
+          VisionRequest.ask(
+            image: Data(repeating: 0x5A, count: 110 << 10).base64EncodedString(),
+            question: "large \(UUID())"))
+      }
+      #expect(try large().count > 100 << 10 && large().count < 256 << 10)
+      // The holder is admitted once the proxy has read its headers; a large body sent before
+      // that fits and is served (and a holder that came while one was read is refused and
+      // answered), so the two are tried again until the holder is waiting on its body.
+      var holder: RawConnection?
+      var busy: TransportResponse?
+      for _ in 0..<20 where busy == nil {
+        holder?.close()
+        let candidate = try hold()
+        holder = candidate
+        try await Task.sleep(for: .milliseconds(300))
+        guard !Self.hasAnswer(candidate) else { continue }
+        let response = try await proxy.sendVision(
+          try large(), secret: session.sessionSecret, session: session.sessionID)
+        if response.statusCode == 503 {
+          busy = response
+        } else {
+          #expect(response.statusCode == 200, "\(errorCode(response.body) ?? "")")
+        }
+      }
+      defer { holder?.close() }
+      #expect(busy.map { errorCode($0.body) } == "busy")
+      #expect(busy?.value(forHeader: "Retry-After") == "1")
+      let small = try await proxy.sendVision(
+        try visionBody("small"), secret: session.sessionSecret, session: session.sessionID)
+      #expect(small.statusCode == 200, "\(errorCode(small.body) ?? "")")
+      #expect(holder.map(Self.hasAnswer) == false, "the holder was answered early")
+    }
+  }
+
+  /// Whether `connection` has something to read (an answer, or its close).
+  static func hasAnswer(_ connection: RawConnection) -> Bool {
+    var entry = pollfd(fd: connection.descriptor, events: Int16(POLLIN), revents: 0)
+    return poll(&entry, 1, 0) > 0
+  }
+
+  /// A configuration built in code has every cap the environment's has: the hourly sessions,
+  /// the per-session cap and the byte budget.
+  @Test func aConfigurationBuiltInCodeHasEveryCap() throws {
+    let environment = try ProxyConfiguration.fromEnvironment(minimalEnvironment)
+    let code = ProxyConfiguration(
+      bootstrapKeys: environment.bootstrapKeys, keyring: environment.keyring,
+      upstream: environment.upstream)
+    #expect(code.sessionsPerAddressPerHour == ProxyConfiguration.defaultSessionsPerAddressPerHour)
+    #expect(environment.sessionsPerAddressPerHour == 60)
+    #expect(code.maximumInFlightPerSession == 4 && environment.maximumInFlightPerSession == 4)
+    #expect(code.maximumBodyBytesInFlight == 256 << 20)
+    #expect(environment.maximumBodyBytesInFlight == 256 << 20)
+    #expect(code.dailyQuota != nil && code.addressDailyQuota != nil && code.dailyBudget != nil)
+
+    var set = minimalEnvironment
+    set["DEX_PROXY_MAX_IN_FLIGHT_PER_SESSION"] = "2"
+    set["DEX_PROXY_MAX_BODY_BYTES_IN_FLIGHT"] = "\(64 << 20)"
+    let read = try ProxyConfiguration.fromEnvironment(set)
+    #expect(read.maximumInFlightPerSession == 2)
+    #expect(read.maximumBodyBytesInFlight == 64 << 20)
+    // A budget smaller than one largest body would refuse every such body: refused when read.
+    var small = minimalEnvironment
+    small["DEX_PROXY_MAX_BODY_BYTES_IN_FLIGHT"] = "\(1 << 20)"
+    #expect(throws: ProxyConfigurationError.self) {
+      try ProxyConfiguration.fromEnvironment(small)
+    }
+  }
+}
