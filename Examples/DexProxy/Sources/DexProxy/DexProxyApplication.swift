@@ -20,6 +20,12 @@ public enum DexProxyApplication {
   ///     ``PostgresSharedStore`` when ``ProxyConfiguration/postgres`` is set, shared by every
   ///     instance behind a load balancer, and an in-memory cache otherwise. A cache that is also
   ///     a `Service` runs with the server; a ``SharedReplayStore`` is checked by `/health`.
+  ///   - bootstrapReplayCache: where accepted `/auth_token` signatures are remembered. `nil`
+  ///     (the default) uses `replayCache` when one is given or PostgreSQL is configured, and
+  ///     otherwise an in-memory cache of its own (``bootstrapReplayCapacity`` signatures), apart
+  ///     from the one `/vision` uses (``sessionReplayCapacity``): sessions minted in bulk from
+  ///     many networks can fill only it, and then refuse new sessions for the timestamp window
+  ///     (503 `replay_cache_full`), never the calls of sessions already issued.
   ///   - transport: the HTTP transport for upstream calls (``AsyncHTTPClientTransport`` by
   ///     default).
   ///   - logger: where the server and every request are logged (never with secrets): one
@@ -33,23 +39,31 @@ public enum DexProxyApplication {
   public static func make(
     configuration: ProxyConfiguration,
     replayCache: (any ReplayCache)? = nil,
+    bootstrapReplayCache: (any ReplayCache)? = nil,
     transport: (any HTTPTransport)? = nil,
     logger: Logger = Logger(label: "dexkit.proxy"),
     metrics: ProxyMetrics = ProxyMetrics(),
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
   ) -> some ApplicationProtocol {
+    // Both in this process's memory unless a store is given or PostgreSQL is configured (whose
+    // table is not filled by a count of rows): then /auth_token's signatures get their own.
+    let inMemory = replayCache == nil && configuration.postgres == nil
     let replayCache: any ReplayCache =
       replayCache
       ?? configuration.postgres.map {
         PostgresSharedStore(configuration: $0, logger: logger, metrics: metrics)
-      } ?? InMemoryReplayCache()
+      } ?? InMemoryReplayCache(capacity: sessionReplayCapacity)
+    let bootstrapReplayCache: any ReplayCache =
+      bootstrapReplayCache
+      ?? (inMemory ? InMemoryReplayCache(capacity: bootstrapReplayCapacity) : replayCache)
     let authenticator = RequestAuthenticator(
       bootstrapKeys: configuration.bootstrapKeys,
       issuer: SessionIssuer(
         keyring: configuration.keyring, lifetime: configuration.sessionLifetime),
       verifier: RequestVerifier(replayCache: replayCache, logger: logger))
+    let bootstrapVerifier = RequestVerifier(replayCache: bootstrapReplayCache, logger: logger)
     let routes = ProxyRoutes(
-      authenticator: authenticator,
+      authenticator: authenticator, bootstrapVerifier: bootstrapVerifier,
       upstream: ChatCompletionsClient(
         configuration: configuration.upstream, transport: transport, logger: logger),
       limiter: TokenBucketRateLimiter(limit: configuration.rateLimit),
@@ -91,6 +105,14 @@ public enum DexProxyApplication {
       },
       onServerRunning: onServerRunning)
   }
+
+  /// The in-memory replay cache's capacity for `/vision` signatures (about 10 MB): more than
+  /// the default daily budget, which bounds how many `/vision` calls are recorded at all.
+  public static let sessionReplayCapacity = 100_000
+  /// The in-memory replay cache's capacity for `/auth_token` signatures, kept apart (about
+  /// 2 MB): a few hundred networks minting their hourly sessions at once fill it for the
+  /// timestamp window, and only new sessions wait.
+  public static let bootstrapReplayCapacity = 20_000
 
   /// The budgets `configuration` asks for, counted in `store` (the shared PostgreSQL one) or in
   /// this process; `nil` when none is set.

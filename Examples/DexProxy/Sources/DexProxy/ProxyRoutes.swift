@@ -15,6 +15,9 @@ import Logging
 @available(macOS 14, iOS 17, tvOS 17, *)
 struct ProxyRoutes: Sendable {
   let authenticator: RequestAuthenticator
+  /// Records `/auth_token` signatures against replay: the authenticator's own verifier, or one
+  /// with a replay cache of its own (see ``DexProxyApplication/make(configuration:replayCache:bootstrapReplayCache:transport:logger:metrics:onServerRunning:)``).
+  let bootstrapVerifier: RequestVerifier
   let upstream: ChatCompletionsClient
   let limiter: TokenBucketRateLimiter
   let maximumBodyBytes: Int
@@ -132,7 +135,9 @@ struct ProxyRoutes: Sendable {
       ?? Self.generatedSubject()
     let budgetDate = Date()
     let charges = budgets?.sessionCharges(address: budgetAddress(request, context)) ?? []
-    if let refusal = await chargeThenRecord(charges, on: budgetDate, verified, context: context) {
+    if let refusal = await chargeThenRecord(
+      charges, on: budgetDate, verified, recorder: bootstrapVerifier, context: context)
+    {
       return refusal
     }
     do {
@@ -210,7 +215,9 @@ struct ProxyRoutes: Sendable {
         subject: claims.subject, address: budgetAddress(request, context)) ?? []
     // Recorded against replay last: a request refused for its bucket, its body, its question or
     // a budget takes no room in the replay cache (signed garbage could fill it otherwise).
-    if let refusal = await chargeThenRecord(charges, on: budgetDate, verified, context: context) {
+    if let refusal = await chargeThenRecord(
+      charges, on: budgetDate, verified, recorder: authenticator.verifier, context: context)
+    {
       return refusal
     }
     if body.stream == true {
@@ -394,18 +401,18 @@ struct ProxyRoutes: Sendable {
     return ResponseError(response: response, outcome: "rate_limited")
   }
 
-  /// Takes `charges` from the budgets, then records `verified` against replay (giving the
-  /// charges back when that fails): a request a budget refuses takes no room in the replay
-  /// cache. The ready refusal, or `nil` to go on.
+  /// Takes `charges` from the budgets, then records `verified` against replay with `recorder`
+  /// (giving the charges back when that fails): a request a budget refuses takes no room in the
+  /// replay cache. The ready refusal, or `nil` to go on.
   private func chargeThenRecord(
     _ charges: [ProxyBudgets.Charge], on date: Date, _ verified: VerifiedSignature,
-    context: ProxyRequestContext
+    recorder: RequestVerifier, context: ProxyRequestContext
   ) async -> Response? {
     if let budgets, let refusal = await spend(budgets, charges, on: date) {
       return answer(refusal)
     }
     do {
-      try await authenticator.verifier.record(verified)
+      try await recorder.record(verified)
     } catch {
       if let budgets, !charges.isEmpty, await !budgets.refund(charges, on: date) {
         context.logger.notice("Budget refund failed; the request stays counted")
