@@ -22,7 +22,7 @@ import NIOCore
 /// | `GET /api/info?path=` | a photo's size, time, dimensions and EXIF date |
 /// | `GET /api/tutorial`, `POST /api/tutorial/seen` | whether the tutorial was shown here |
 /// | `POST /api/start-over` | forgets decisions, texts and the queue (not the trash) |
-/// | `POST /api/recognize` `{"path"}` | recognise a photo's text again |
+/// | `POST /api/recognize` `{"path"}` | recognise a photo's text again, in turn with the other changes (400 for a photo in the trash) |
 /// | `GET /api/texts?q=&offset=&limit=`, `GET /api/texts.txt` | recognised text, export |
 /// | `GET /api/stats` | thumbnail cache hits and misses |
 public struct PixScanRoutes: Sendable {

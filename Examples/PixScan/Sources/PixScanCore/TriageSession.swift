@@ -309,8 +309,21 @@ public actor TriageSession {
 
   /// Recognises the text of the photo at `path` again (or for the first time), in the
   /// background.
-  public func recognize(path: String) throws(PixScanError) {
-    startRecognition(try currentPhoto(path))
+  ///
+  /// Started in turn with the other changes (decisions, emptying the queue, starting over), so
+  /// that no recognition starts while a photo is moved to the trash or while the folder starts
+  /// over, and none stores a text for a photo already in the trash.
+  ///
+  /// - Throws: ``PixScanError/notFound(_:)``, or ``PixScanError/badRequest(_:)`` for a photo in
+  ///   the trash.
+  public func recognize(path: String) async throws(PixScanError) {
+    try await serialized { () async throws(PixScanError) in
+      let photo = try currentPhoto(path)
+      guard decision(for: photo) != .trashed else {
+        throw .badRequest("“\(path)” is in the trash")
+      }
+      startRecognition(photo)
+    }
   }
 
   /// Puts one queued photo back among the undecided ones (the queue's per-photo undo).

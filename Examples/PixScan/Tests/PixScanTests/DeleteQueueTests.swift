@@ -2,6 +2,7 @@ import DexImaging
 import DexKitTesting
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 @testable import PixScanCore
@@ -33,6 +34,31 @@ struct DeleteQueueTests {
     let texts = try await session.textPage(query: "", offset: 0, limit: 10).items
     #expect(texts.map(\.path) == ["cat.jpg", "dog.jpg"])
     #expect(texts.allSatisfy { $0.text == "HELD TEXT" })
+    #expect(await session.progress().recognitionNote == nil)
+  }
+
+  /// A recognition asked for while the queue is emptied (the page never sends one then, a
+  /// script may) waits its turn: it does not read the photo in the middle of its move, and is
+  /// refused once the photo is in the trash, so no text is stored for it.
+  @Test func aRecognitionAskedForDuringAMoveWaitsItsTurn() async throws {
+    let (folder, data) = (try TemporaryFolder(), try TemporaryFolder())
+    try folder.addSamplePhotos([.cat, .dog])
+    let session = try await TriageSessionTests.open(
+      folder, trash: data.file("Trash"), recognizer: ScriptedTextRecognizer(lines: ["TEXT"]))
+    try await session.decide(path: "dog.jpg", action: .queue)
+    let asked = Mutex<Task<Void, any Error>?>(nil)
+    await session.setBeforeMove { path in
+      asked.withLock { $0 = Task { try await session.recognize(path: path) } }
+      // Time for a recognition that did not wait its turn to start and read the file.
+      try? await Task.sleep(for: .milliseconds(300))
+    }
+    #expect(try await session.emptyQueue().moved == ["dog.jpg"])
+    let task = try #require(asked.withLock { $0 })
+    await #expect(throws: PixScanError.badRequest("“dog.jpg” is in the trash")) {
+      try await task.value
+    }
+    await session.waitForRecognitions()
+    #expect(try await session.textPage(query: "", offset: 0, limit: 10).total == 0)
     #expect(await session.progress().recognitionNote == nil)
   }
 
