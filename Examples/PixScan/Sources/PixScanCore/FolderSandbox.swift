@@ -61,7 +61,12 @@ public struct FolderSandbox: Sendable, Hashable {
   ///   moves what the user saw.
   /// - Throws: ``PixScanError/invalidPath(_:)``, ``PixScanError/outsideFolder(_:)`` or
   ///   ``PixScanError/notFound(_:)``.
-  public func resolve(
+  ///
+  /// Not public: a path checked here is resolved again by whatever uses it, so a folder swapped
+  /// for a link in between is followed. PixScan itself opens every path beneath the folder's
+  /// descriptor instead (``openBeneath(_:flags:maximumByteCount:)``); this check stays for the
+  /// tests of ``validate(_:maximumByteCount:)``'s rules.
+  func resolve(
     _ relative: String, maximumByteCount: Int = 4096
   ) throws(PixScanError) -> String {
     try validate(relative, maximumByteCount: maximumByteCount)

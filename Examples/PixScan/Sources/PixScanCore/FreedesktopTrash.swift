@@ -53,8 +53,12 @@ public struct FreedesktopTrash: Sendable, Hashable {
   ///   - date: the deletion date written to the `.trashinfo` (local time, as the spec says).
   /// - Throws: ``PixScanError/crossDevice(path:trash:)`` when the trash is on another
   ///   filesystem, ``PixScanError/trashFailed(path:message:)`` otherwise.
+  ///
+  /// Not public: the path is resolved when it is renamed, so a folder on it swapped for a link
+  /// meanwhile is followed. PixScan moves through a directory descriptor opened beneath the
+  /// folder (``move(_:in:to:displayPath:)``).
   @discardableResult
-  public func moveToTrash(
+  func moveToTrash(
     _ absolute: String, displayPath: String, date: Date = Date()
   ) throws(PixScanError) -> String {
     let name = try reserve(absolute, displayPath: displayPath, date: date)
@@ -120,7 +124,9 @@ public struct FreedesktopTrash: Sendable, Hashable {
   /// - Throws: ``PixScanError/crossDevice(path:trash:)``,
   ///   ``PixScanError/trashFailed(path:message:)`` (also when the filesystem cannot rename
   ///   without replacing: PixScan never falls back to a move that could overwrite).
-  public func move(_ absolute: String, to name: String, displayPath: String) throws(PixScanError) {
+  ///
+  /// Not public, for the reason ``moveToTrash(_:displayPath:date:)`` is not.
+  func move(_ absolute: String, to name: String, displayPath: String) throws(PixScanError) {
     let target = filesDirectory + "/" + name
     guard Self.renameNoReplace(absolute, target) == 0 else {
       throw moveFailure(errno, name: name, displayPath: displayPath)

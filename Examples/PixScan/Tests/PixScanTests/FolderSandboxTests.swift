@@ -1,6 +1,7 @@
 import Foundation
-import PixScanCore
 import Testing
+
+@testable import PixScanCore
 
 @Suite("FolderSandbox: every path stays inside the folder")
 struct FolderSandboxTests {

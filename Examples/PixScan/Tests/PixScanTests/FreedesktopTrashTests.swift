@@ -1,6 +1,7 @@
 import Foundation
-import PixScanCore
 import Testing
+
+@testable import PixScanCore
 
 #if canImport(Glibc)
   import Glibc
