@@ -22,10 +22,13 @@ public enum DexProxyApplication {
   ///     a `Service` runs with the server; a ``SharedReplayStore`` is checked by `/health`.
   ///   - bootstrapReplayCache: where accepted `/auth_token` signatures are remembered. `nil`
   ///     (the default) uses `replayCache` when one is given or PostgreSQL is configured, and
-  ///     otherwise an in-memory cache of its own (``bootstrapReplayCapacity`` signatures), apart
-  ///     from the one `/vision` uses (``sessionReplayCapacity``): sessions minted in bulk from
-  ///     many networks can fill only it, and then refuse new sessions for the timestamp window
-  ///     (503 `replay_cache_full`), never the calls of sessions already issued.
+  ///     otherwise an in-memory cache of its own
+  ///     (``ProxyConfiguration/bootstrapReplayCacheCapacity`` signatures), apart from the one
+  ///     `/vision` uses (``ProxyConfiguration/replayCacheCapacity``): sessions minted in bulk
+  ///     from many networks can fill only it, and then refuse new sessions (503
+  ///     `replay_cache_full`) until their signatures expire (at most about ten minutes: a
+  ///     signature lives to the end of the ±300 s window around its timestamp), never the
+  ///     calls of sessions already issued.
   ///   - transport: the HTTP transport for upstream calls (``AsyncHTTPClientTransport`` by
   ///     default).
   ///   - logger: where the server and every request are logged (never with secrets): one
@@ -52,10 +55,11 @@ public enum DexProxyApplication {
       replayCache
       ?? configuration.postgres.map {
         PostgresSharedStore(configuration: $0, logger: logger, metrics: metrics)
-      } ?? InMemoryReplayCache(capacity: sessionReplayCapacity)
+      } ?? InMemoryReplayCache(capacity: configuration.replayCacheCapacity)
     let bootstrapReplayCache: any ReplayCache =
       bootstrapReplayCache
-      ?? (inMemory ? InMemoryReplayCache(capacity: bootstrapReplayCapacity) : replayCache)
+      ?? (inMemory
+        ? InMemoryReplayCache(capacity: configuration.bootstrapReplayCacheCapacity) : replayCache)
     let authenticator = RequestAuthenticator(
       bootstrapKeys: configuration.bootstrapKeys,
       issuer: SessionIssuer(
@@ -77,7 +81,8 @@ public enum DexProxyApplication {
         maximum: configuration.maximumInFlight,
         maximumPerAddress: configuration.maximumInFlightPerAddress,
         maximumPerSession: configuration.maximumInFlightPerSession,
-        maximumBytes: max(configuration.maximumBodyBytesInFlight, configuration.maximumBodyBytes)),
+        maximumBytes: configuration.maximumBodyBytesInFlight,
+        largestBody: configuration.maximumBodyBytes),
       authInFlight: ProxyRoutes.authTokenPool(configuration),
       health: (replayCache as? any SharedReplayStore).map { HealthProbe(store: $0) },
       metrics: metrics, servesMetrics: configuration.servesMetrics)
@@ -105,14 +110,6 @@ public enum DexProxyApplication {
       },
       onServerRunning: onServerRunning)
   }
-
-  /// The in-memory replay cache's capacity for `/vision` signatures (about 10 MB): more than
-  /// the default daily budget, which bounds how many `/vision` calls are recorded at all.
-  public static let sessionReplayCapacity = 100_000
-  /// The in-memory replay cache's capacity for `/auth_token` signatures, kept apart (about
-  /// 2 MB): a few hundred networks minting their hourly sessions at once fill it for the
-  /// timestamp window, and only new sessions wait.
-  public static let bootstrapReplayCapacity = 20_000
 
   /// The budgets `configuration` asks for, counted in `store` (the shared PostgreSQL one) or in
   /// this process; `nil` when none is set.

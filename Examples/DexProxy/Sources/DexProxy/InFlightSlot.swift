@@ -7,22 +7,43 @@ final class InFlightSlot: Sendable {
   /// The slot of the request being handled, if any.
   @TaskLocal static var current: InFlightSlot?
 
-  private let state: NIOLockedValueBox<(handedOff: Bool, released: Bool)>
+  private struct State {
+    var handedOff = false
+    var released = false
+    /// What else the release gives back, in the order it was taken.
+    var alsoLeave: [@Sendable () -> Void] = []
+  }
+  private let state = NIOLockedValueBox(State())
   private let leave: @Sendable () -> Void
 
   init(leave: @escaping @Sendable () -> Void) {
     self.leave = leave
-    state = NIOLockedValueBox((false, false))
+  }
+
+  /// Gives back `action` too when the slot is released (at once if it already was): a count
+  /// the request took after it was admitted, such as its session's.
+  func alsoOnRelease(_ action: @escaping @Sendable () -> Void) {
+    let now = state.withLockedValue { state -> Bool in
+      guard !state.released else { return true }
+      state.alsoLeave.append(action)
+      return false
+    }
+    if now { action() }
   }
 
   /// Releases the slot when the handler returns, unless it was handed off.
   func handlerReturned() {
-    let release = state.withLockedValue { state -> Bool in
-      guard !state.handedOff, !state.released else { return false }
+    let actions = state.withLockedValue { state -> [@Sendable () -> Void]? in
+      guard !state.handedOff, !state.released else { return nil }
       state.released = true
-      return true
+      return state.alsoLeave
     }
-    if release { leave() }
+    if let actions { finish(actions) }
+  }
+
+  private func finish(_ actions: [@Sendable () -> Void]) {
+    for action in actions.reversed() { action() }
+    leave()
   }
 
   /// Keeps the slot past the handler's return, held by the returned lease.
@@ -33,12 +54,12 @@ final class InFlightSlot: Sendable {
 
   /// Releases the slot, once.
   fileprivate func release() {
-    let release = state.withLockedValue { state -> Bool in
-      guard !state.released else { return false }
+    let actions = state.withLockedValue { state -> [@Sendable () -> Void]? in
+      guard !state.released else { return nil }
       state.released = true
-      return true
+      return state.alsoLeave
     }
-    if release { leave() }
+    if let actions { finish(actions) }
   }
 
   /// A handed-off slot: released by ``release()`` when the stream ends, or when the lease is

@@ -59,15 +59,25 @@ public struct ProxyConfiguration: Sendable {
   /// (default 8), so that one address that trickles its bodies cannot hold every slot; past it
   /// 503 `busy` as well.
   public var maximumInFlightPerAddress: Int
-  /// The most `/vision` requests of one session this instance works on at once (default 4),
-  /// so that one session sent from many addresses cannot hold every slot; past it 503 `busy`.
+  /// The most `/vision` calls of one session this instance works on at once (default 4),
+  /// counted once a call's signature has verified (a session id alone is public, and a count
+  /// taken on it would let anyone who saw it lock the session out), so that one session's calls
+  /// sent from many addresses cannot hold every upstream call; past it 503 `busy`.
   public var maximumInFlightPerSession: Int
   /// The most request body bytes the `/vision` requests in flight may declare together (default
-  /// ``defaultBodyBytesInFlight``; never less than ``maximumBodyBytes``): a request is admitted
-  /// only if its declared length (``maximumBodyBytes`` when it declares none) fits, before any
-  /// of it is read, so the bodies buffered at once are bounded whatever the slot count; past it
-  /// 503 `busy`.
+  /// ``defaultBodyBytesInFlight``; never less than ``maximumBodyBytes``), and one address its
+  /// share of them (``maximumInFlightPerAddress`` of ``maximumInFlight``, at least one
+  /// ``maximumBodyBytes``): a request is admitted only if its declared length
+  /// (``maximumBodyBytes`` when it declares none) fits both, before any of it is read, so the
+  /// bodies buffered at once are bounded whatever the slot count; past it 503 `busy`.
   public var maximumBodyBytesInFlight: Int
+  /// How many `/vision` signatures the in-memory replay cache holds (default 100 000, about
+  /// 10 MB; more than the default daily budget records). Used without ``postgres``.
+  public var replayCacheCapacity: Int = 100_000
+  /// How many `/auth_token` signatures the in-memory replay cache of their own holds (default
+  /// 20 000, about 2 MB), apart from `/vision`'s, so that sessions minted in bulk fill only it.
+  /// Used without ``postgres``.
+  public var bootstrapReplayCacheCapacity: Int = 20_000
   /// Whether `GET /metrics` answers with the ``ProxyMetrics`` in the Prometheus text format
   /// (default `false`: 404). The endpoint needs no signature, so turn it on only where the
   /// balancer does not route `/metrics` from the internet, or where the port is private.
@@ -96,9 +106,13 @@ public struct ProxyConfiguration: Sendable {
   /// The default cap on sessions issued to one client address per UTC hour: 60, one a minute,
   /// far more than an app that keeps its session for its lifetime asks for.
   public static let defaultSessionsPerAddressPerHour = 60
-  /// The default budget of body bytes in flight: 256 MiB, 32 bodies of the largest default size
-  /// at once and hundreds of typical ones (a downscaled photo is a few hundred kilobytes).
-  public static let defaultBodyBytesInFlight = 256 << 20
+  /// The default budget of body bytes in flight: 512 MiB, 64 bodies of the largest default
+  /// size at once and thousands of typical ones (a downscaled photo is a few hundred
+  /// kilobytes). One address declares at most its share (8 of the 512 slots: 8 MiB, one
+  /// largest body), so that exhausting the bytes takes as many addresses as exhausting the
+  /// slots. It counts declared bytes: a body is held in a few copies while it is checked
+  /// (bytes, decoded JSON, the image), so memory at the budget is several times it.
+  public static let defaultBodyBytesInFlight = 512 << 20
 
   /// Every ceiling in effect, for the one start-up log line that states them.
   var ceilings: String {

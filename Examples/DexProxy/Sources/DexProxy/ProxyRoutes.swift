@@ -38,7 +38,8 @@ struct ProxyRoutes: Sendable {
   /// session id has verified (it is a stateless, signed token), so a client without a session
   /// never holds one.
   var inFlight = InFlightLimit(
-    maximum: 512, maximumPerSession: 4, maximumBytes: ProxyConfiguration.defaultBodyBytesInFlight)
+    maximum: 512, maximumPerSession: 4, maximumBytes: ProxyConfiguration.defaultBodyBytesInFlight,
+    largestBody: 8 << 20)
   /// The separate, smaller cap on `/auth_token` requests: a slot is taken only once the
   /// request's small body has arrived whole (within ``authTokenBodyTimeout(_:)``), so bodies
   /// trickled by strangers hold no slot.
@@ -73,16 +74,16 @@ struct ProxyRoutes: Sendable {
       }
     }
     // Only a client holding a session may take a /vision slot (and have its body read).
-    // Its slot counts against the address's and the session's caps, and the body it declares
-    // (the largest allowed when it declares none) against the bytes all bodies may buffer.
+    // Its slot counts against the address's cap, and the body it declares (the largest allowed
+    // when it declares none) against the bytes all bodies, and the address's, may buffer; its
+    // session is counted once the signature verifies (``vision(_:context:)``).
     router.post("/vision") { request, context in
       if let refusal = sessionRefusal(request) {
         return answer(refusal)
       }
       let declared = request.headers[.contentLength].flatMap(Int.init) ?? maximumBodyBytes
       return await admitted(
-        request, pool: inFlight, session: Self.signedHead(request).sessionID,
-        bytes: min(declared, maximumBodyBytes), context: context
+        request, pool: inFlight, bytes: min(declared, maximumBodyBytes), context: context
       ) {
         await vision(request, context: context)
       }
@@ -180,11 +181,20 @@ struct ProxyRoutes: Sendable {
       return refuse(error)
     }
     // Only now: a session id is public (it travels in every request's headers), so a bucket
-    // taken before the signature verified could be drained by anyone who saw the id.
-    if let sessionID = signed.sessionID,
-      let refusal = await rateLimited("session:\(sessionID)", route: route)
-    {
-      return answer(refusal)
+    // or a count taken before the signature verified could be spent by anyone who saw the id.
+    if let sessionID = signed.sessionID {
+      if let refusal = await rateLimited("session:\(sessionID)", route: route) {
+        return answer(refusal)
+      }
+      // The session's share of the slots, held with the request's own slot (a streamed reply
+      // keeps both until it ends).
+      guard inFlight.enterSession(sessionID) else { return busy() }
+      let inFlight = inFlight
+      if let slot = InFlightSlot.current {
+        slot.alsoOnRelease { inFlight.leaveSession(sessionID) }
+      } else {
+        inFlight.leaveSession(sessionID)
+      }
     }
     func badRequest(_ code: String, _ message: String) -> Response {
       let response = ErrorResponse.make(
@@ -451,26 +461,30 @@ struct ProxyRoutes: Sendable {
     }
   }
 
-  /// Runs `handler` if `pool` has room for one more request from `request`'s address and
-  /// `session` that buffers at most `bytes` of body, else answers 503 `busy` with
-  /// `Retry-After: 1` at once.
+  /// Runs `handler` if `pool` has room for one more request from `request`'s address that
+  /// buffers at most `bytes` of body, else answers 503 `busy` with `Retry-After: 1` at once.
   private func admitted(
-    _ request: Request, pool: InFlightLimit, session: String? = nil, bytes: Int = 0,
+    _ request: Request, pool: InFlightLimit, bytes: Int = 0,
     context: ProxyRequestContext, _ handler: () async -> Response
   ) async -> Response {
     let address = budgetAddress(request, context)
-    guard let entry = pool.enter(address: address, session: session, bytes: bytes) else {
-      var headers = HTTPFields()
-      headers[.retryAfter] = "1"
-      let response = ErrorResponse.make(
-        status: 503, message: "The proxy is busy; retry shortly.", type: "server_error",
-        code: "busy", headers: headers)
-      return answer(response, "busy")
+    guard let entry = pool.enter(address: address, bytes: bytes) else {
+      return busy()
     }
     // A streamed reply takes the slot over (``InFlightSlot``) and releases it when it ends.
     let slot = InFlightSlot { [pool] in pool.leave(entry) }
     defer { slot.handlerReturned() }
     return await InFlightSlot.$current.withValue(slot) { await handler() }
+  }
+
+  /// The ready 503 `busy` with `Retry-After: 1`.
+  private func busy() -> Response {
+    var headers = HTTPFields()
+    headers[.retryAfter] = "1"
+    let response = ErrorResponse.make(
+      status: 503, message: "The proxy is busy; retry shortly.", type: "server_error",
+      code: "busy", headers: headers)
+    return answer(response, "busy")
   }
 
   /// The client's address as the budgets count it (an IPv6 address by its /64).

@@ -12,11 +12,11 @@ import NIOHTTPTypes
 /// While the server works on a request no timer runs (dex-proxy's upstream call has its own
 /// timeout). Add one per connection, in a Hummingbird server's `additionalChannelHandlers`.
 ///
-/// Writing has its deadline too: when a response fills the connection's outbound buffer (the
-/// channel turns unwritable, so the handler writing it waits), the client has the timeout to
-/// start reading again, or the connection is closed, which fails the waiting write. A client
-/// that stops reading a streamed reply cannot hold its request slot (and the handler, and the
-/// upstream call behind it) for longer than that.
+/// Writing has its deadline too: while a response fills the connection's outbound buffer (the
+/// channel is unwritable, so the handler writing it waits), the client must take some of it
+/// within every timeout, or the connection is closed, which fails the waiting write. A client
+/// that stops reading cannot hold its handler (and whatever the handler holds) for longer than
+/// that; a slow client that keeps reading is never cut off.
 ///
 /// A server may give some requests less time: `bodyTimeout` picks a request's body deadline from
 /// its raw path (dex-proxy gives every path but `/vision` a few seconds: an `/auth_token` body
@@ -82,19 +82,37 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
     context.fireChannelInactive()
   }
 
-  /// Starts the write deadline when the outbound buffer fills (the client stopped reading),
-  /// stops it when the client drains it.
+  /// Starts the write deadline when the outbound buffer fills (the client stopped reading, or
+  /// reads slowly), stops it when the client drains it.
   public func channelWritabilityChanged(context: ChannelHandlerContext) {
     if context.channel.isWritable {
       stopStallTimer()
     } else if stallTimer == nil {
-      let loop = context.eventLoop.assumeIsolated()
-      stallTimer = loop.scheduleTask(in: timeout) { [weak self] in
-        self?.stallTimer = nil
+      armStallTimer(context, pending: Self.pendingBytes(context))
+    }
+    context.fireChannelWritabilityChanged()
+  }
+
+  /// Closes the connection `timeout` from now unless the bytes waiting to be sent have gone
+  /// below `pending` by then (the client took some): then it waits again from there.
+  private func armStallTimer(_ context: ChannelHandlerContext, pending: Int?) {
+    let loop = context.eventLoop.assumeIsolated()
+    stallTimer = loop.scheduleTask(in: timeout) { [weak self] in
+      guard let self else { return }
+      self.stallTimer = nil
+      guard !context.channel.isWritable else { return }
+      let now = Self.pendingBytes(context)
+      if let pending, let now, now < pending {
+        self.armStallTimer(context, pending: now)
+      } else {
         context.close(promise: nil)
       }
     }
-    context.fireChannelWritabilityChanged()
+  }
+
+  /// The bytes the channel holds that the client has not taken yet, where the channel says.
+  private static func pendingBytes(_ context: ChannelHandlerContext) -> Int? {
+    try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)
   }
 
   /// Starts a request's deadline at its head, stops it at its end (unless its response has
@@ -117,14 +135,25 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
     context.fireChannelRead(data)
   }
 
-  /// Starts the idle deadline once every request read has been answered.
+  /// Starts the idle deadline once every request read has been answered and its response sent.
   public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?)
   {
-    if case .end = unwrapOutboundIn(data) {
-      unanswered = max(0, unanswered - 1)
-      if unanswered == 0, !reading { arm(context, timeout) }
+    guard case .end = unwrapOutboundIn(data) else {
+      context.write(data, promise: promise)
+      return
     }
-    context.write(data, promise: promise)
+    // Counted once the response's end has been sent, not when it was queued: a large response
+    // still on its way to a slow client is not idle (the write deadline watches it meanwhile).
+    let sent = context.eventLoop.makePromise(of: Void.self)
+    sent.futureResult.assumeIsolated().whenComplete { [weak self] _ in
+      guard let self else { return }
+      self.unanswered = max(0, self.unanswered - 1)
+      if self.unanswered == 0, !self.reading, context.channel.isActive {
+        self.arm(context, self.timeout)
+      }
+    }
+    if let promise { sent.futureResult.cascade(to: promise) }
+    context.write(data, promise: sent)
   }
 
   private func arm(_ context: ChannelHandlerContext, _ deadline: TimeAmount) {

@@ -65,7 +65,10 @@ public enum ServerSetup {
               timeout: readTimeout, connectTimeout: connectTimeout,
               bodyTimeout: bodyTimeout)
           ],
-          idleTimeout: readTimeout)),
+          // None of Hummingbird's: ``RequestReadDeadline`` keeps the idle deadline, counted from
+          // when a response has been sent. Hummingbird's counts from the last read, so it cut a
+          // large response to a slow client once the read timeout passed after the request.
+          idleTimeout: nil)),
       configuration: .init(
         address: .hostname(settings.host, port: settings.port), serverName: settings.name),
       services: services,

@@ -16,7 +16,8 @@ import Foundation
 public struct PhotoFolder: Sendable {
   /// The photos found, sorted by path.
   public var photos: [Photo]
-  /// Whether the listing stopped at ``PixScanLimits/maximumPhotoCount``.
+  /// Whether the listing stopped at ``PixScanLimits/maximumPhotoCount`` photos or
+  /// ``PixScanLimits/maximumEntryCount`` entries read.
   public var isTruncated: Bool
 
   /// The file extensions (lower case) that are listed as photos.
@@ -108,13 +109,15 @@ public struct PhotoFolder: Sendable {
         }
         return .success((names, true))
       }
+      // A name that is not UTF-8 is counted and skipped: decoded with replacement characters it
+      // would name another file, or none.
       let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        String(bytes: raw.prefix { $0 != 0 }, encoding: .utf8)
       }
       if name == "." || name == ".." { continue }
       guard budget > 0 else { return .success((names, false)) }
       budget -= 1
-      names.append(name)
+      if let name { names.append(name) }
     }
   }
 

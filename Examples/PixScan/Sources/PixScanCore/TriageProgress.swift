@@ -20,7 +20,8 @@ public struct TriageProgress: Sendable, Hashable, Codable {
   public var queueByteCount: Int64
   /// Photos in the delete queue over the whole folder (the filter aside).
   public var queueCount: Int
-  /// Whether the listing stopped at ``PixScanLimits/maximumPhotoCount``.
+  /// Whether the listing stopped at ``PixScanLimits/maximumPhotoCount`` photos or
+  /// ``PixScanLimits/maximumEntryCount`` entries read.
   public var isTruncated: Bool
   /// The last text recognition failure (for example "not available"), `nil` when none.
   public var recognitionNote: String?
