@@ -55,11 +55,15 @@ struct HTMLGallery {
     }
     try save(Data(indexPage(entries).utf8), directory.appendingPathComponent("index.html"))
     try save(Data(Self.stylesheet.utf8), directory.appendingPathComponent("style.css"))
-    // The photos and pages of entries deleted since the last export.
+    // The photos and pages of entries deleted since the last export: only files named as an
+    // export names them (an entry's id), never anything else someone keeps in those folders.
     for folder in [images, entriesDirectory] {
       for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []
-      where !written.contains(name) && (name.hasSuffix(".jpg") || name.hasSuffix(".html")) {
-        try? fileManager.removeItem(at: folder.appendingPathComponent(name))
+      where !written.contains(name) && Self.isExportedName(name) {
+        let path = folder.appendingPathComponent(name).path
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+        try? fileManager.removeItem(atPath: path)
       }
     }
     return entries.count
@@ -69,6 +73,16 @@ struct HTMLGallery {
   static let folderMode = 0o700
   static let fileMode = 0o600
 
+  /// Whether `name` is one an export writes: `<id>.jpg`, `<id>-thumb.jpg` or `<id>.html` for
+  /// an entry id (a UUID).
+  static func isExportedName(_ name: String) -> Bool {
+    for suffix in ["-thumb.jpg", ".jpg", ".html"] where name.hasSuffix(suffix) {
+      let stem = String(name.dropLast(suffix.count))
+      if let id = UUID(uuidString: stem), fileName(id.uuidString) == stem { return true }
+    }
+    return false
+  }
+
   /// Ids are UUIDs; anything else is reduced to a safe file name.
   static func fileName(_ id: String) -> String {
     String(
@@ -77,20 +91,8 @@ struct HTMLGallery {
       })
   }
 
-  static func escape(_ text: String) -> String {
-    var out = ""
-    for character in text {
-      switch character {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&#39;"
-      default: out.append(character)
-      }
-    }
-    return out
-  }
+  /// Text escaped for the page (``HTMLText/escape(_:)``).
+  static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
   private func badge(_ category: DexCategory) -> String {
     "<span class=\"badge\" style=\"--tint: \(category.tint.cssHex)\">\(Self.escape(category.title))</span>"
@@ -103,6 +105,7 @@ struct HTMLGallery {
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta http-equiv="Content-Security-Policy" content="script-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'">
     <title>\(Self.escape(title))</title>
     <link rel="stylesheet" href="\(stylesheet)">
     </head>

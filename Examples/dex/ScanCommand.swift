@@ -87,7 +87,7 @@ struct ScanCommand: AsyncParsableCommand {
       throw DexCLIError.notFound("Cannot read \(url.path): \(error.localizedDescription)")
     }
     let console = Console(enabled: !json)
-    console.line("▶ \(url.lastPathComponent)")
+    console.line("▶ \(TerminalText.safe(url.lastPathComponent))")
     var final = DexScanState()
     var namePrinted = false
     for await state in scanner.scan(photo) {

@@ -139,10 +139,24 @@ struct DexCommandLineTests {
     let heroMode = try FileManager.default.attributesOfItem(
       atPath: gallery.appendingPathComponent("images/\(ids[0]).jpg").path)[.posixPermissions]
     #expect((heroMode as? NSNumber)?.intValue == 0o600)
+    #expect(index.contains("script-src 'none'"), "the page forbids scripts")
     let stale = gallery.appendingPathComponent("entries/00000000-0000-0000-0000-000000000000.html")
     try Data("old".utf8).write(to: stale)
+    // What the export did not write is left alone: other files, and a folder named like a page.
+    let kept = ["images/logo.jpg", "entries/about.html", "images/notes-thumb.jpg"].map {
+      gallery.appendingPathComponent($0)
+    }
+    for file in kept { try Data("mine".utf8).write(to: file) }
+    let folderLikeAPhoto = gallery.appendingPathComponent(
+      "images/11111111-1111-1111-1111-111111111111.jpg")
+    try FileManager.default.createDirectory(at: folderLikeAPhoto, withIntermediateDirectories: true)
+    try Data("mine".utf8).write(to: folderLikeAPhoto.appendingPathComponent("inside.txt"))
     #expect(try await dex("export", "--html", gallery.path).status == 0)
     #expect(!FileManager.default.fileExists(atPath: stale.path))
+    for file in kept { #expect(FileManager.default.fileExists(atPath: file.path), "\(file.path)") }
+    #expect(
+      FileManager.default.fileExists(
+        atPath: folderLikeAPhoto.appendingPathComponent("inside.txt").path))
     // Not written through a link put in place of a folder.
     let elsewhere = dex.store.appendingPathComponent("elsewhere")
     let linked = dex.store.appendingPathComponent("linked-gallery")

@@ -62,4 +62,30 @@ import Testing
     #expect(line.contains("/photos/\u{FFFD}[2J"), "the handler's own metadata")
     #expect(line.contains("from \u{FFFD}[31mprovider"), "the provider's metadata")
   }
+
+  /// The gallery escapes by Unicode scalar: a quote that a combining mark follows (one Swift
+  /// `Character`, still a quote to a browser) cannot end an attribute.
+  @Test func aQuoteWithACombiningMarkIsEscapedForHTML() {
+    let hostile = "Fox\"\u{301} onmouseover=alert(document.domain)//"
+    let escaped = HTMLText.escape(hostile)
+    #expect(!escaped.unicodeScalars.contains("\""))
+    #expect(escaped.hasPrefix("Fox&quot;\u{301} onmouseover"))
+    #expect(HTMLText.escape("<a href='x'>&") == "&lt;a href=&#39;x&#39;&gt;&amp;")
+    #expect(HTMLText.escape("Café — 猫") == "Café — 猫")
+  }
+
+  /// A photo's file name cannot drive the terminal when `dex scan` prints it.
+  @Test func aPhotoFileNameIsPrintedSafely() async throws {
+    let dex = try DexCLI()
+    defer { dex.cleanUp() }
+    let named = dex.store.appendingPathComponent("cat\u{1B}]0;pwned\u{07}\u{1B}[2J.jpg")
+    try FileManager.default.createDirectory(
+      at: dex.store, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(at: URL(fileURLWithPath: try photoPath("cat")), to: named)
+    let scan = try await dex("scan", "--offline", "--dry-run", named.path)
+    #expect(scan.status == 0, "\(scan.error)")
+    #expect(!scan.output.unicodeScalars.contains("\u{1B}"))
+    #expect(!scan.output.unicodeScalars.contains("\u{07}"))
+    #expect(scan.output.contains("▶ cat"))
+  }
 }
