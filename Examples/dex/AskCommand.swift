@@ -41,9 +41,9 @@ struct AskCommand: AsyncParsableCommand {
       }
       let data: Data
       do {
-        data = try Data(contentsOf: URL(fileURLWithPath: photo))
+        data = try LocalFile.read(photo, maximumByteCount: DecodingLimits.default.maximumByteCount)
       } catch {
-        throw DexCLIError.notFound("Cannot read \(photo): \(error.localizedDescription)")
+        throw DexCLIError.notFound("\(error)")
       }
       let jpeg: Data
       do {

@@ -77,6 +77,9 @@ struct DexSettings {
     var backend: String?
     var bootstrapKey: String?
 
+    /// The largest config file read (a few settings fit many times over).
+    static let maximumConfigByteCount = 64 << 10
+
     static func load(path: String?, environment: [String: String]) throws -> File? {
       let explicit = path != nil
       let resolved = path ?? environment["HOME"].map { "\($0)/.config/dex/config.json" }
@@ -86,8 +89,14 @@ struct DexSettings {
         if explicit { throw DexCLIError.usage("Config file not found: \(url.path)") }
         return nil
       }
+      let data: Data
       do {
-        return try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
+        data = try LocalFile.read(url.path, maximumByteCount: maximumConfigByteCount)
+      } catch {
+        throw DexCLIError.usage(error.description)
+      }
+      do {
+        return try JSONDecoder().decode(File.self, from: data)
       } catch {
         throw DexCLIError.usage(
           "Config file \(url.path) is not valid JSON: \(error.localizedDescription)")

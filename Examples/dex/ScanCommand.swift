@@ -82,9 +82,10 @@ struct ScanCommand: AsyncParsableCommand {
   private func scan(_ url: URL, with scanner: DexScanner, store: DexStore?) async throws {
     let photo: Data
     do {
-      photo = try Data(contentsOf: url)
+      photo = try LocalFile.read(
+        url.path, maximumByteCount: DecodingLimits.default.maximumByteCount)
     } catch {
-      throw DexCLIError.notFound("Cannot read \(url.path): \(error.localizedDescription)")
+      throw DexCLIError.notFound(error.description)
     }
     let console = Console(enabled: !json)
     console.line("▶ \(TerminalText.safe(url.lastPathComponent))")

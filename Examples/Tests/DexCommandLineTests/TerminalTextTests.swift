@@ -5,6 +5,10 @@ import Foundation
 import Logging
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// What `dex` prints from entries (a model's reply, an imported archive) cannot drive the
 /// terminal, and an out-of-range confidence cannot stop it.
 @Suite struct TerminalTextTests {
@@ -87,5 +91,46 @@ import Testing
     #expect(!scan.output.unicodeScalars.contains("\u{1B}"))
     #expect(!scan.output.unicodeScalars.contains("\u{07}"))
     #expect(scan.output.contains("▶ cat"))
+  }
+
+  /// Files named on the command line are read within a bound: a FIFO, a device and a file over
+  /// the bound are refused before anything is read, a file within it is read whole.
+  @Test func localFilesAreReadWithinTheirBound() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("local-file-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let fifo = folder.appendingPathComponent("fifo").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    #expect(throws: LocalFile.Refusal.self) { try LocalFile.read(fifo, maximumByteCount: 100) }
+    #expect(throws: LocalFile.Refusal.self) {
+      try LocalFile.read("/dev/zero", maximumByteCount: 100)
+    }
+    let exact = folder.appendingPathComponent("exact")
+    try Data(repeating: 7, count: 100).write(to: exact)
+    #expect(try LocalFile.read(exact.path, maximumByteCount: 100) == Data(repeating: 7, count: 100))
+    let refused = #expect(throws: LocalFile.Refusal.self) {
+      try LocalFile.read(exact.path, maximumByteCount: 99)
+    }
+    #expect(refused?.description.contains("over the 99-byte limit") == true)
+    let empty = folder.appendingPathComponent("empty")
+    try Data().write(to: empty)
+    #expect(try LocalFile.read(empty.path, maximumByteCount: 10).isEmpty)
+    #expect(throws: LocalFile.Refusal.self) {
+      try LocalFile.read(folder.appendingPathComponent("missing").path, maximumByteCount: 10)
+    }
+  }
+
+  /// `dex scan` refuses a photo file over the decoder's byte limit before reading it.
+  @Test func anOversizedPhotoFileIsRefusedBeforeItIsRead() async throws {
+    let dex = try DexCLI()
+    defer { dex.cleanUp() }
+    try FileManager.default.createDirectory(at: dex.store, withIntermediateDirectories: true)
+    let huge = dex.store.appendingPathComponent("huge.jpg")
+    #expect(FileManager.default.createFile(atPath: huge.path, contents: Data()))
+    #expect(truncate(huge.path, 101 << 20) == 0)  // sparse: no disk, no time
+    let scan = try await dex("scan", "--offline", "--dry-run", huge.path)
+    #expect(scan.status != 0)
+    #expect(scan.error.contains("over the \(100 << 20)-byte limit"), "\(scan.error)")
   }
 }
