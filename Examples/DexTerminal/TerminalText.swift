@@ -1,3 +1,5 @@
+import Foundation
+
 /// Text from a model, an imported archive or a file name, made safe to print to a terminal.
 ///
 /// Entry names, summaries, facts and recognized text are chosen by whoever controls the cloud
@@ -19,6 +21,24 @@ public enum TerminalText {
       }
     }
     return String(scalars)
+  }
+
+  /// JSON text (as `JSONEncoder` writes it) with DEL, the C1 controls and the bidirectional
+  /// overrides written as `\uXXXX` escapes: the same JSON to a parser, but none of them reaches
+  /// the terminal raw (`JSONEncoder` escapes only U+0000 to U+001F). They can only occur inside
+  /// strings, where an escape means the same character.
+  public static func json(_ encoded: Data) -> String {
+    var out = String.UnicodeScalarView()
+    for scalar in String(decoding: encoded, as: UTF8.self).unicodeScalars {
+      switch scalar.value {
+      case 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        out.append(
+          contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+      default: out.append(scalar)
+      }
+    }
+    return String(out)
   }
 
   /// `confidence` (0...1) as a whole percentage, 0...100 whatever the value (a stored or

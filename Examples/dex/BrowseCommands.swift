@@ -43,14 +43,14 @@ struct ListCommand: StoreCommand {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
       encoder.dateEncodingStrategy = .iso8601
-      print(String(decoding: try encoder.encode(page.entries), as: UTF8.self))
+      print(TerminalText.json(try encoder.encode(page.entries)))
       return
     }
     print("\(total) discover\(total == 1 ? "y" : "ies")")
     let formatter = ISO8601DateFormatter()
     for entry in page.entries {
       print(
-        "\(entry.id)  \(formatter.string(from: entry.dateDiscovered))  [\(entry.category.title)]  "
+        "\(TerminalText.safe(entry.id))  \(formatter.string(from: entry.dateDiscovered))  [\(entry.category.title)]  "
           + TerminalText.safe(entry.commonName)
       )
     }

@@ -144,7 +144,7 @@ struct ScanCommand: AsyncParsableCommand {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
       encoder.dateEncodingStrategy = .iso8601
-      print(String(decoding: try encoder.encode(saved), as: UTF8.self))
+      print(TerminalText.json(try encoder.encode(saved)))
     } else {
       print(EntryCard(entry: saved, isOffline: final.isOffline).render())
       if store != nil {

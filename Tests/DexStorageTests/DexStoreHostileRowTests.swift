@@ -112,7 +112,11 @@ import Testing
         try await source.insert(entry, image: randomImage())
       }
       let long = String(repeating: "n", count: 5_000)
-      try await source.insert(makeEntry("Fern " + long, summary: long), image: randomImage())
+      var fern = makeEntry("Fern " + long, summary: long)
+      let huge = String(repeating: "t", count: 30_000)
+      (fern.notes, fern.recognizedText) = (huge, huge)
+      (fern.rarity, fern.localGuessLabel) = (long, long)
+      try await source.insert(fern, image: randomImage())
       let archive = directory.appendingPathComponent("backup.tar")
       try await source.exportArchive(to: archive)
       var bytes = [UInt8](try Data(contentsOf: archive))
@@ -127,6 +131,8 @@ import Testing
       #expect(imported.confidence == 1)
       #expect(imported.commonName.count == 200 && imported.commonName.hasPrefix("Fern n"))
       #expect(imported.summary.count == 4_000)
+      #expect(imported.notes.count == 20_000 && imported.recognizedText?.count == 20_000)
+      #expect(imported.rarity.count == 64 && imported.localGuessLabel.count == 200)
     }
   }
 

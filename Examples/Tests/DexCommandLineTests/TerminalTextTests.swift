@@ -133,4 +133,17 @@ import Testing
     #expect(scan.status != 0)
     #expect(scan.error.contains("over the \(100 << 20)-byte limit"), "\(scan.error)")
   }
+
+  /// `--json` output keeps what a card would replace out of the terminal, as escapes that mean
+  /// the same to a JSON parser.
+  @Test func jsonOutputEscapesWhatTheCardReplaces() throws {
+    let name = "A\u{9B}2J\u{202E}B\u{7F}"
+    let encoded = try JSONEncoder().encode(["name": name])
+    let printed = TerminalText.json(encoded)
+    #expect(
+      !printed.unicodeScalars.contains { [0x9B, 0x202E, 0x7F].contains($0.value) }, "\(printed)")
+    #expect(printed.contains("\\u009B") && printed.contains("\\u202E"))
+    let parsed = try JSONSerialization.jsonObject(with: Data(printed.utf8)) as? [String: String]
+    #expect(parsed?["name"] == name)
+  }
 }
