@@ -84,7 +84,8 @@ let package = Package(
       name: "dex-demo", dependencies: ["DexTerminal", dexKit], path: "DexDemo",
       resources: [.copy("Resources")]),
     .executableTarget(
-      name: "custom-classifier", dependencies: [dexKit], path: "CustomClassifier",
+      name: "custom-classifier", dependencies: [dexKit, sdk("DexImaging"), "DexTerminal"],
+      path: "CustomClassifier",
       resources: [.copy("labels.sh")]),
 
     // MARK: What the two servers share

@@ -11,7 +11,9 @@
 // Without a command it uses its bundled `labels.sh`, which answers from the photo's size alone,
 // to show the wiring; it is found from any working directory.
 
+import DexImaging
 import DexKit
+import DexTerminal
 import Foundation
 
 /// An `ImageClassifying` conformance backed by an external command.
@@ -38,6 +40,14 @@ struct CommandClassifier: ImageClassifying {
     }
   }
 
+  /// The most a command may print (ranked labels are a few hundred bytes); past it the
+  /// command is stopped and its output not used.
+  static let maximumOutputBytes = 64 << 10
+
+  /// Runs the command with `input` on its standard input, written on a thread of its own while
+  /// its output is read (a command that prints before it reads cannot deadlock the two), and
+  /// returns what it printed; `""` when it failed or printed too much. A command that exits
+  /// without reading its input does not end this process (SIGPIPE is ignored; the write fails).
   private func run(input: Data) throws -> String {
     let process = Process()
     process.executableURL = executable
@@ -47,26 +57,52 @@ struct CommandClassifier: ImageClassifying {
     process.standardInput = stdin
     process.standardOutput = stdout
     try process.run()
-    try stdin.fileHandleForWriting.write(contentsOf: input)
-    try stdin.fileHandleForWriting.close()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    let writing = stdin.fileHandleForWriting
+    Thread.detachNewThread {
+      try? writing.write(contentsOf: input)
+      try? writing.close()
+    }
+    var output = Data()
+    while output.count <= Self.maximumOutputBytes {
+      let chunk = stdout.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      output.append(chunk)
+    }
+    if output.count > Self.maximumOutputBytes { process.terminate() }
     process.waitUntilExit()
-    guard process.terminationStatus == 0 else { return "" }
+    guard process.terminationStatus == 0, output.count <= Self.maximumOutputBytes else {
+      return ""
+    }
     return String(decoding: output, as: UTF8.self)
   }
 }
 
+// A command that exits without reading the photo must fail the write, not end this process.
+signal(SIGPIPE, SIG_IGN)
+
+/// Writes `message` and a line break to standard error.
+func complain(_ message: String) {
+  FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let imagePath = arguments.first, let image = FileManager.default.contents(atPath: imagePath)
-else {
-  print("usage: custom-classifier <image> [-- command args…]")
+guard let imagePath = arguments.first else {
+  complain("usage: custom-classifier <image> [-- command args…]")
   exit(64)
+}
+let image: Data
+do {
+  // Only a regular file, at most the decoder's 100 MiB, refused before it is read.
+  image = try LocalFile.read(imagePath, maximumByteCount: DecodingLimits.default.maximumByteCount)
+} catch {
+  complain("custom-classifier: \(error)")
+  exit(66)
 }
 let command = arguments.drop { $0 != "--" }.dropFirst()
 let classifier: CommandClassifier
 if command.isEmpty {
   guard let script = Bundle.module.url(forResource: "labels", withExtension: "sh") else {
-    print("custom-classifier: the bundled labels.sh is missing")
+    complain("custom-classifier: the bundled labels.sh is missing")
     exit(70)
   }
   classifier = CommandClassifier(
@@ -77,6 +113,7 @@ if command.isEmpty {
 }
 
 let scanner = DexScanner(classifier: classifier)
+var failed = false
 for await state in scanner.scan(image) {
   switch state.phase {
   case .capturing: print("Capturing…")
@@ -86,6 +123,10 @@ for await state in scanner.scan(image) {
     if let name = state.partialResult?.commonName { print("Identified: \(name)…") }
   case .result:
     print("Entry: \(state.result?.commonName ?? "") [\(state.result?.dexCategory.title ?? "")]")
-  case .failed: print("Failed: \(state.error?.localizedDescription ?? "")")
+  case .failed:
+    print("Failed: \(state.error?.localizedDescription ?? "")")
+    failed = true
   }
 }
+// A scan that failed is a failure for a script that runs this, too (EX_DATAERR).
+if failed { exit(65) }

@@ -73,6 +73,29 @@ struct DexCommandLineTests {
     #expect(output.contains("Entry: Unidentified mineral [Mineral]"), "\(output)")
   }
 
+  /// The example fails as a script expects: a file it cannot scan exits non-zero, and so does
+  /// a command that exits without reading the photo (its write fails, no SIGPIPE ends the
+  /// example), with the usage and errors on standard error.
+  @Test func customClassifierFailuresExitNonZero() async throws {
+    let dex = try DexCLI()
+    defer { dex.cleanUp() }
+    let example = dex.executable.deletingLastPathComponent()
+      .appendingPathComponent("custom-classifier")
+    try FileManager.default.createDirectory(at: dex.store, withIntermediateDirectories: true)
+    let notes = dex.store.appendingPathComponent("notes.txt")
+    try Data("not a photo\n".utf8).write(to: notes)
+    let text = try await ChildProcess.run(example, arguments: [notes.path])
+    #expect(text.status == 65, "\(String(decoding: text.standardOutput, as: UTF8.self))")
+    let silent = try await ChildProcess.run(
+      example, arguments: [try photoPath("cat"), "--", "true"])
+    #expect(silent.status == 65, "status \(silent.status)")
+    let usage = try await ChildProcess.run(example, arguments: [])
+    #expect(usage.status == 64)
+    #expect(String(decoding: usage.standardError, as: UTF8.self).contains("usage:"))
+    let missing = try await ChildProcess.run(example, arguments: ["/nonexistent/photo.jpg"])
+    #expect(missing.status == 66)
+  }
+
   @Test func anOfflineFlowerSaysOnlyWhatTheClassifierKnows() async throws {
     let dex = try DexCLI()
     defer { dex.cleanUp() }
