@@ -1,7 +1,8 @@
 extension DexEntry {
   /// The entry with every text field cut to the lengths a parsed reply is cut to (see
   /// `ScanResultFields.Limits`; the rarity and the local guess's label like a category and a
-  /// name, the notes and the recognized text to 20 000 characters each) and its confidence
+  /// name, the notes and the recognized text to 100 000 characters each, far above what a person
+  /// writes or a photo shows) and its confidence
   /// clamped to 0...1 (0 when not finite): what an import stores, so that an archive (crafted,
   /// or from a version that stored anything) can neither carry megabytes into every list and
   /// page nor a confidence that breaks a display.

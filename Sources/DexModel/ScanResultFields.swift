@@ -62,8 +62,8 @@ struct ScanResultFields {
     static let factCount = 20
     static let factCharacters = 500
     /// What an imported entry keeps of a user's notes and of the text read from its photo.
-    static let notesCharacters = 20_000
-    static let recognizedTextCharacters = 20_000
+    static let notesCharacters = 100_000
+    static let recognizedTextCharacters = 100_000
 
     /// `text` cut to `limit` characters, with "…" when it was longer.
     static func cut(_ text: String, to limit: Int) -> String {

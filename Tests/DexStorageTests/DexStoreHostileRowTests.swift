@@ -113,7 +113,7 @@ import Testing
       }
       let long = String(repeating: "n", count: 5_000)
       var fern = makeEntry("Fern " + long, summary: long)
-      let huge = String(repeating: "t", count: 30_000)
+      let huge = String(repeating: "t", count: 150_000)
       (fern.notes, fern.recognizedText) = (huge, huge)
       (fern.rarity, fern.localGuessLabel) = (long, long)
       try await source.insert(fern, image: randomImage())
@@ -131,7 +131,7 @@ import Testing
       #expect(imported.confidence == 1)
       #expect(imported.commonName.count == 200 && imported.commonName.hasPrefix("Fern n"))
       #expect(imported.summary.count == 4_000)
-      #expect(imported.notes.count == 20_000 && imported.recognizedText?.count == 20_000)
+      #expect(imported.notes.count == 100_000 && imported.recognizedText?.count == 100_000)
       #expect(imported.rarity.count == 64 && imported.localGuessLabel.count == 200)
     }
   }

@@ -74,8 +74,9 @@ struct DexCommandLineTests {
   }
 
   /// The example fails as a script expects: a file it cannot scan exits non-zero, and so does
-  /// a command that exits without reading the photo (its write fails, no SIGPIPE ends the
-  /// example), with the usage and errors on standard error.
+  /// a scan whose command reads nothing and prints nothing, with the usage and errors on
+  /// standard error. (Whether the command's closed input ends the example with SIGPIPE is not
+  /// shown here: the sample photos' JPEGs fit the pipe's buffer, so the write succeeds first.)
   @Test func customClassifierFailuresExitNonZero() async throws {
     let dex = try DexCLI()
     defer { dex.cleanUp() }
@@ -87,7 +88,7 @@ struct DexCommandLineTests {
     let text = try await ChildProcess.run(example, arguments: [notes.path])
     #expect(text.status == 65, "\(String(decoding: text.standardOutput, as: UTF8.self))")
     let silent = try await ChildProcess.run(
-      example, arguments: [try photoPath("cat"), "--", "true"])
+      example, arguments: [try photoPath("cat"), "--", "sh", "-c", "exec 0<&-; sleep 1"])
     #expect(silent.status == 65, "status \(silent.status)")
     let usage = try await ChildProcess.run(example, arguments: [])
     #expect(usage.status == 64)

@@ -183,17 +183,17 @@ struct ProxyRoutes: Sendable {
     // Only now: a session id is public (it travels in every request's headers), so a bucket
     // or a count taken before the signature verified could be spent by anyone who saw the id.
     if let sessionID = signed.sessionID {
-      if let refusal = await rateLimited("session:\(sessionID)", route: route) {
-        return answer(refusal)
-      }
-      // The session's share of the slots, held with the request's own slot (a streamed reply
-      // keeps both until it ends).
+      // The session's share of the slots first (a call refused as busy spends no token), held
+      // with the request's own slot (a streamed reply keeps both until it ends).
       guard inFlight.enterSession(sessionID) else { return busy() }
       let inFlight = inFlight
       if let slot = InFlightSlot.current {
         slot.alsoOnRelease { inFlight.leaveSession(sessionID) }
       } else {
         inFlight.leaveSession(sessionID)
+      }
+      if let refusal = await rateLimited("session:\(sessionID)", route: route) {
+        return answer(refusal)
       }
     }
     func badRequest(_ code: String, _ message: String) -> Response {

@@ -52,6 +52,24 @@ import Testing
     }
   }
 
+  /// A streamed reply holds its session's count until the stream ends, then gives it back: with
+  /// a cap of one, the session's next call is served.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  @Test func aStreamedReplyGivesItsSessionCountBack() async throws {
+    try await ProxyHarness.with(configure: { $0.maximumInFlightPerSession = 1 }) { proxy in
+      proxy.upstream.enqueue(.stream(["{\"commonName\": \"Fox\", ", "\"category\": \"animal\"}"]))
+      let session = try await proxy.rawSession(subject: "streamer")
+      for round in 0..<2 {
+        let body = try JSONEncoder().encode(
+          VisionRequest.identify(
+            image: sampleImage.base64EncodedString(), categoryHint: nil, stream: round == 0))
+        let response = try await proxy.sendVision(
+          body, secret: session.sessionSecret, session: session.sessionID)
+        #expect(response.statusCode == 200, "round \(round): \(errorCode(response.body) ?? "")")
+      }
+    }
+  }
+
   /// A connection that declares a 200 KiB body and sends none of it holds that many bytes of
   /// the budget: a 150 KiB body from another address is busy at once, a small one is worked on.
   @available(macOS 14, iOS 17, tvOS 17, *)

@@ -12,11 +12,12 @@ import NIOHTTPTypes
 /// While the server works on a request no timer runs (dex-proxy's upstream call has its own
 /// timeout). Add one per connection, in a Hummingbird server's `additionalChannelHandlers`.
 ///
-/// Writing has its deadline too: while a response fills the connection's outbound buffer (the
-/// channel is unwritable, so the handler writing it waits), the client must take some of it
-/// within every timeout, or the connection is closed, which fails the waiting write. A client
-/// that stops reading cannot hold its handler (and whatever the handler holds) for longer than
-/// that; a slow client that keeps reading is never cut off.
+/// Writing has its deadline too: while a response waits on its client (the channel is
+/// unwritable, so the handler writing it waits, or the response's end is queued but not yet
+/// sent), the client must take at least 32 KiB of it (or all of it) within every timeout, or the
+/// connection is closed, which fails the waiting write. A client that stops reading cannot hold
+/// its handler, or the connection, for longer than that; a slow client that keeps reading is not
+/// cut off.
 ///
 /// A server may give some requests less time: `bodyTimeout` picks a request's body deadline from
 /// its raw path (dex-proxy gives every path but `/vision` a few seconds: an `/auth_token` body
@@ -36,8 +37,12 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
   private let connectTimeout: TimeAmount
   private let bodyTimeout: @Sendable (_ path: Substring) -> TimeAmount
   private var timer: Scheduled<Void>?
-  /// Runs while the channel is unwritable.
+  /// Runs while a response waits on its client (see ``isWaitingOnClient(_:)``).
   private var stallTimer: Scheduled<Void>?
+  /// Responses whose end has been queued and not yet sent.
+  private var endsUnsent = 0
+  /// The least a client must take of what waits for it within each timeout (or all of it).
+  static let minimumProgressBytes = 32 << 10
   /// A request's head has arrived and its end not yet.
   private var reading = false
   /// Requests whose head has arrived and whose response has not ended yet.
@@ -83,26 +88,39 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
   }
 
   /// Starts the write deadline when the outbound buffer fills (the client stopped reading, or
-  /// reads slowly), stops it when the client drains it.
+  /// reads slowly), stops it when the client drains it and no response's end waits.
   public func channelWritabilityChanged(context: ChannelHandlerContext) {
-    if context.channel.isWritable {
+    watchWriting(context)
+    context.fireChannelWritabilityChanged()
+  }
+
+  /// Whether a response waits on the client: the channel is unwritable, or a response's end is
+  /// queued and not yet sent (what is queued is below the channel's high watermark, but the
+  /// socket's buffers are full).
+  private func isWaitingOnClient(_ context: ChannelHandlerContext) -> Bool {
+    !context.channel.isWritable || endsUnsent > 0
+  }
+
+  /// Runs the write deadline while a response waits on the client, and only then.
+  private func watchWriting(_ context: ChannelHandlerContext) {
+    if !isWaitingOnClient(context) {
       stopStallTimer()
     } else if stallTimer == nil {
       armStallTimer(context, pending: Self.pendingBytes(context))
     }
-    context.fireChannelWritabilityChanged()
   }
 
-  /// Closes the connection `timeout` from now unless the bytes waiting to be sent have gone
-  /// below `pending` by then (the client took some): then it waits again from there.
+  /// Closes the connection `timeout` from now unless, by then, the client has taken at least
+  /// ``minimumProgressBytes`` of the `pending` bytes waiting for it (or all of them): then it
+  /// waits again from there.
   private func armStallTimer(_ context: ChannelHandlerContext, pending: Int?) {
     let loop = context.eventLoop.assumeIsolated()
     stallTimer = loop.scheduleTask(in: timeout) { [weak self] in
       guard let self else { return }
       self.stallTimer = nil
-      guard !context.channel.isWritable else { return }
+      guard self.isWaitingOnClient(context) else { return }
       let now = Self.pendingBytes(context)
-      if let pending, let now, now < pending {
+      if let pending, let now, now <= pending - min(pending, Self.minimumProgressBytes) {
         self.armStallTimer(context, pending: now)
       } else {
         context.close(promise: nil)
@@ -144,16 +162,21 @@ public final class RequestReadDeadline: ChannelDuplexHandler, RemovableChannelHa
     }
     // Counted once the response's end has been sent, not when it was queued: a large response
     // still on its way to a slow client is not idle (the write deadline watches it meanwhile).
+    // Until then the write deadline watches it, however little is queued.
     let sent = context.eventLoop.makePromise(of: Void.self)
     sent.futureResult.assumeIsolated().whenComplete { [weak self] _ in
       guard let self else { return }
+      self.endsUnsent = max(0, self.endsUnsent - 1)
+      self.watchWriting(context)
       self.unanswered = max(0, self.unanswered - 1)
       if self.unanswered == 0, !self.reading, context.channel.isActive {
         self.arm(context, self.timeout)
       }
     }
     if let promise { sent.futureResult.cascade(to: promise) }
+    endsUnsent += 1
     context.write(data, promise: sent)
+    watchWriting(context)
   }
 
   private func arm(_ context: ChannelHandlerContext, _ deadline: TimeAmount) {

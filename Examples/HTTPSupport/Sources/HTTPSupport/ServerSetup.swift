@@ -66,8 +66,8 @@ public enum ServerSetup {
               bodyTimeout: bodyTimeout)
           ],
           // None of Hummingbird's: ``RequestReadDeadline`` keeps the idle deadline, counted from
-          // when a response has been sent. Hummingbird's counts from the last read, so it cut a
-          // large response to a slow client once the read timeout passed after the request.
+          // when a response has been sent. Hummingbird's counts from when the response's end is
+          // queued, so it cut a large response to a slow client one read timeout later.
           idleTimeout: nil)),
       configuration: .init(
         address: .hostname(settings.host, port: settings.port), serverName: settings.name),

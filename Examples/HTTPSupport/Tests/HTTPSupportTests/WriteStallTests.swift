@@ -9,6 +9,10 @@ import NIOCore
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A client that stops reading a response cannot hold its handler: once the response fills the
 /// connection's buffers, the client must take some of it within the read timeout, or the
 /// connection is closed and the handler's waiting write fails; a slow client that keeps reading
