@@ -2,10 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
   import Glibc
-  private let systemRead = Glibc.read
 #elseif canImport(Darwin)
   import Darwin
-  private let systemRead = Darwin.read
 #endif
 
 /// A file named on the command line (a photo to scan, a config file), read within a bound.
@@ -43,28 +41,17 @@ public enum LocalFile {
       throw Refusal(
         description: "Cannot read \(path): \(info.st_size) bytes, over the \(limit)-byte limit")
     }
-    var data = Data(count: Int(info.st_size) + 1)
-    var total = 0
-    while true {
-      if total == data.count {
-        // Grown since it was measured: one more byte than the bound is enough to know.
-        guard data.count <= limit else { break }
-        data.count = min(limit + 1, data.count * 2)
-      }
-      let count = data.withUnsafeMutableBytes { buffer -> Int in
-        guard let base = buffer.baseAddress else { return 0 }
-        return systemRead(descriptor, base + total, buffer.count - total)
-      }
-      if count < 0, errno == EINTR { continue }
-      guard count >= 0 else {
-        throw Refusal(description: "Cannot read \(path): \(String(cString: strerror(errno)))")
-      }
-      if count == 0 { break }
-      total += count
+    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+    let data: Data
+    do {
+      // One byte over the bound shows a file that grew since it was measured.
+      data = try handle.read(upToCount: limit + 1) ?? Data()
+    } catch {
+      throw Refusal(description: "Cannot read \(path): \(error.localizedDescription)")
     }
-    guard total <= limit else {
+    guard data.count <= limit else {
       throw Refusal(description: "Cannot read \(path): over the \(limit)-byte limit")
     }
-    return data.prefix(total)
+    return data
   }
 }

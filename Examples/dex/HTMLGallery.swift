@@ -91,11 +91,8 @@ struct HTMLGallery {
       })
   }
 
-  /// Text escaped for the page (``HTMLText/escape(_:)``).
-  static func escape(_ text: String) -> String { HTMLText.escape(text) }
-
   private func badge(_ category: DexCategory) -> String {
-    "<span class=\"badge\" style=\"--tint: \(category.tint.cssHex)\">\(Self.escape(category.title))</span>"
+    "<span class=\"badge\" style=\"--tint: \(category.tint.cssHex)\">\(HTMLText.escape(category.title))</span>"
   }
 
   private func document(title: String, stylesheet: String, body: String) -> String {
@@ -106,7 +103,7 @@ struct HTMLGallery {
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta http-equiv="Content-Security-Policy" content="script-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'">
-    <title>\(Self.escape(title))</title>
+    <title>\(HTMLText.escape(title))</title>
     <link rel="stylesheet" href="\(stylesheet)">
     </head>
     <body>
@@ -121,9 +118,9 @@ struct HTMLGallery {
     let cells = entries.map { entry -> String in
       let id = Self.fileName(entry.id)
       return """
-        <li><a class="cell" href="entries/\(id).html" aria-label="\(Self.escape(entry.commonName)), \(Self.escape(entry.category.title)), \(Self.escape(entry.dexRarity.rawValue))">
-        <img src="images/\(id)-thumb.jpg" alt="Photo of \(Self.escape(entry.commonName))" loading="lazy">
-        <span class="name">\(Self.escape(entry.commonName))</span>
+        <li><a class="cell" href="entries/\(id).html" aria-label="\(HTMLText.escape(entry.commonName)), \(HTMLText.escape(entry.category.title)), \(HTMLText.escape(entry.dexRarity.rawValue))">
+        <img src="images/\(id)-thumb.jpg" alt="Photo of \(HTMLText.escape(entry.commonName))" loading="lazy">
+        <span class="name">\(HTMLText.escape(entry.commonName))</span>
         \(badge(entry.category))
         </a></li>
         """
@@ -139,23 +136,23 @@ struct HTMLGallery {
 
   func entryPage(_ entry: DexEntry, id: String) -> String {
     let percent = TerminalText.percent(entry.confidence)
-    let facts = entry.facts.map { fact -> String in "<li>\(Self.escape(fact))</li>" }
+    let facts = entry.facts.map { fact -> String in "<li>\(HTMLText.escape(fact))</li>" }
       .joined(separator: "\n")
     let date = ISO8601DateFormatter().string(from: entry.dateDiscovered)
     let body = """
       <nav><a href="../index.html">← All discoveries</a></nav>
       <main class="entry">
-      <img class="hero" src="../images/\(id).jpg" alt="Photo of \(Self.escape(entry.commonName))">
-      <h1>\(Self.escape(entry.commonName))</h1>
-      \(entry.scientificName.isEmpty ? "" : "<p class=\"scientific\">\(Self.escape(entry.scientificName))</p>")
-      <p class="pills">\(badge(entry.category)) <span class="rarity rarity-\(entry.dexRarity.rawValue.lowercased())">\(Self.escape(entry.dexRarity.rawValue))</span></p>
+      <img class="hero" src="../images/\(id).jpg" alt="Photo of \(HTMLText.escape(entry.commonName))">
+      <h1>\(HTMLText.escape(entry.commonName))</h1>
+      \(entry.scientificName.isEmpty ? "" : "<p class=\"scientific\">\(HTMLText.escape(entry.scientificName))</p>")
+      <p class="pills">\(badge(entry.category)) <span class="rarity rarity-\(entry.dexRarity.rawValue.lowercased())">\(HTMLText.escape(entry.dexRarity.rawValue))</span></p>
       <p class="confidence"><label for="confidence">Confidence</label>
       <meter id="confidence" min="0" max="100" value="\(percent)" aria-label="Confidence \(percent) percent">\(percent)%</meter> \(percent)%</p>
-      <p class="summary">\(Self.escape(entry.summary))</p>
+      <p class="summary">\(HTMLText.escape(entry.summary))</p>
       \(facts.isEmpty ? "" : "<section aria-labelledby=\"notes\"><h2 id=\"notes\">Field Notes</h2><ul class=\"facts\">\n\(facts)\n</ul></section>")
-      \(entry.notes.isEmpty ? "" : "<section><h2>Your notes</h2><p>\(Self.escape(entry.notes))</p></section>")
-      \(entry.recognizedText.map { "<section><h2>Text in the photo</h2><pre class=\"text\">\(Self.escape($0))</pre></section>" } ?? "")
-      <p class="meta">Discovered <time datetime="\(date)">\(date)</time>\(entry.localGuessLabel.isEmpty ? "" : " · on-device guess: \(Self.escape(entry.localGuessLabel))")</p>
+      \(entry.notes.isEmpty ? "" : "<section><h2>Your notes</h2><p>\(HTMLText.escape(entry.notes))</p></section>")
+      \(entry.recognizedText.map { "<section><h2>Text in the photo</h2><pre class=\"text\">\(HTMLText.escape($0))</pre></section>" } ?? "")
+      <p class="meta">Discovered <time datetime="\(date)">\(date)</time>\(entry.localGuessLabel.isEmpty ? "" : " · on-device guess: \(HTMLText.escape(entry.localGuessLabel))")</p>
       </main>
       """
     return document(title: entry.commonName, stylesheet: "../style.css", body: body)
