@@ -41,6 +41,7 @@ let nioLocks: Target.Dependency = .product(name: "NIOConcurrencyHelpers", packag
 let heap: Target.Dependency = .product(name: "HeapModule", package: "swift-collections")
 let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+let subprocess: Target.Dependency = .product(name: "Subprocess", package: "swift-subprocess")
 
 let package = Package(
   name: "DexKitExamples",
@@ -71,6 +72,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    // Child processes in the tests (Tests/Support/ChildProcess.swift).
+    .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
   ],
   targets: [
     // MARK: Command-line apps
@@ -142,7 +145,7 @@ let package = Package(
     // MARK: Tests
     // Test plumbing (log capture, child processes, clocks): see Tests/Support/README.md.
     .target(
-      name: "DexExamplesTestSupport", dependencies: [logging], path: "Tests/Support",
+      name: "DexExamplesTestSupport", dependencies: [logging, subprocess], path: "Tests/Support",
       exclude: ["README.md"]),
     .testTarget(
       name: "DexCommandLineTests",

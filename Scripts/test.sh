@@ -17,6 +17,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run_started=$SECONDS
+# The proxy's slot test holds about 2 000 descriptors in one test process (a thousand
+# connections, both ends): the soft limit goes up to what the machine allows.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 source Scripts/bootstrap.sh
 bash Scripts/lint.sh
 bash Scripts/check-host-dependencies.sh
@@ -93,6 +96,19 @@ failures=$((failures + ${browser_failed:-0}))
 not_run="${browser_not_run:+ (PixScan browser checks not run)}"
 echo "== whole run: $((SECONDS - run_started)) s"
 if ((${#failed_packages[@]})); then
+  # What failed, near the end of the output, where a CI log's tail shows it: each failed test
+  # and issue, and for a package whose test process ended without Swift Testing's summary (it
+  # crashed), the last lines it printed (the trap or signal is among them).
+  for log in "$logs"/*.log; do
+    [ -e "$log" ] || continue
+    found=$(grep -a -E '✘|Fatal error|Precondition failed|Assertion failed|error: ' "$log" \
+      | grep -a -v ' passed after ' | tail -n 40 || true)
+    if ! grep -a -q 'Test run with [0-9]* tests\{0,1\} in ' "$log"; then
+      found+="${found:+$'\n'}-- no Swift Testing summary (the process ended early); its last lines:"
+      found+=$'\n'"$(tail -n 30 "$log")"
+    fi
+    if [ -n "$found" ]; then printf '== failures in %s\n%s\n' "$(basename "$log" .log)" "$found"; fi
+  done
   echo "Failed: ${failed_packages[*]}" >&2
   echo "DexKit: $((total - failures)) passed, $((failures > 0 ? failures : 1)) failed$not_run"
   exit 1

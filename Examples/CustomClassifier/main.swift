@@ -82,7 +82,7 @@ signal(SIGPIPE, SIG_IGN)
 
 /// Writes `message` and a line break to standard error.
 func complain(_ message: String) {
-  FileHandle.standardError.write(Data((message + "\n").utf8))
+  try? FileHandle.standardError.write(contentsOf: Data((message + "\n").utf8))
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

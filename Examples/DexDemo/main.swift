@@ -18,7 +18,8 @@ guard let url = Bundle.module.url(forResource: "replies", withExtension: "json")
   let data = try? Data(contentsOf: url),
   let samples = try? JSONDecoder().decode([Sample].self, from: data)
 else {
-  FileHandle.standardError.write(Data("dex-demo: the bundled replies are missing\n".utf8))
+  try? FileHandle.standardError.write(
+    contentsOf: Data("dex-demo: the bundled replies are missing\n".utf8))
   exit(1)
 }
 

@@ -60,15 +60,16 @@ struct AskCommand: AsyncParsableCommand {
           imageData: jpeg, question: question, deadline: deadline)
         {
           // The model's text is shown, never interpreted: no escape sequences reach the terminal.
-          FileHandle.standardOutput.write(
-            Data(TerminalText.safe(piece, keepingNewlines: true).utf8))
+          // `write(contentsOf:)` throws where `write(_:)` traps (standard output closed).
+          try FileHandle.standardOutput.write(
+            contentsOf: Data(TerminalText.safe(piece, keepingNewlines: true).utf8))
           printed = true
         }
       } catch {
-        if printed { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        if printed { try? FileHandle.standardOutput.write(contentsOf: Data("\n".utf8)) }
         throw DexCLIError.scanFailed("\(URL(fileURLWithPath: photo).lastPathComponent): \(error)")
       }
-      FileHandle.standardOutput.write(Data("\n".utf8))
+      try FileHandle.standardOutput.write(contentsOf: Data("\n".utf8))
     }
   }
 }

@@ -166,7 +166,7 @@ func fail(_ error: any Error) -> ExitCode {
   let cliError = error as? DexCLIError ?? .store(String(describing: error))
   // Messages can quote archive member names or server text: never raw to the terminal.
   let message = TerminalText.safe(cliError.description, keepingNewlines: true)
-  FileHandle.standardError.write(Data("dex: \(message)\n".utf8))
+  try? FileHandle.standardError.write(contentsOf: Data("dex: \(message)\n".utf8))
   return cliError.exitCode
 }
 

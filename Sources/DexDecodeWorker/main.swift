@@ -23,8 +23,9 @@
 
   guard let addressSpace = argument("--address-space"), let cpuSeconds = argument("--cpu-seconds")
   else {
-    FileHandle.standardError.write(
-      Data("usage: dex-decode-worker --address-space BYTES --cpu-seconds SECONDS\n".utf8))
+    try? FileHandle.standardError.write(
+      contentsOf:
+        Data("usage: dex-decode-worker --address-space BYTES --cpu-seconds SECONDS\n".utf8))
     exit(64)
   }
   let allowsTestHooks = CommandLine.arguments.contains("--test-hooks")
@@ -162,9 +163,10 @@
   import Foundation
 
   // Built without the SystemImageCodecs trait, or not on Linux: there is no decoder to run.
-  FileHandle.standardError.write(
-    Data(
-      ("dex-decode-worker: built without the system image codecs (it needs Linux and the "
-        + "package's SystemImageCodecs trait); it decodes nothing\n").utf8))
+  try? FileHandle.standardError.write(
+    contentsOf:
+      Data(
+        ("dex-decode-worker: built without the system image codecs (it needs Linux and the "
+          + "package's SystemImageCodecs trait); it decodes nothing\n").utf8))
   exit(69)  // EX_UNAVAILABLE
 #endif

@@ -126,7 +126,7 @@ struct DexCommandLineTests {
     #expect(list.status == 0)
     let entries = try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]]
     let ids = try #require(entries?.compactMap { $0["id"] as? String })
-    #expect(ids.count == 2)
+    try #require(ids.count == 2)
     #expect(entries?.first?["commonName"] as? String == "Orange", "newest first")
 
     // The same photo again: the store keeps its one entry, and the command says so.

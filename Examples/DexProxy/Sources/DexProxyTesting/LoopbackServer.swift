@@ -40,9 +40,18 @@ public enum LoopbackServer {
     /// server that has not ended `grace` after that (a handler that ignores cancellation) is left
     /// behind, with another such line, so that a stop never waits without a bound.
     ///
+    /// The waits run apart from the caller's task: a caller already cancelled (a test past its
+    /// time limit) would end each wait at once and cancel the server straight after asking it to
+    /// stop, which is the trap above.
+    ///
     /// - Returns: whether the server ended.
     @discardableResult
     public func stop(grace: Duration = .seconds(10)) async -> Bool {
+      let running = self
+      return await Task { await running.stopGracefully(grace: grace) }.value
+    }
+
+    private func stopGracefully(grace: Duration) async -> Bool {
       await group.triggerGracefulShutdown()
       if await ended(within: grace) { return true }
       // A client that keeps its connection open (a trickle, a stalled stream): cut it.
@@ -55,7 +64,8 @@ public enum LoopbackServer {
 
     /// A line on standard error about a stop that took longer than it should.
     private static func note(_ text: String) {
-      FileHandle.standardError.write(Data("LoopbackServer: \(text)\n".utf8))
+      // `write(contentsOf:)`, not `write(_:)`, which traps on a write error (a closed pipe).
+      try? FileHandle.standardError.write(contentsOf: Data("LoopbackServer: \(text)\n".utf8))
     }
 
     /// Whether the server's task ends within `limit`.

@@ -23,8 +23,9 @@ do {
   configuration = try ProxyConfiguration.fromEnvironment()
 } catch {
   // One line naming the variable and the problem, never a value.
-  FileHandle.standardError.write(
-    Data("dex-proxy: invalid configuration: \(error.description)\n".utf8))
+  try? FileHandle.standardError.write(
+    contentsOf:
+      Data("dex-proxy: invalid configuration: \(error.description)\n".utf8))
   exit(64)
 }
 

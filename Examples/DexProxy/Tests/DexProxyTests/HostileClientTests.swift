@@ -453,7 +453,7 @@ import Testing
     ] as [(String, [String: String], String)])
   func badSecretsStopTheExecutable(
     _ name: String, _ overrides: [String: String], _ variable: String
-  ) throws {
+  ) async throws {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0])
       .deletingLastPathComponent().appendingPathComponent("dex-proxy")
     try #require(
@@ -461,16 +461,10 @@ import Testing
       "dex-proxy is built beside the tests")
     var environment = minimalEnvironment.merging(overrides) { $1 }
     environment["DEX_PROXY_PORT"] = "0"
-    let process = Process()
-    process.executableURL = executable
-    process.environment = environment
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    let output = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 64, "\(name)")
+    let run = try await ChildProcess.run(
+      executable, arguments: [], environment: environment, timeLimit: .seconds(60))
+    #expect(run.status == 64 && !run.killedBySignal, "\(name)")
+    let output = run.standardError
     let text = String(decoding: output, as: UTF8.self)
     let lines = text.split(separator: "\n")
     #expect(lines.count == 1, "\(name)")

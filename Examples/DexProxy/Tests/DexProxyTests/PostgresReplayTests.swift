@@ -43,17 +43,15 @@ enum TestPostgres {
   }
 
   /// Runs `Scripts/postgres.sh verb` (`pause` or `resume`) and waits for it.
-  static func control(_ verb: String) throws {
+  static func control(_ verb: String) async throws {
     let root = URL(fileURLWithPath: #filePath)
       .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = [root.appendingPathComponent("Scripts/postgres.sh").path, verb]
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw ControlFailed(verb: verb) }
+    let run = try await ChildProcess.run(
+      URL(fileURLWithPath: "/bin/bash"),
+      arguments: [root.appendingPathComponent("Scripts/postgres.sh").path, verb],
+      timeLimit: .seconds(60))
+    guard run.status == 0, !run.killedBySignal else { throw ControlFailed(verb: verb) }
   }
 
   struct ControlFailed: Error { var verb: String }
@@ -260,7 +258,7 @@ struct PostgresReplayTests {
         #expect(try await proxy.send("GET", "/health").statusCode == 200)
       }
 
-      try TestPostgres.control("pause")
+      try await TestPostgres.control("pause")
       do {
         // A fresh request, a replay of the accepted one and a new session: refused by both
         // instances, never accepted unchecked.
@@ -287,10 +285,10 @@ struct PostgresReplayTests {
           #expect(token.statusCode == 503)
         }
       } catch {
-        try? TestPostgres.control("resume")
+        try? await TestPostgres.control("resume")
         throw error
       }
-      try TestPostgres.control("resume")
+      try await TestPostgres.control("resume")
 
       // Both instances serve again by themselves (the pool reconnects).
       let deadline = ContinuousClock.now + .seconds(45)

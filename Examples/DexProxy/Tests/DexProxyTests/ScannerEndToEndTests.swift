@@ -80,6 +80,10 @@ struct ScannerEndToEndTests {
     // it after 2 minutes, so that a scan that waits for the reply fails instead of hanging): no
     // speed of the machine lets the reply come first. The proxy's own deadline is farther still.
     try await ProxyHarness.with(configure: { $0.upstream.timeout = .seconds(300) }) { proxy in
+      // The session first: the client fetches it in a task of its own that the scan's deadline
+      // does not end, and it must not be still connecting when the proxy stops.
+      let vision = proxy.vision()
+      _ = try await vision.describe(imageData: try Self.photo("cat"), question: nil)
       let gate = UpstreamGate()
       proxy.upstream.setFallback(.gatedStream([], gate: gate, then: [StubUpstream.cleanJSON]))
       let watchdog = Task {
@@ -91,7 +95,7 @@ struct ScannerEndToEndTests {
         gate.open()
       }
       let scanner = DexScanner(
-        visionService: proxy.vision(), configuration: .init(cloudTimeout: .milliseconds(500)))
+        visionService: vision, configuration: .init(cloudTimeout: .milliseconds(500)))
       // Timed from the local guess on, so that a loaded CI machine running the (debug-built)
       // encode and classifier slowly cannot fail it: only the cloud pass is measured.
       let clock = ContinuousClock()

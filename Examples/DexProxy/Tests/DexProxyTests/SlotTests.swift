@@ -22,11 +22,15 @@ import Testing
     let opened = Atomic(0)
     /// Connections whose headers were sent and that are still open.
     let open = Atomic(0)
+    /// Ends once ``run()`` has returned and closed every connection.
+    private let finished: AsyncStream<Void>
+    private let finish: AsyncStream<Void>.Continuation
 
     init(port: Int, count: Int, addresses: Int) {
       self.port = port
       self.count = count
       self.addresses = addresses
+      (finished, finish) = AsyncStream.makeStream(of: Void.self)
     }
 
     /// Request headers signed with a key the proxy does not know, valid in shape and time, for
@@ -52,12 +56,16 @@ import Testing
       return connection
     }
 
-    /// Runs until ``stop()``.
+    /// Runs until ``stopAndWait()``; no connection is opened once it is called.
     func run() {
+      defer { finish.finish() }
       var connections: [RawConnection?] = (0..<count).map { connect($0) }
       while !stopped.load(ordering: .relaxed) {
         open.store(connections.count { $0 != nil }, ordering: .relaxed)
         for index in connections.indices {
+          // A stopping test stops its proxy next: a connection opened meanwhile would reach a
+          // server that no longer hands connections to a handler.
+          if stopped.load(ordering: .relaxed) { break }
           if let connection = connections[index],
             connection.send("{") == false || connection.isClosed(within: 0)
           {
@@ -71,7 +79,11 @@ import Testing
       for connection in connections { connection?.close() }
     }
 
-    func stop() { stopped.store(true, ordering: .relaxed) }
+    /// Stops the crowd and returns once every connection of it is closed.
+    func stopAndWait() async {
+      stopped.store(true, ordering: .relaxed)
+      for await _ in finished {}
+    }
   }
 
   @available(macOS 14, iOS 17, tvOS 17, *)
@@ -82,34 +94,46 @@ import Testing
       let crowd = Crowd(port: proxy.port, count: 1000, addresses: 125)
       let running = Thread { crowd.run() }
       running.start()
-      defer { crowd.stop() }
-      // Wait (at most 60 s) until all 1 000 have sent their headers.
-      let deadline = ContinuousClock.now + .seconds(60)
-      while crowd.opened.load(ordering: .relaxed) < 1000, ContinuousClock.now < deadline {
-        try await Task.sleep(for: .milliseconds(50))
+      do {
+        try await holdSlots(proxy, session: session, crowd: crowd)
+      } catch {
+        await crowd.stopAndWait()
+        throw error
       }
-      #expect(crowd.opened.load(ordering: .relaxed) >= 1000)
-      try await Task.sleep(for: .seconds(1))
-      #expect(crowd.open.load(ordering: .relaxed) >= 900, "the crowd is not holding on")
-
-      // Each within 30 s: a bound on waiting (the transport's timeout), not a measure of speed;
-      // a slot held by the crowd is answered at once with 503 `busy`, which the statuses catch
-      // (5 s was close to what a loaded 2-core machine takes with 1 000 trickling connections).
-      let body = try visionBody("while the crowd trickles")
-      let vision = try await proxy.send(
-        "POST", "/vision",
-        headers: ProxyHarness.signed(
-          "/vision", body: body, secret: session.sessionSecret, session: session.sessionID),
-        body: body, timeout: .seconds(30))
-      #expect(vision.statusCode == 200, "/vision: \(errorCode(vision.body) ?? "")")
-      let request = try JSONEncoder().encode(AuthTokenRequest(subject: "newcomer"))
-      let issued = try await proxy.send(
-        "POST", "/auth_token",
-        headers: ProxyHarness.signed(
-          "/auth_token", body: request, secret: ProxyHarness.bootstrapKey),
-        body: request, timeout: .seconds(30))
-      #expect(issued.statusCode == 200, "/auth_token: \(errorCode(issued.body) ?? "")")
-      #expect(crowd.open.load(ordering: .relaxed) >= 900, "the crowd stopped meanwhile")
+      // Before the proxy stops (when this closure returns).
+      await crowd.stopAndWait()
     }
+  }
+
+  /// The test proper, while `crowd` trickles.
+  @available(macOS 14, iOS 17, tvOS 17, *)
+  func holdSlots(_ proxy: ProxyHarness, session: AuthTokenResponse, crowd: Crowd) async throws {
+    // Wait (at most 60 s) until all 1 000 have sent their headers.
+    let deadline = ContinuousClock.now + .seconds(60)
+    while crowd.opened.load(ordering: .relaxed) < 1000, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    #expect(crowd.opened.load(ordering: .relaxed) >= 1000)
+    try await Task.sleep(for: .seconds(1))
+    #expect(crowd.open.load(ordering: .relaxed) >= 900, "the crowd is not holding on")
+
+    // Each within 30 s: a bound on waiting (the transport's timeout), not a measure of speed;
+    // a slot held by the crowd is answered at once with 503 `busy`, which the statuses catch
+    // (5 s was close to what a loaded 2-core machine takes with 1 000 trickling connections).
+    let body = try visionBody("while the crowd trickles")
+    let vision = try await proxy.send(
+      "POST", "/vision",
+      headers: ProxyHarness.signed(
+        "/vision", body: body, secret: session.sessionSecret, session: session.sessionID),
+      body: body, timeout: .seconds(30))
+    #expect(vision.statusCode == 200, "/vision: \(errorCode(vision.body) ?? "")")
+    let request = try JSONEncoder().encode(AuthTokenRequest(subject: "newcomer"))
+    let issued = try await proxy.send(
+      "POST", "/auth_token",
+      headers: ProxyHarness.signed(
+        "/auth_token", body: request, secret: ProxyHarness.bootstrapKey),
+      body: request, timeout: .seconds(30))
+    #expect(issued.statusCode == 200, "/auth_token: \(errorCode(issued.body) ?? "")")
+    #expect(crowd.open.load(ordering: .relaxed) >= 900, "the crowd stopped meanwhile")
   }
 }

@@ -62,7 +62,7 @@ struct PixScan: AsyncParsableCommand {
       // The one place the token appears: the URL the user opens. Scripts read it from this
       // line, written unbuffered.
       let url = "http://\(PixScanServer.host):\(port)/#token=\(token.value)"
-      FileHandle.standardOutput.write(Data("PixScan: \(url)\n".utf8))
+      try? FileHandle.standardOutput.write(contentsOf: Data("PixScan: \(url)\n".utf8))
     }
     try await ServerSetup.run(app)
   }
