@@ -72,7 +72,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-    // Child processes in the tests (Tests/Support/ChildProcess.swift).
+    // Child processes: custom-classifier's command, and the tests' (Tests/Support).
     .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
   ],
   targets: [
@@ -87,7 +87,8 @@ let package = Package(
       name: "dex-demo", dependencies: ["DexTerminal", dexKit], path: "DexDemo",
       resources: [.copy("Resources")]),
     .executableTarget(
-      name: "custom-classifier", dependencies: [dexKit, sdk("DexImaging"), "DexTerminal"],
+      name: "custom-classifier",
+      dependencies: [dexKit, sdk("DexImaging"), "DexTerminal", subprocess],
       path: "CustomClassifier",
       resources: [.copy("labels.sh")]),
 

@@ -7,6 +7,10 @@
 // flow changes.
 //
 //   swift run custom-classifier photo.jpg -- python3 my_model.py
+//   swift run custom-classifier photo.jpg --time-limit 5 -- ./slow-model.sh
+//
+// A command still running after the time limit (30 s unless given) is killed and gives no
+// labels; so does one that fails or prints more than 64 KiB.
 //
 // Without a command it uses its bundled `labels.sh`, which answers from the photo's size alone,
 // to show the wiring; it is found from any working directory.
@@ -15,11 +19,20 @@ import DexImaging
 import DexKit
 import DexTerminal
 import Foundation
+import Subprocess
+
+#if canImport(System)
+  import System
+#else
+  import SystemPackage
+#endif
 
 /// An `ImageClassifying` conformance backed by an external command.
 struct CommandClassifier: ImageClassifying {
   let executable: URL
   let arguments: [String]
+  /// How long the command may run; past it, it is killed and gives no labels.
+  var timeLimit: Duration = .seconds(30)
 
   func classify(imageData: Data) async -> LocalGuess? {
     let ranked = await rankedLabels(imageData: imageData, limit: 8)
@@ -29,7 +42,7 @@ struct CommandClassifier: ImageClassifying {
   }
 
   func rankedLabels(imageData: Data, limit: Int) async -> [ClassificationLabel] {
-    guard let output = try? run(input: imageData) else { return [] }
+    guard let output = await run(input: imageData) else { return [] }
     return output.split(whereSeparator: \.isNewline).prefix(limit).compactMap { line in
       let fields = line.split(separator: "\t")
       guard let label = fields.first.map(String.init), !label.isEmpty else { return nil }
@@ -41,44 +54,68 @@ struct CommandClassifier: ImageClassifying {
   }
 
   /// The most a command may print (ranked labels are a few hundred bytes); past it the
-  /// command is stopped and its output not used.
+  /// command's output is not used.
   static let maximumOutputBytes = 64 << 10
 
-  /// Runs the command with `input` on its standard input, written on a thread of its own while
-  /// its output is read (a command that prints before it reads cannot deadlock the two), and
-  /// returns what it printed; `""` when it failed or printed too much. A command that exits
-  /// without reading its input does not end this process (SIGPIPE is ignored; the write fails).
-  private func run(input: Data) throws -> String {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    try process.run()
-    let writing = stdin.fileHandleForWriting
-    Thread.detachNewThread {
-      try? writing.write(contentsOf: input)
-      try? writing.close()
+  /// What the command printed with `input` on its standard input; `nil` when it failed,
+  /// printed more than ``maximumOutputBytes``, or ran past ``timeLimit`` (then it is killed).
+  ///
+  /// The photo reaches the command as a file on its standard input (written to a private
+  /// temporary file, removed at once, its descriptor handed over), not through a pipe: a
+  /// command may print before it reads, or exit without reading, and neither can block or end
+  /// this process. (swift-subprocess 1.0.2 traps when a child closes a pipe it is still writing
+  /// input to: swiftlang/swift-subprocess#367.)
+  private func run(input: Data) async -> String? {
+    enum Ending: Sendable {
+      case printed(String?)
+      case timedOut
     }
-    var output = Data()
-    while output.count <= Self.maximumOutputBytes {
-      let chunk = stdout.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      output.append(chunk)
+    guard let photo = try? Self.privateFile(holding: input) else { return nil }
+    defer { try? photo.close() }
+    let (executable, arguments, timeLimit) = (executable, arguments, timeLimit)
+    return await withTaskGroup(of: Ending.self) { group in
+      group.addTask {
+        guard
+          let result = try? await Subprocess.run(
+            .path(FilePath(executable.path)), arguments: Arguments(arguments),
+            input: .fileDescriptor(photo, closeAfterSpawningProcess: false),
+            output: .bytes(limit: Self.maximumOutputBytes), error: .discarded),
+          result.terminationStatus.isSuccess
+        else { return .printed(nil) }
+        return .printed(String(decoding: result.standardOutput, as: UTF8.self))
+      }
+      group.addTask {
+        try? await Task.sleep(for: timeLimit)
+        return .timedOut
+      }
+      // Whichever ends first; cancelling the run kills the command.
+      let first = await group.next()
+      group.cancelAll()
+      guard case .printed(let output) = first else { return nil }
+      return output
     }
-    if output.count > Self.maximumOutputBytes { process.terminate() }
-    process.waitUntilExit()
-    guard process.terminationStatus == 0, output.count <= Self.maximumOutputBytes else {
-      return ""
+  }
+
+  /// A descriptor, at offset 0, of a file only this user could read that holds `data`; the
+  /// file's name is removed before this returns, so nothing is left behind.
+  private static func privateFile(holding data: Data) throws -> FileDescriptor {
+    let path = FilePath(
+      FileManager.default.temporaryDirectory
+        .appendingPathComponent("custom-classifier-\(UUID().uuidString).jpg").path)
+    let file = try FileDescriptor.open(
+      path, .readWrite, options: [.create, .exclusiveCreate],
+      permissions: [.ownerReadWrite])
+    _ = unlink(path.string)
+    do {
+      _ = try file.writeAll(data)
+      _ = try file.seek(offset: 0, from: .start)
+      return file
+    } catch {
+      try? file.close()
+      throw error
     }
-    return String(decoding: output, as: UTF8.self)
   }
 }
-
-// A command that exits without reading the photo must fail the write, not end this process.
-signal(SIGPIPE, SIG_IGN)
 
 /// Writes `message` and a line break to standard error.
 func complain(_ message: String) {
@@ -86,9 +123,24 @@ func complain(_ message: String) {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let imagePath = arguments.first else {
-  complain("usage: custom-classifier <image> [-- command args…]")
+let usage = "usage: custom-classifier <image> [--time-limit SECONDS] [-- command args…]"
+guard let imagePath = arguments.first, imagePath != "--" else {
+  complain(usage)
   exit(64)
+}
+let options = Array(arguments.dropFirst().prefix { $0 != "--" })
+var timeLimit = Duration.seconds(30)
+if !options.isEmpty {
+  guard options.count == 2, options[0] == "--time-limit" else {
+    complain(usage)
+    exit(64)
+  }
+  // Whole seconds, 1 to a day: a bound, not a schedule.
+  guard let seconds = Int(options[1]), (1...86_400).contains(seconds) else {
+    complain("custom-classifier: --time-limit takes whole seconds from 1 to 86400\n\(usage)")
+    exit(64)
+  }
+  timeLimit = .seconds(seconds)
 }
 let image: Data
 do {
@@ -106,10 +158,11 @@ if command.isEmpty {
     exit(70)
   }
   classifier = CommandClassifier(
-    executable: URL(fileURLWithPath: "/bin/sh"), arguments: [script.path])
+    executable: URL(fileURLWithPath: "/bin/sh"), arguments: [script.path], timeLimit: timeLimit)
 } else {
   classifier = CommandClassifier(
-    executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: Array(command))
+    executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: Array(command),
+    timeLimit: timeLimit)
 }
 
 let scanner = DexScanner(classifier: classifier)

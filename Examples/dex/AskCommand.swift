@@ -60,16 +60,28 @@ struct AskCommand: AsyncParsableCommand {
           imageData: jpeg, question: question, deadline: deadline)
         {
           // The model's text is shown, never interpreted: no escape sequences reach the terminal.
-          // `write(contentsOf:)` throws where `write(_:)` traps (standard output closed).
-          try FileHandle.standardOutput.write(
-            contentsOf: Data(TerminalText.safe(piece, keepingNewlines: true).utf8))
+          try Self.write(TerminalText.safe(piece, keepingNewlines: true))
           printed = true
         }
+      } catch let failure as DexCLIError {
+        throw failure  // standard output failed, not the model
       } catch {
-        if printed { try? FileHandle.standardOutput.write(contentsOf: Data("\n".utf8)) }
+        if printed { try? Self.write("\n") }
         throw DexCLIError.scanFailed("\(URL(fileURLWithPath: photo).lastPathComponent): \(error)")
       }
-      try FileHandle.standardOutput.write(contentsOf: Data("\n".utf8))
+      try Self.write("\n")
+    }
+  }
+
+  /// Writes `text` to standard output as it comes (no buffering: the answer shows while the
+  /// model writes it). A standard output that cannot be written (closed) is an I/O error, exit
+  /// 74, not a failed scan; a reader that went away ends `dex` with SIGPIPE, as for any tool.
+  private static func write(_ text: String) throws(DexCLIError) {
+    do {
+      try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+    } catch {
+      throw DexCLIError.store(
+        "cannot write the answer to standard output: \(error.localizedDescription)")
     }
   }
 }

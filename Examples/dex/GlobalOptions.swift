@@ -164,8 +164,10 @@ enum DexCLIError: Error, CustomStringConvertible {
 /// Prints an error to standard error and exits with its code.
 func fail(_ error: any Error) -> ExitCode {
   let cliError = error as? DexCLIError ?? .store(String(describing: error))
-  // Messages can quote archive member names or server text: never raw to the terminal.
+  // Messages can quote archive member names, file names or server text: never raw to the
+  // terminal, and a line break in them cannot start a line that passes for another message.
   let message = TerminalText.safe(cliError.description, keepingNewlines: true)
+    .split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
   try? FileHandle.standardError.write(contentsOf: Data("dex: \(message)\n".utf8))
   return cliError.exitCode
 }

@@ -41,7 +41,7 @@ import Testing
       var states: [DexScanState] = []
       for await state in scanner.scan(try photo(.cat)) { states.append(state) }
 
-      #expect(states.map(\.phase) == [.capturing, .analyzing, .analyzing, .result])
+      try #require(states.map(\.phase) == [.capturing, .analyzing, .analyzing, .result])
       #expect(states[1].localGuess == nil, "the first analyzing state comes before the guess")
       let guess = try #require(states[2].localGuess)
       #expect(guess.category == .animal)

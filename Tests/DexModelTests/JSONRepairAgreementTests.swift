@@ -1,3 +1,4 @@
+import DexTestSupport
 import DexTestTraits
 import Foundation
 import Testing
@@ -32,43 +33,31 @@ struct JSONRepairAgreementTests {
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   static let fixtures = root.appendingPathComponent("Tests/DexModelTests/Fixtures")
 
-  /// Runs the answers script; records a clear failure when python3 or json_repair is missing.
-  static func answers(for casesFile: URL) throws -> Answers? {
-    let output = FileManager.default.temporaryDirectory
-      .appendingPathComponent("json-repair-answers-\(UUID().uuidString).json")
-    guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
-      throw CocoaError(.fileWriteUnknown)
-    }
-    defer { try? FileManager.default.removeItem(at: output) }
-    let handle = try FileHandle(forWritingTo: output)
-    let errors = Pipe()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "python3", root.appendingPathComponent("Scripts/json-repair-answers.py").path,
-      casesFile.path,
-    ]
-    process.standardOutput = handle
-    process.standardError = errors
-    try process.run()
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    try handle.close()
-    guard process.terminationStatus == 0 else {
+  /// Runs the answers script (within five minutes, off the cooperative pool); records a clear
+  /// failure when python3 or json_repair is missing.
+  static func answers(for casesFile: URL) async throws -> Answers? {
+    let run = try await ChildProcess.run(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      arguments: [
+        "python3", root.appendingPathComponent("Scripts/json-repair-answers.py").path,
+        casesFile.path,
+      ])
+    guard run.status == 0, !run.killedBySignal else {
       let cause =
-        process.terminationStatus == 127
+        run.status == 127 && !run.killedBySignal
         ? "python3 was not found on PATH" : "Scripts/json-repair-answers.py failed"
       Issue.record(
         """
-        \(cause) (status \(process.terminationStatus)): this check needs python3 with the PyPI \
-        package json-repair (`python3 -m pip install json-repair`). \(message)
+        \(cause) (status \(run.status)): this check needs python3 with the PyPI \
+        package json-repair (`python3 -m pip install json-repair`). \
+        \(String(decoding: run.standardError.suffix(4000), as: UTF8.self))
         """)
       return nil
     }
-    return try JSONDecoder().decode(Answers.self, from: Data(contentsOf: output))
+    return try JSONDecoder().decode(Answers.self, from: run.standardOutput)
   }
 
-  @Test func readsAtLeastFourFifthsOfTheCasesAsJSONRepairDoes() throws {
+  @Test func readsAtLeastFourFifthsOfTheCasesAsJSONRepairDoes() async throws {
     let casesFile = Self.fixtures.appendingPathComponent("json-repair-cases.json")
     let cases = try JSONDecoder().decode(Cases.self, from: Data(contentsOf: casesFile)).cases
     let listed = try JSONDecoder().decode(
@@ -77,7 +66,7 @@ struct JSONRepairAgreementTests {
     ).disagreements
     #expect(cases.count >= 169, "the fixture holds json_repair's single-document cases")
     #expect(listed.allSatisfy { !$0.reason.isEmpty }, "every kept disagreement says why")
-    guard let answers = try Self.answers(for: casesFile) else { return }
+    guard let answers = try await Self.answers(for: casesFile) else { return }
     try #require(answers.answers.count == cases.count)
 
     let reasons = Dictionary(listed.map { ($0.input, $0.reason) }, uniquingKeysWith: { $1 })

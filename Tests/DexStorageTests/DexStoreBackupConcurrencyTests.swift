@@ -140,6 +140,9 @@ struct DexStoreBackupConcurrencyTests {
     let moved = root.appendingPathComponent("tmp/\(id).image.trash-test").path
     let renamed = DispatchSemaphore(value: 0)
     let deleting = Task {
+      // Signalled however the closure ends: a move that fails must fail the test, not leave
+      // the wait below waiting.
+      defer { renamed.signal() }
       try await store.writeWithoutTransaction { db in
         try FileManager.default.moveItem(atPath: published, toPath: moved)
         renamed.signal()

@@ -10,6 +10,12 @@ import Foundation
   /// test that thread belongs to the cooperative pool (one per core), and a few such waits stall
   /// every other suite. Here the output goes to temporary files and the exit is awaited through
   /// `terminationHandler`.
+  ///
+  /// On Linux, `Process.run()` reads past the end of `readdir`'s buffer (and can crash) once the
+  /// process holds about 1 360 descriptors; the SDK's tests hold far fewer (about 700 at most,
+  /// mostly open stores). The Examples' tests, which hold thousands of sockets, start children
+  /// through swift-subprocess instead (`Examples/Tests/Support/ChildProcess.swift`); this
+  /// package may depend on nothing but swift-log, swift-crypto and GRDB.
   public enum ChildProcess {
     /// How a run ended and what it printed.
     public struct Outcome: Sendable {

@@ -74,9 +74,9 @@ struct DexCommandLineTests {
   }
 
   /// The example fails as a script expects: a file it cannot scan exits non-zero, and so does
-  /// a scan whose command reads nothing and prints nothing, with the usage and errors on
-  /// standard error. (Whether the command's closed input ends the example with SIGPIPE is not
-  /// shown here: the sample photos' JPEGs fit the pipe's buffer, so the write succeeds first.)
+  /// a scan whose command closes its input unread and prints nothing (the photo is a file on
+  /// its standard input, not a pipe: swift-subprocess 1.0.2 traps when a child closes a pipe it
+  /// is still writing to, which this case did), with the usage and errors on standard error.
   @Test func customClassifierFailuresExitNonZero() async throws {
     let dex = try DexCLI()
     defer { dex.cleanUp() }
@@ -95,6 +95,32 @@ struct DexCommandLineTests {
     #expect(String(decoding: usage.standardError, as: UTF8.self).contains("usage:"))
     let missing = try await ChildProcess.run(example, arguments: ["/nonexistent/photo.jpg"])
     #expect(missing.status == 66)
+  }
+
+  /// A command that never ends is killed at the example's time limit: the scan has no guess,
+  /// so the example exits 65, long before the command would have ended (a run still going after
+  /// 20 s, short of the 30 s default, fails the test). A time limit that is not whole seconds
+  /// from 1 to a day is usage.
+  @Test func customClassifierKillsACommandPastItsTimeLimit() async throws {
+    let dex = try DexCLI()
+    defer { dex.cleanUp() }
+    let example = dex.executable.deletingLastPathComponent()
+      .appendingPathComponent("custom-classifier")
+    let photo = try photoPath("cat")
+    let stuck = try await ChildProcess.run(
+      example, arguments: [photo, "--time-limit", "1", "--", "sleep", "600"],
+      timeLimit: .seconds(20))
+    #expect(stuck.status == 65 && !stuck.killedBySignal, "status \(stuck.status)")
+    #expect(String(decoding: stuck.standardOutput, as: UTF8.self).contains("Failed:"))
+    for limit in ["0", "1.5", "86401", "soon"] {
+      let refused = try await ChildProcess.run(
+        example, arguments: [photo, "--time-limit", limit, "--", "sleep", "600"],
+        timeLimit: .seconds(60))
+      #expect(refused.status == 64, "--time-limit \(limit)")
+      #expect(
+        String(decoding: refused.standardError, as: UTF8.self).contains("--time-limit"),
+        "--time-limit \(limit)")
+    }
   }
 
   @Test func anOfflineFlowerSaysOnlyWhatTheClassifierKnows() async throws {

@@ -93,6 +93,20 @@ import Testing
     #expect(scan.output.contains("▶ cat"))
   }
 
+  /// An error message that quotes a name with a line break cannot pass for another `dex:` line
+  /// on standard error: every line after its first is indented.
+  @Test func anErrorCannotFakeAnotherLine() async throws {
+    let dex = try DexCLI()
+    defer { dex.cleanUp() }
+    let missing = dex.store.appendingPathComponent("gone.jpg\ndex: saved the entry\n.jpg").path
+    let scan = try await dex("scan", "--offline", missing)
+    #expect(scan.status == 66, "\(scan.error)")
+    let lines = scan.error.split(separator: "\n")
+    #expect(lines.count >= 2, "\(scan.error)")
+    #expect(lines.filter { $0.hasPrefix("dex:") }.count == 1, "\(scan.error)")
+    #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("  ") }, "\(scan.error)")
+  }
+
   /// Files named on the command line are read within a bound: a FIFO, a device and a file over
   /// the bound are refused before anything is read, a file within it is read whole.
   @Test func localFilesAreReadWithinTheirBound() throws {

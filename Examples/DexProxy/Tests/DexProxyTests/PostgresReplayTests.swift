@@ -47,14 +47,24 @@ enum TestPostgres {
     let root = URL(fileURLWithPath: #filePath)
       .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
-    let run = try await ChildProcess.run(
-      URL(fileURLWithPath: "/bin/bash"),
-      arguments: [root.appendingPathComponent("Scripts/postgres.sh").path, verb],
-      timeLimit: .seconds(60))
-    guard run.status == 0, !run.killedBySignal else { throw ControlFailed(verb: verb) }
+    // Longer than the script's own 60 s wait for the server; in a task of its own, so that a
+    // cancelled test still resumes the server it paused.
+    let run = try await Task {
+      try await ChildProcess.run(
+        URL(fileURLWithPath: "/bin/bash"),
+        arguments: [root.appendingPathComponent("Scripts/postgres.sh").path, verb],
+        timeLimit: .seconds(150))
+    }.value
+    guard run.status == 0, !run.killedBySignal else {
+      throw ControlFailed(
+        verb: verb, standardError: String(decoding: run.standardError.suffix(2000), as: UTF8.self))
+    }
   }
 
-  struct ControlFailed: Error { var verb: String }
+  struct ControlFailed: Error {
+    var verb: String
+    var standardError: String
+  }
 }
 
 /// Two proxy instances sharing one real PostgreSQL: replays refused across instances, a

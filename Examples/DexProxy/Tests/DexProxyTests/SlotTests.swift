@@ -59,7 +59,9 @@ import Testing
     /// Runs until ``stopAndWait()``; no connection is opened once it is called.
     func run() {
       defer { finish.finish() }
-      var connections: [RawConnection?] = (0..<count).map { connect($0) }
+      var connections: [RawConnection?] = (0..<count).map {
+        stopped.load(ordering: .relaxed) ? nil : connect($0)
+      }
       while !stopped.load(ordering: .relaxed) {
         open.store(connections.count { $0 != nil }, ordering: .relaxed)
         for index in connections.indices {
@@ -82,7 +84,10 @@ import Testing
     /// Stops the crowd and returns once every connection of it is closed.
     func stopAndWait() async {
       stopped.store(true, ordering: .relaxed)
-      for await _ in finished {}
+      // In a task of its own: a cancelled test would end this wait at once, and its proxy
+      // would stop under a live crowd.
+      let finished = self.finished
+      await Task { for await _ in finished {} }.value
     }
   }
 
