@@ -57,47 +57,79 @@ struct CommandClassifier: ImageClassifying {
   /// command's output is not used.
   static let maximumOutputBytes = 64 << 10
 
-  /// What the command printed with `input` on its standard input; `nil` when it failed,
-  /// printed more than ``maximumOutputBytes``, or ran past ``timeLimit`` (then it is killed).
+  /// What the command printed with `input` on its standard input; `nil` (and a line on
+  /// standard error saying why) when it could not start, failed, printed more than
+  /// ``maximumOutputBytes``, or ran past ``timeLimit``. The command's own standard error is
+  /// this process's, so its messages (a traceback, a missing interpreter) show as they come.
   ///
   /// The photo reaches the command as a file on its standard input (written to a private
   /// temporary file, removed at once, its descriptor handed over), not through a pipe: a
   /// command may print before it reads, or exit without reading, and neither can block or end
   /// this process. (swift-subprocess 1.0.2 traps when a child closes a pipe it is still writing
-  /// input to: swiftlang/swift-subprocess#367.)
+  /// input to: swiftlang/swift-subprocess#367.) The command runs in a process group of its own,
+  /// and the time limit kills the whole group: a wrapper script's model goes with it.
   private func run(input: Data) async -> String? {
     enum Ending: Sendable {
-      case printed(String?)
+      case printed(String)
+      case failed(String)
       case timedOut
     }
-    guard let photo = try? Self.privateFile(holding: input) else { return nil }
+    guard !Task.isCancelled else { return nil }
+    let photo: FileDescriptor
+    do {
+      photo = try Self.privateFile(holding: input)
+    } catch {
+      complain("custom-classifier: cannot hand the photo to the command: \(error)")
+      return nil
+    }
     defer { try? photo.close() }
+    var platform = PlatformOptions()
+    platform.processGroupID = 0  // a group of its own, led by the command
+    platform.teardownSequence = [
+      .send(signal: .kill, toProcessGroup: true, allowedDurationToNextStep: .zero)
+    ]
     let (executable, arguments, timeLimit) = (executable, arguments, timeLimit)
-    return await withTaskGroup(of: Ending.self) { group in
-      group.addTask {
-        guard
-          let result = try? await Subprocess.run(
+    let ending = await withTaskGroup(of: Ending.self) { group in
+      group.addTask { [platform] in
+        do {
+          let result = try await Subprocess.run(
             .path(FilePath(executable.path)), arguments: Arguments(arguments),
+            platformOptions: platform,
             input: .fileDescriptor(photo, closeAfterSpawningProcess: false),
-            output: .bytes(limit: Self.maximumOutputBytes), error: .discarded),
-          result.terminationStatus.isSuccess
-        else { return .printed(nil) }
-        return .printed(String(decoding: result.standardOutput, as: UTF8.self))
+            output: .bytes(limit: Self.maximumOutputBytes),
+            error: .fileDescriptor(.standardError, closeAfterSpawningProcess: false))
+          guard result.terminationStatus.isSuccess else {
+            return .failed("the command ended with \(result.terminationStatus)")
+          }
+          return .printed(String(decoding: result.standardOutput, as: UTF8.self))
+        } catch {
+          return .failed("the command failed: \(error)")
+        }
       }
       group.addTask {
         try? await Task.sleep(for: timeLimit)
         return .timedOut
       }
-      // Whichever ends first; cancelling the run kills the command.
+      // Whichever ends first; cancelling the run kills the command's group.
       let first = await group.next()
       group.cancelAll()
-      guard case .printed(let output) = first else { return nil }
-      return output
+      return first ?? .timedOut
+    }
+    switch ending {
+    case .printed(let output): return output
+    case .failed(let reason):
+      if !Task.isCancelled { complain("custom-classifier: \(reason)") }
+      return nil
+    case .timedOut:
+      if !Task.isCancelled {
+        complain("custom-classifier: the command did not end within \(timeLimit) and was killed")
+      }
+      return nil
     }
   }
 
   /// A descriptor, at offset 0, of a file only this user could read that holds `data`; the
-  /// file's name is removed before this returns, so nothing is left behind.
+  /// file's name is removed first (its removal failing fails this), so nothing is left behind.
   private static func privateFile(holding data: Data) throws -> FileDescriptor {
     let path = FilePath(
       FileManager.default.temporaryDirectory
@@ -105,13 +137,15 @@ struct CommandClassifier: ImageClassifying {
     let file = try FileDescriptor.open(
       path, .readWrite, options: [.create, .exclusiveCreate],
       permissions: [.ownerReadWrite])
-    _ = unlink(path.string)
     do {
+      // Nameless at once: nothing is left behind, whatever happens next.
+      guard unlink(path.string) == 0 else { throw Errno(rawValue: errno) }
       _ = try file.writeAll(data)
       _ = try file.seek(offset: 0, from: .start)
       return file
     } catch {
       try? file.close()
+      _ = unlink(path.string)
       throw error
     }
   }

@@ -167,7 +167,9 @@ func fail(_ error: any Error) -> ExitCode {
   // Messages can quote archive member names, file names or server text: never raw to the
   // terminal, and a line break in them cannot start a line that passes for another message.
   let message = TerminalText.safe(cliError.description, keepingNewlines: true)
-    .split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
+    .split(separator: "\n", omittingEmptySubsequences: false)
+    .reversed().drop { $0.isEmpty }.reversed()  // no trailing empty lines
+    .joined(separator: "\n  ")
   try? FileHandle.standardError.write(contentsOf: Data("dex: \(message)\n".utf8))
   return cliError.exitCode
 }

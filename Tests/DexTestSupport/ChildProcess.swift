@@ -89,7 +89,7 @@ import Foundation
       let watchdog = Task.detached {
         try await Task.sleep(for: timeLimit)
         let pid = process.processIdentifier
-        let stillRunning = Self.isRunning(pid)
+        let stillRunning = ProcessState.isLive(pid)
         if stillRunning { kill(pid, SIGKILL) }
         let errors = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
         ending.resume(
@@ -117,19 +117,6 @@ import Foundation
       return Outcome(
         status: status, killedBySignal: signalled, standardOutput: try Data(contentsOf: outURL),
         standardError: try Data(contentsOf: errURL))
-    }
-
-    /// Whether `pid` is a live process (not a zombie): its state in `/proc` on Linux.
-    private static func isRunning(_ pid: Int32) -> Bool {
-      #if os(Linux)
-        guard
-          let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = stat.lastIndex(of: ")")
-        else { return false }
-        return !stat[close...].dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("Z")
-      #else
-        return kill(pid, 0) == 0
-      #endif
     }
 
     /// The one resumption of a run's continuation: by the termination handler, a failed start

@@ -107,11 +107,32 @@ struct DexCommandLineTests {
     let example = dex.executable.deletingLastPathComponent()
       .appendingPathComponent("custom-classifier")
     let photo = try photoPath("cat")
+    // A wrapper script whose model (here `sleep`) is a process of its own: both are killed.
+    try FileManager.default.createDirectory(at: dex.store, withIntermediateDirectories: true)
+    let pidFile = dex.store.appendingPathComponent("model.pid")
     let stuck = try await ChildProcess.run(
-      example, arguments: [photo, "--time-limit", "1", "--", "sleep", "600"],
+      example,
+      arguments: [
+        photo, "--time-limit", "1", "--", "sh", "-c", "sleep 600 & echo $! > \"$0\"; wait",
+        pidFile.path,
+      ],
       timeLimit: .seconds(20))
     #expect(stuck.status == 65 && !stuck.killedBySignal, "status \(stuck.status)")
     #expect(String(decoding: stuck.standardOutput, as: UTF8.self).contains("Failed:"))
+    #expect(
+      String(decoding: stuck.standardError, as: UTF8.self).contains("did not end within"))
+    let model = try #require(
+      Int32(
+        try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(
+          in: .whitespaces
+            .union(.newlines))))
+    // Gone (or a zombie waiting for init), within a few seconds at most.
+    var alive = true
+    for _ in 0..<50 where alive {
+      alive = ProcessState.isLive(model)
+      if alive { try await Task.sleep(for: .milliseconds(100)) }
+    }
+    #expect(!alive, "the wrapper's model \(model) outlived the time limit")
     for limit in ["0", "1.5", "86401", "soon"] {
       let refused = try await ChildProcess.run(
         example, arguments: [photo, "--time-limit", limit, "--", "sleep", "600"],

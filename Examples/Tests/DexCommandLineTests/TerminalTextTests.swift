@@ -27,6 +27,9 @@ import Testing
     #expect(TerminalText.percent(.nan) == 0 && TerminalText.percent(-3) == 0)
     #expect(TerminalText.safe("line\nbreak", keepingNewlines: true) == "line\nbreak")
     #expect(TerminalText.safe("tab\there") == "tab here")
+    // Line and paragraph separators: a log viewer or an editor breaks the line there.
+    #expect(
+      TerminalText.safe("a\u{2028}b\u{2029}c", keepingNewlines: true) == "a\u{FFFD}b\u{FFFD}c")
   }
 
   /// Log lines (PixScan's and dex's, on standard error) carry file names and error texts: the
@@ -151,12 +154,14 @@ import Testing
   /// `--json` output keeps what a card would replace out of the terminal, as escapes that mean
   /// the same to a JSON parser.
   @Test func jsonOutputEscapesWhatTheCardReplaces() throws {
-    let name = "A\u{9B}2J\u{202E}B\u{7F}"
+    let name = "A\u{9B}2J\u{202E}B\u{7F}C\u{2028}"
     let encoded = try JSONEncoder().encode(["name": name])
     let printed = TerminalText.json(encoded)
     #expect(
-      !printed.unicodeScalars.contains { [0x9B, 0x202E, 0x7F].contains($0.value) }, "\(printed)")
-    #expect(printed.contains("\\u009B") && printed.contains("\\u202E"))
+      !printed.unicodeScalars.contains { [0x9B, 0x202E, 0x7F, 0x2028].contains($0.value) },
+      "\(printed)")
+    #expect(
+      printed.contains("\\u009B") && printed.contains("\\u202E") && printed.contains("\\u2028"))
     let parsed = try JSONSerialization.jsonObject(with: Data(printed.utf8)) as? [String: String]
     #expect(parsed?["name"] == name)
   }

@@ -139,18 +139,7 @@ import Subprocess
       }
 
       /// Whether the child is still running: not ended, nor ended and waiting to be reaped.
-      public var isRunning: Bool {
-        #if os(Linux)
-          guard
-            let stat = try? String(
-              contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-          else { return false }
-          return !stat[close...].dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("Z")
-        #else
-          return kill(processIdentifier, 0) == 0
-        #endif
-      }
+      public var isRunning: Bool { ProcessState.isLive(processIdentifier) }
     }
 
     /// `operation`, cancelled (which kills its child) once `timeLimit` passes.

@@ -1,0 +1,1 @@
+../../../Tests/DexTestSupport/ProcessState.swift
