@@ -83,6 +83,16 @@ struct CommandClassifier: ImageClassifying {
       return nil
     }
     defer { try? photo.close() }
+    // The command's standard error is this process's, unless this one has none (`2>&-`: the
+    // photo's file may then have taken descriptor 2): then /dev/null.
+    let errors: FileDescriptor
+    let ownErrors = fcntl(STDERR_FILENO, F_GETFD) != -1 && photo.rawValue != STDERR_FILENO
+    do {
+      errors = ownErrors ? .standardError : try FileDescriptor.open("/dev/null", .writeOnly)
+    } catch {
+      return nil
+    }
+    defer { if !ownErrors { try? errors.close() } }
     var platform = PlatformOptions()
     platform.processGroupID = 0  // a group of its own, led by the command
     platform.teardownSequence = [
@@ -90,14 +100,14 @@ struct CommandClassifier: ImageClassifying {
     ]
     let (executable, arguments, timeLimit) = (executable, arguments, timeLimit)
     let ending = await withTaskGroup(of: Ending.self) { group in
-      group.addTask { [platform] in
+      group.addTask { [platform, errors] in
         do {
           let result = try await Subprocess.run(
             .path(FilePath(executable.path)), arguments: Arguments(arguments),
             platformOptions: platform,
             input: .fileDescriptor(photo, closeAfterSpawningProcess: false),
             output: .bytes(limit: Self.maximumOutputBytes),
-            error: .fileDescriptor(.standardError, closeAfterSpawningProcess: false))
+            error: .fileDescriptor(errors, closeAfterSpawningProcess: false))
           guard result.terminationStatus.isSuccess else {
             return .failed("the command ended with \(result.terminationStatus)")
           }
@@ -145,7 +155,6 @@ struct CommandClassifier: ImageClassifying {
       return file
     } catch {
       try? file.close()
-      _ = unlink(path.string)
       throw error
     }
   }
@@ -200,20 +209,47 @@ if command.isEmpty {
 }
 
 let scanner = DexScanner(classifier: classifier)
-var failed = false
-for await state in scanner.scan(image) {
-  switch state.phase {
-  case .capturing: print("Capturing…")
-  case .analyzing:
-    print(state.localGuess.map { "Looks like \($0.category.title): \($0.label)" } ?? "Analyzing…")
-  case .identifying:
-    if let name = state.partialResult?.commonName { print("Identified: \(name)…") }
-  case .result:
-    print("Entry: \(state.result?.commonName ?? "") [\(state.result?.dexCategory.title ?? "")]")
-  case .failed:
-    print("Failed: \(state.error?.localizedDescription ?? "")")
-    failed = true
+let scanning = Task { () -> Bool in
+  var failed = false
+  for await state in scanner.scan(image) {
+    // The classifier's labels and the entry are someone else's text: printed safely.
+    switch state.phase {
+    case .capturing: print("Capturing…")
+    case .analyzing:
+      print(
+        state.localGuess.map {
+          "Looks like \($0.category.title): \(TerminalText.safe($0.label))"
+        } ?? "Analyzing…")
+    case .identifying:
+      if let name = state.partialResult?.commonName {
+        print("Identified: \(TerminalText.safe(name))…")
+      }
+    case .result:
+      let name = TerminalText.safe(state.result?.commonName ?? "")
+      print("Entry: \(name) [\(state.result?.dexCategory.title ?? "")]")
+    case .failed:
+      print("Failed: \(TerminalText.safe(state.error?.localizedDescription ?? ""))")
+      failed = true
+    }
   }
+  return failed
 }
+// The command runs in a process group of its own (so that its time limit kills the whole
+// group), which Ctrl-C, a closed terminal or a `kill` of this process does not reach: they
+// cancel the scan instead, which kills the command's group, and this process then ends as
+// interrupted (130). Should the scan not end within 5 s of that, it ends anyway.
+let interruptions = [SIGINT, SIGTERM, SIGHUP].map { number in
+  signal(number, SIG_IGN)
+  let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+  source.setEventHandler { [scanning] in
+    scanning.cancel()
+    DispatchQueue.global().asyncAfter(deadline: .now() + 5) { exit(130) }
+  }
+  source.resume()
+  return source
+}
+let failed = await scanning.value
+if scanning.isCancelled { exit(130) }
+withExtendedLifetime(interruptions) {}
 // A scan that failed is a failure for a script that runs this, too (EX_DATAERR).
 if failed { exit(65) }

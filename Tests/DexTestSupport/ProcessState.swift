@@ -4,8 +4,9 @@ import Foundation
 
   /// What a test can tell of a process by its id, without being its parent.
   public enum ProcessState {
-    /// Whether process `pid` is running: it exists and has not ended (a process that ended and
-    /// waits to be reaped, a zombie, is not live). Its state in `/proc` on Linux.
+    /// Whether process `pid` is running: it exists and has not ended. On Linux, read from its
+    /// state in `/proc`, a process that ended and waits to be reaped (a zombie) is not live; on
+    /// macOS (`kill(pid, 0)`, not compiled here) a zombie counts as live.
     public static func isLive(_ pid: pid_t) -> Bool {
       #if os(Linux)
         guard

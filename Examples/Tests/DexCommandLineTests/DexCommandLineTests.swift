@@ -43,6 +43,32 @@ struct DexCLI {
   }
 
   func cleanUp() { try? FileManager.default.removeItem(at: store) }
+
+  /// `name` in the store's folder, which is made if it is not there yet.
+  func file(_ name: String) throws -> URL {
+    try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
+    return store.appendingPathComponent(name)
+  }
+
+  /// The custom-classifier example, built beside `dex`.
+  var customClassifier: URL {
+    executable.deletingLastPathComponent().appendingPathComponent("custom-classifier")
+  }
+}
+
+/// A wrapper script (`sh -c`) whose model, `sleep 600`, is a process of its own; the model's
+/// pid is written to the file named by the script's `$0`.
+let wrapperScript = "sleep 600 & echo $! > \"$0\"; wait"
+
+/// Whether process `pid` ends (or is a zombie waiting for init) within five seconds; one that
+/// does not is killed, so that no test leaves it behind.
+func ended(_ pid: pid_t) async throws -> Bool {
+  for _ in 0..<50 {
+    if !ProcessState.isLive(pid) { return true }
+    try await Task.sleep(for: .milliseconds(100))
+  }
+  kill(pid, SIGKILL)
+  return false
 }
 
 /// A photo of the SDK's sample set (`Sources/DexKitTesting/SamplePhotos` at the repository
@@ -60,8 +86,7 @@ func photoPath(_ name: String) throws -> String {
 struct DexCommandLineTests {
   @Test func customClassifierFindsItsScriptFromAnyFolder() async throws {
     let dex = try DexCLI()
-    let example = dex.executable.deletingLastPathComponent()
-      .appendingPathComponent("custom-classifier")
+    let example = dex.customClassifier
     let elsewhere = FileManager.default.temporaryDirectory
     let run = try await ChildProcess.run(
       example, arguments: [try photoPath("fruit")], in: elsewhere)
@@ -80,10 +105,8 @@ struct DexCommandLineTests {
   @Test func customClassifierFailuresExitNonZero() async throws {
     let dex = try DexCLI()
     defer { dex.cleanUp() }
-    let example = dex.executable.deletingLastPathComponent()
-      .appendingPathComponent("custom-classifier")
-    try FileManager.default.createDirectory(at: dex.store, withIntermediateDirectories: true)
-    let notes = dex.store.appendingPathComponent("notes.txt")
+    let example = dex.customClassifier
+    let notes = try dex.file("notes.txt")
     try Data("not a photo\n".utf8).write(to: notes)
     let text = try await ChildProcess.run(example, arguments: [notes.path])
     #expect(text.status == 65, "\(String(decoding: text.standardOutput, as: UTF8.self))")
@@ -104,35 +127,24 @@ struct DexCommandLineTests {
   @Test func customClassifierKillsACommandPastItsTimeLimit() async throws {
     let dex = try DexCLI()
     defer { dex.cleanUp() }
-    let example = dex.executable.deletingLastPathComponent()
-      .appendingPathComponent("custom-classifier")
+    let example = dex.customClassifier
     let photo = try photoPath("cat")
     // A wrapper script whose model (here `sleep`) is a process of its own: both are killed.
-    try FileManager.default.createDirectory(at: dex.store, withIntermediateDirectories: true)
-    let pidFile = dex.store.appendingPathComponent("model.pid")
+    let pidFile = try dex.file("model.pid")
     let stuck = try await ChildProcess.run(
       example,
       arguments: [
-        photo, "--time-limit", "1", "--", "sh", "-c", "sleep 600 & echo $! > \"$0\"; wait",
-        pidFile.path,
+        photo, "--time-limit", "3", "--", "sh", "-c", wrapperScript, pidFile.path,
       ],
       timeLimit: .seconds(20))
     #expect(stuck.status == 65 && !stuck.killedBySignal, "status \(stuck.status)")
     #expect(String(decoding: stuck.standardOutput, as: UTF8.self).contains("Failed:"))
     #expect(
       String(decoding: stuck.standardError, as: UTF8.self).contains("did not end within"))
-    let model = try #require(
-      Int32(
-        try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(
-          in: .whitespaces
-            .union(.newlines))))
-    // Gone (or a zombie waiting for init), within a few seconds at most.
-    var alive = true
-    for _ in 0..<50 where alive {
-      alive = ProcessState.isLive(model)
-      if alive { try await Task.sleep(for: .milliseconds(100)) }
-    }
-    #expect(!alive, "the wrapper's model \(model) outlived the time limit")
+    let written = try #require(
+      try? String(contentsOf: pidFile, encoding: .utf8), "the wrapper never wrote its model's pid")
+    let model = try #require(Int32(written.trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(try await ended(model), "the wrapper's model \(model) outlived the time limit")
     for limit in ["0", "1.5", "86401", "soon"] {
       let refused = try await ChildProcess.run(
         example, arguments: [photo, "--time-limit", limit, "--", "sleep", "600"],
@@ -142,6 +154,38 @@ struct DexCommandLineTests {
         String(decoding: refused.standardError, as: UTF8.self).contains("--time-limit"),
         "--time-limit \(limit)")
     }
+  }
+
+  /// Ctrl-C reaches the command, in its process group of its own, through the example: the
+  /// scan is cancelled, the command's whole group killed, and the example ends as interrupted.
+  @Test func anInterruptedExampleTakesItsCommandWithIt() async throws {
+    let dex = try DexCLI()
+    defer { dex.cleanUp() }
+    let example = dex.customClassifier
+    let pidFile = try dex.file("model.pid")
+    let run = try await ChildProcess.withOutput(
+      of: example,
+      arguments: [
+        try photoPath("cat"), "--", "sh", "-c", wrapperScript, pidFile.path,
+      ], timeLimit: .seconds(60)
+    ) { reader -> Int32? in
+      // Once the model runs (its pid written), interrupt the example.
+      var model: Int32?
+      for _ in 0..<400 where model == nil {
+        model = (try? String(contentsOf: pidFile, encoding: .utf8))
+          .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if model == nil { try await Task.sleep(for: .milliseconds(50)) }
+      }
+      guard let model else { return nil }
+      kill(reader.processIdentifier, SIGINT)
+      try await reader.readToEnd()
+      return model
+    }
+    let model = try #require(run.result, "the wrapper never wrote its model's pid")
+    #expect(
+      run.outcome.status == 130 && !run.outcome.killedBySignal,
+      "status \(run.outcome.status), signal \(run.outcome.killedBySignal)")
+    #expect(try await ended(model), "the wrapper's model \(model) outlived the interruption")
   }
 
   @Test func anOfflineFlowerSaysOnlyWhatTheClassifierKnows() async throws {

@@ -138,7 +138,7 @@ import Subprocess
         try await read { _ in false }
       }
 
-      /// Whether the child is still running: not ended, nor ended and waiting to be reaped.
+      /// Whether the child is still running (``ProcessState/isLive(_:)``).
       public var isRunning: Bool { ProcessState.isLive(processIdentifier) }
     }
 
